@@ -1,0 +1,25 @@
+package dev.ibex.cm.spi;
+
+import java.util.List;
+
+/**
+ * What {@link RdmaProvider#probe()} found.
+ *
+ * @param provider provider name
+ * @param available whether {@link RdmaProvider#open} can succeed
+ * @param devices names of the devices it sees (may be empty even when available)
+ * @param reason when not available: why, and what to do about it; otherwise a short description
+ */
+public record ProviderStatus(String provider, boolean available, List<String> devices, String reason) {
+    public ProviderStatus {
+        devices = List.copyOf(devices);
+    }
+
+    public static ProviderStatus available(String provider, List<String> devices, String description) {
+        return new ProviderStatus(provider, true, devices, description);
+    }
+
+    public static ProviderStatus unavailable(String provider, String reason) {
+        return new ProviderStatus(provider, false, List.of(), reason);
+    }
+}

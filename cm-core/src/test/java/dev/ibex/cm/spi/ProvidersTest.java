@@ -1,0 +1,63 @@
+package dev.ibex.cm.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ProvidersTest {
+
+    /** Registered in META-INF/services: prefers itself but sees no device, like rdma-core on this kernel. */
+    public static final class NoDeviceProvider implements RdmaProvider {
+        @Override public String name() { return "test-native"; }
+        @Override public ProviderStatus probe() { return ProviderStatus.unavailable(name(), "ENOSYS"); }
+        @Override public boolean preferWhenAvailable() { return true; }
+        @Override public Fabric open(ProviderConfig config) { throw new UnsupportedOperationException(); }
+    }
+
+    /** Registered in META-INF/services under the fallback name. */
+    public static final class FallbackProvider implements RdmaProvider {
+        @Override public String name() { return Providers.FALLBACK; }
+        @Override public ProviderStatus probe() { return ProviderStatus.available(name(), List.of("soft0"), "ok"); }
+        @Override public Fabric open(ProviderConfig config) { throw new UnsupportedOperationException(); }
+    }
+
+    @AfterEach
+    void clear() {
+        System.clearProperty(Providers.PROPERTY);
+    }
+
+    @Test
+    void fallsBackWhenThePreferredProviderSeesNoDevice() {
+        assertThat(Providers.select(null).name()).isEqualTo(Providers.FALLBACK);
+    }
+
+    @Test
+    void explicitNameWins() {
+        assertThat(Providers.select("test-native").name()).isEqualTo("test-native");
+    }
+
+    @Test
+    void systemPropertyWinsOverTheRule() {
+        System.setProperty(Providers.PROPERTY, "test-native");
+        assertThat(Providers.select(null).name()).isEqualTo("test-native");
+    }
+
+    @Test
+    void unknownExplicitNameIsAClearError() {
+        assertThatThrownBy(() -> Providers.select("nope"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no RDMA provider named 'nope'")
+                .hasMessageContaining("test-native");
+    }
+
+    @Test
+    void configReadsPropertiesThenSystemProperties() {
+        ProviderConfig c = ProviderConfig.of(java.util.Map.of("a", "7"));
+        assertThat(c.getInt("a", 1)).isEqualTo(7);
+        assertThat(c.getInt("b", 1)).isEqualTo(1);
+        assertThat(c.with("b", "true").getBoolean("b", false)).isTrue();
+    }
+}

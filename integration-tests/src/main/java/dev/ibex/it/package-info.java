@@ -1,0 +1,2 @@
+/** Provider conformance suite and multi-process tests. */
+package dev.ibex.it;

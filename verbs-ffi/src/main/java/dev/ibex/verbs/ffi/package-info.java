@@ -1,0 +1,2 @@
+/** FFM bindings to librdmacm, libibverbs and libc. */
+package dev.ibex.verbs.ffi;

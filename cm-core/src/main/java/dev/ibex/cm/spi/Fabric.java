@@ -1,9 +1,30 @@
 package dev.ibex.cm.spi;
 
-/** An opened provider: the root of every resource it creates. Closing it closes them all. */
+import java.util.List;
+
+/**
+ * An opened provider (librdmacm/libibverbs opened, or the soft fabric started): the root of every resource it
+ * creates. Closing it closes everything still open, children before parents in the order the verbs require
+ * (see {@link ResourceKind}), and is idempotent.
+ *
+ * <p>Thread-safety: creating and closing resources is thread-safe; each resource's own operations follow
+ * the rules documented on it (the framework confines each to one event loop).
+ */
 public interface Fabric extends AutoCloseable {
-    /** The provider's name. */
+    /** The provider's name ({@link RdmaProvider#name()}). */
     String providerName();
+
+    /** The devices this fabric sees, opened (like {@code rdma_get_devices}). */
+    List<DeviceContext> devices();
+
+    /** A new CM event channel ({@code rdma_create_event_channel}). */
+    EventChannel createEventChannel();
+
+    /** A new poller that waits on this fabric's event sources (one per event loop). */
+    Poller createPoller();
+
+    /** Counts of every live resource, for leak checks and debugging. */
+    ResourceCounts resources();
 
     @Override
     void close();

@@ -1,0 +1,49 @@
+package dev.ibex.cm.spi;
+
+/**
+ * The subset of {@code struct ibv_device_attr} the framework uses.
+ *
+ * @param deviceCapFlags {@code device_cap_flags}; see {@link #supportsAutoPathMigration()}
+ * @param atomicCap 0 none, 1 HCA, 2 global ({@code enum ibv_atomic_cap})
+ */
+public record DeviceAttributes(
+        String firmwareVersion,
+        long nodeGuid,
+        int vendorId,
+        int vendorPartId,
+        long maxMrSize,
+        int maxQp,
+        int maxQpWr,
+        long deviceCapFlags,
+        int maxSge,
+        int maxCq,
+        int maxCqe,
+        int maxMr,
+        int maxPd,
+        int maxQpRdAtom,
+        int maxQpInitRdAtom,
+        int atomicCap,
+        int maxAh,
+        int maxSrq,
+        int maxSrqWr,
+        int maxSrqSge,
+        int maxMcastGrp,
+        int maxMcastQpAttach,
+        int physPortCount) {
+
+    /** {@code IBV_DEVICE_AUTO_PATH_MIG}. */
+    public static final long CAP_AUTO_PATH_MIG = 1L << 6;
+    /** {@code IBV_DEVICE_SRQ_RESIZE}. */
+    public static final long CAP_SRQ_RESIZE = 1L << 13;
+    /** {@code IBV_DEVICE_PORT_ACTIVE_EVENT}. */
+    public static final long CAP_PORT_ACTIVE_EVENT = 1L << 10;
+
+    /** Whether the device claims automatic path migration (APM). Linux rxe claims it but never migrates. */
+    public boolean supportsAutoPathMigration() {
+        return (deviceCapFlags & CAP_AUTO_PATH_MIG) != 0;
+    }
+
+    public boolean supportsAtomics() {
+        return atomicCap != 0;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.ibex.cm.spi;
+
+/**
+ * An opened device ({@code struct ibv_context}). Opened and owned by the {@link Fabric}; closing the fabric
+ * closes it. Queries are thread-safe.
+ */
+public interface DeviceContext {
+    Device device();
+
+    DeviceAttributes queryDevice();
+
+    /** Port numbers start at 1. */
+    PortAttributes queryPort(int port);
+
+    Gid queryGid(int port, int index);
+
+    int queryPkey(int port, int index);
+
+    /** The index of {@code gid} in the port's GID table, or -1. */
+    default int gidIndexOf(int port, Gid gid) {
+        int n = queryPort(port).gidTableLength();
+        for (int i = 0; i < n; i++) {
+            Gid g;
+            try {
+                g = queryGid(port, i);
+            } catch (RuntimeException e) {
+                continue; // unpopulated entries may fail to query on some devices
+            }
+            if (g.equals(gid)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    ProtectionDomain allocPd();
+
+    CompletionChannel createCompletionChannel();
+
+    /**
+     * {@code ibv_create_cq}.
+     *
+     * @param minEntries at least this many entries (the CQ may be larger: see {@link CompletionQueue#capacity()})
+     * @param channel the channel its notifications go to, or {@code null} for a polled-only CQ
+     * @param vector completion vector, {@code 0 <= vector < numCompVectors()}
+     */
+    CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel, int vector);
+
+    int numCompVectors();
+
+    /** The device's async events ({@code ibv_get_async_event}); one source per context. */
+    AsyncEventSource asyncEvents();
+}

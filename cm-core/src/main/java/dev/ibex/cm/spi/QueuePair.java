@@ -1,0 +1,61 @@
+package dev.ibex.cm.spi;
+
+/**
+ * {@code struct ibv_qp}. Posting is confined to one thread at a time (the framework's event loop); the provider
+ * adds no locking of its own on the data path. {@link #modify} and {@link #query} follow the verbs rules: each
+ * state transition accepts exactly its required and optional attributes, an invalid mask fails with
+ * {@link dev.ibex.cm.RdmaException} EINVAL and changes nothing.
+ */
+public interface QueuePair extends ResourceTracker.Tracked {
+    @Override
+    default ResourceKind kind() {
+        return ResourceKind.QUEUE_PAIR;
+    }
+
+    int qpNum();
+
+    QpType type();
+
+    ProtectionDomain pd();
+
+    CompletionQueue sendCq();
+
+    CompletionQueue recvCq();
+
+    /** The SRQ, or {@code null}. */
+    SharedReceiveQueue srq();
+
+    /** The actual capacities (at least what was asked for). */
+    QpCap cap();
+
+    Object context();
+
+    void context(Object context);
+
+    /** {@code ibv_modify_qp} with {@link QpAttr#mask()}. */
+    void modify(QpAttr attr);
+
+    /** {@code ibv_query_qp}. */
+    QpAttr query(int mask);
+
+    /** The current state ({@code ibv_query_qp} of {@link QpAttr#STATE}). */
+    default QpState state() {
+        return query(QpAttr.STATE).state();
+    }
+
+    /**
+     * {@code ibv_post_send} of WRs 0..count-1 of {@code batch}. Allocates nothing on success.
+     *
+     * @throws PostException when a WR is refused (e.g. ENOMEM when the send queue is full); earlier WRs were posted
+     */
+    void postSend(SendBatch batch, int count);
+
+    /** {@code ibv_post_recv} of WRs 0..count-1; see {@link #postSend}. Not allowed on a QP with an SRQ. */
+    void postRecv(RecvBatch batch, int count);
+
+    /** {@code ibv_attach_mcast} (UD only). */
+    void attachMulticast(Gid gid, int lid);
+
+    /** {@code ibv_detach_mcast}. */
+    void detachMulticast(Gid gid, int lid);
+}

@@ -1,0 +1,232 @@
+package dev.ibex.verbs.ffi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.verbs.ffi.constant.IbvAccessFlags;
+import dev.ibex.verbs.ffi.struct.IbvContext;
+import dev.ibex.verbs.ffi.struct.Layouts;
+import java.io.IOException;
+import java.lang.foreign.GroupLayout;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.PaddingLayout;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.UnionLayout;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Checks every Java struct layout and constant against the installed C headers: generates a C program
+ * from the Java side (one line per struct, per named field and per constant), compiles it with gcc, runs
+ * it and compares sizeof/_Alignof/offsetof/member sizes and values. Adding a struct class or a constant
+ * adds it to the check automatically, so the two sides cannot drift silently.
+ */
+class CLayoutTest {
+    private static final String STRUCT_PACKAGE = "dev.ibex.verbs.ffi.struct";
+    private static final String CONSTANT_PACKAGE = "dev.ibex.verbs.ffi.constant";
+
+    /** One thing the C program reports: key ("S|struct x", "F|struct x|a.b", "C|NAME") and Java's value. */
+    private record Check(String key, String java) {
+    }
+
+    private static final List<Check> checks = new ArrayList<>();
+    private static Map<String, String> fromC;
+    private static int structs;
+    private static int fields;
+    private static int constants;
+
+    @BeforeAll
+    static void compileAndRun(@TempDir Path dir) throws Exception {
+        Gcc.assumeToolchain();
+        StringBuilder c = new StringBuilder("""
+                #include <stdio.h>
+                #include <stddef.h>
+                #include <errno.h>
+                #include <fcntl.h>
+                #include <sys/epoll.h>
+                #include <sys/eventfd.h>
+                #include <sys/socket.h>
+                #include <netinet/in.h>
+                #include <infiniband/verbs.h>
+                #include <rdma/rdma_cma.h>
+                int main(void) {
+                """);
+        for (Class<?> type : classesIn(STRUCT_PACKAGE)) {
+            Field f = layoutField(type);
+            if (f == null) {
+                continue;
+            }
+            GroupLayout layout = (GroupLayout) f.get(null);
+            String cType = (layout instanceof UnionLayout ? "union " : "struct ")
+                    + layout.name().orElseThrow(() -> new AssertionError(type.getSimpleName() + ".LAYOUT has no name"));
+            structs++;
+            String key = "S|" + cType;
+            checks.add(new Check(key, layout.byteSize() + "|" + layout.byteAlignment()));
+            c.append("  printf(\"%s|%zu|%zu\\n\", \"").append(key).append("\", sizeof(").append(cType)
+                    .append("), _Alignof(").append(cType).append("));\n");
+            walk(layout, layout, "", 0, cType, c);
+        }
+        for (Class<?> type : classesIn(CONSTANT_PACKAGE)) {
+            for (Field f : type.getFields()) {
+                if (!Modifier.isStatic(f.getModifiers()) || !(f.getType() == int.class || f.getType() == long.class)) {
+                    continue;
+                }
+                long value = f.getType() == int.class ? f.getInt(null) : f.getLong(null);
+                constant(c, f.getName(), value, f.getType() == int.class);
+            }
+        }
+        for (Errno e : Errno.values()) {
+            if (e != Errno.EUNKNOWN) {
+                constant(c, e.name(), e.number(), true);
+            }
+        }
+        c.append("  return 0;\n}\n");
+
+        Path source = dir.resolve("layout.c");
+        Files.writeString(source, c);
+        Path binary = dir.resolve("layout");
+        Gcc.compile(source, binary);
+        Gcc.Result r = Gcc.run(List.of(binary.toString()), 60);
+        assertThat(r.exit()).as("layout program output:\n%s", r.output()).isZero();
+        fromC = new HashMap<>();
+        for (String line : r.output().split("\n")) {
+            String[] parts = line.split("\\|");
+            int keyParts = switch (parts[0]) {
+                case "S" -> 2;
+                case "F" -> 3;
+                default -> 2;
+            };
+            fromC.put(String.join("|", List.of(parts).subList(0, keyParts)),
+                    String.join("|", List.of(parts).subList(keyParts, parts.length)));
+        }
+        String summary = "C layout check: " + structs + " structs (size+alignment), " + fields + " fields (offset+size), "
+                + constants + " constants, " + checks.size() + " comparisons in all";
+        System.out.println(summary);
+        Files.writeString(Path.of("target", "c-layout-check.txt"), summary + "\n");
+    }
+
+    private static void constant(StringBuilder c, String name, long value, boolean isInt) {
+        constants++;
+        String key = "C|" + name;
+        checks.add(new Check(key, Long.toString(value) + (isInt ? "|int" : "|long")));
+        c.append("  printf(\"%s|%lld\\n\", \"").append(key).append("\", (long long)(").append(name).append("));\n");
+    }
+
+    /** Emits one check per named member; unnamed groups are C anonymous unions/structs. */
+    private static void walk(GroupLayout root, GroupLayout group, String prefix, long base, String cType, StringBuilder c) {
+        long offset = base;
+        for (MemoryLayout m : group.memberLayouts()) {
+            long memberOffset = group instanceof StructLayout ? offset : base;
+            if (m instanceof PaddingLayout) {
+                offset += m.byteSize();
+                continue;
+            }
+            if (m.name().isEmpty()) {
+                if (!(m instanceof GroupLayout anonymous)) {
+                    throw new AssertionError(cType + ": unnamed non-group member under '" + prefix + "'");
+                }
+                walk(root, anonymous, prefix, memberOffset, cType, c);
+            } else {
+                String path = prefix.isEmpty() ? m.name().get() : prefix + "." + m.name().get();
+                assertThat(Layouts.offset(root, path)).as("Layouts.offset(%s, %s)", cType, path).isEqualTo(memberOffset);
+                fields++;
+                String key = "F|" + cType + "|" + path;
+                checks.add(new Check(key, memberOffset + "|" + m.byteSize()));
+                c.append("  printf(\"%s|%zu|%zu\\n\", \"").append(key).append("\", offsetof(").append(cType).append(", ")
+                        .append(path).append("), sizeof(((").append(cType).append(" *)0)->").append(path).append("));\n");
+                if (m instanceof GroupLayout nested) {
+                    walk(root, nested, path, memberOffset, cType, c);
+                }
+            }
+            offset += m.byteSize();
+        }
+    }
+
+    @Test
+    void everyStructSizeAlignmentAndFieldMatchesGcc() {
+        List<String> mismatches = new ArrayList<>();
+        for (Check check : checks) {
+            if (check.key.startsWith("C|")) {
+                continue;
+            }
+            String c = fromC.get(check.key);
+            if (!check.java.equals(c)) {
+                String what = check.key.startsWith("S|") ? "size|align" : "offset|size";
+                mismatches.add(check.key.substring(2).replace('|', '.') + ": Java " + what + " " + check.java + ", C " + c);
+            }
+        }
+        assertThat(mismatches).as("struct layouts that differ from the installed headers").isEmpty();
+    }
+
+    @Test
+    void everyConstantMatchesTheHeaders() {
+        List<String> mismatches = new ArrayList<>();
+        for (Check check : checks) {
+            if (!check.key.startsWith("C|")) {
+                continue;
+            }
+            String[] java = check.java.split("\\|");
+            long javaValue = Long.parseLong(java[0]);
+            long cValue = Long.parseLong(fromC.get(check.key));
+            boolean equal = java[1].equals("int") ? (int) cValue == (int) javaValue : cValue == javaValue;
+            if (!equal) {
+                mismatches.add(check.key.substring(2) + ": Java " + javaValue + ", C " + cValue);
+            }
+        }
+        assertThat(mismatches).as("constants that differ from the installed headers").isEmpty();
+    }
+
+    @Test
+    void inlineVerbOpsSitWhereTheToolchainProbeFoundThem() {
+        assertThat(IbvContext.OFFSET_OPS_POLL_CQ).isEqualTo(96);
+        assertThat(IbvContext.OFFSET_OPS_REQ_NOTIFY_CQ).isEqualTo(104);
+        assertThat(IbvContext.OFFSET_OPS_POST_SRQ_RECV).isEqualTo(168);
+        assertThat(IbvContext.OFFSET_OPS_POST_SEND).isEqualTo(208);
+        assertThat(IbvContext.OFFSET_OPS_POST_RECV).isEqualTo(216);
+        assertThat(fromC).containsEntry("F|struct ibv_context|ops.post_send", "208|8");
+    }
+
+    @Test
+    void theCheckCoversEveryStructAndConstantClass() {
+        assertThat(structs).isGreaterThanOrEqualTo(40);
+        assertThat(fields).isGreaterThan(400);
+        assertThat(fromC).containsKey("C|" + "IBV_ACCESS_OPTIONAL_RANGE");
+        assertThat(IbvAccessFlags.IBV_ACCESS_OPTIONAL_RANGE).isEqualTo(0x3FF00000);
+    }
+
+    private static Field layoutField(Class<?> type) {
+        try {
+            Field f = type.getField("LAYOUT");
+            return GroupLayout.class.isAssignableFrom(f.getType()) ? f : null;
+        } catch (NoSuchFieldException e) {
+            return null;
+        }
+    }
+
+    /** The top-level classes of a package in the compiled main classes directory. */
+    static List<Class<?>> classesIn(String pkg) throws IOException, URISyntaxException, ClassNotFoundException {
+        Path root = Path.of(Layouts.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path dir = root.resolve(pkg.replace('.', '/'));
+        List<Class<?>> result = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : files.sorted().toList()) {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".class") && !name.contains("$") && !name.equals("package-info.class")) {
+                    result.add(Class.forName(pkg + "." + name.substring(0, name.length() - 6)));
+                }
+            }
+        }
+        return result;
+    }
+}

@@ -53,6 +53,11 @@ public final class IbvSge {
         s.set(U32, i * SIZE + OFFSET_LKEY, v);
     }
 
+    /** The address of element {@code i} (what {@code sg_list} of a work request points to). */
+    public static long address(MemorySegment s, long i) {
+        return s.address() + i * SIZE;
+    }
+
     /** Fills element {@code i} in one call. */
     public static void set(MemorySegment s, long i, long addr, int length, int lkey) {
         long base = i * SIZE;

@@ -99,6 +99,7 @@ public final class ContextOps {
         if (numEntries < 0 || wc.byteSize() < numEntries * IbvWc.SIZE) {
             throw new IllegalArgumentException("wc array holds " + wc.byteSize() / IbvWc.SIZE + " entries, asked for " + numEntries);
         }
+        Pointers.require(cq, "cq", "ibv_poll_cq");
         if (pollCq.address() == 0) {
             return -EOPNOTSUPP;
         }
@@ -116,6 +117,7 @@ public final class ContextOps {
      * @return 0, or an errno value
      */
     public int reqNotifyCq(MemorySegment cq, boolean solicitedOnly) {
+        Pointers.require(cq, "cq", "ibv_req_notify_cq");
         if (reqNotifyCq.address() == 0) {
             return EOPNOTSUPP;
         }
@@ -147,6 +149,9 @@ public final class ContextOps {
     }
 
     private static int post(MemorySegment fn, MemorySegment queue, MemorySegment wr, MemorySegment badWr) {
+        if (queue.address() == 0) {
+            throw new IllegalArgumentException("NULL queue passed to a post verb");
+        }
         if (badWr.byteSize() < 8) {
             throw new IllegalArgumentException("bad_wr needs 8 bytes");
         }

@@ -145,6 +145,7 @@ public final class IbVerbs {
 
     /** {@code ibv_free_device_list}: entries are invalid afterwards (opened contexts stay valid). */
     public static void freeDeviceList(MemorySegment list) {
+        Pointers.require(list, "list", "ibv_free_device_list");
         try {
             H.FREE_DEVICE_LIST.invokeExact(list);
         } catch (Throwable t) {
@@ -154,6 +155,7 @@ public final class IbVerbs {
 
     /** {@code ibv_get_device_name}, e.g. {@code rxe0}. */
     public static String getDeviceName(MemorySegment device) {
+        Pointers.require(device, "device", "ibv_get_device_name");
         try {
             return RdmaCm.cString((MemorySegment) H.GET_DEVICE_NAME.invokeExact(device));
         } catch (Throwable t) {
@@ -163,6 +165,7 @@ public final class IbVerbs {
 
     /** {@code ibv_get_device_guid} converted to host order (the C function returns network order). */
     public static long getDeviceGuid(MemorySegment device) {
+        Pointers.require(device, "device", "ibv_get_device_guid");
         try {
             return NetworkOrder.ntohll((long) H.GET_DEVICE_GUID.invokeExact(device));
         } catch (Throwable t) {
@@ -196,6 +199,7 @@ public final class IbVerbs {
      * @param port port number, from 1
      */
     public static void queryPort(MemorySegment context, int port, MemorySegment portAttr) {
+        Pointers.require(context, "context", "ibv_query_port");
         checkPort(port);
         if (portAttr.byteSize() < IbvPortAttr.SIZE) {
             throw new IllegalArgumentException("port_attr needs " + IbvPortAttr.SIZE + " bytes, got " + portAttr.byteSize());
@@ -234,6 +238,8 @@ public final class IbVerbs {
 
     /** {@code ibv_query_gid}: GID {@code index} of {@code port} into a {@code union ibv_gid}. */
     public static void queryGid(MemorySegment context, int port, int index, MemorySegment gid) {
+        Pointers.require(context, "context", "ibv_query_gid");
+        Pointers.require(gid, "gid", "ibv_query_gid");
         checkPort(port);
         CallState cs = CallState.current();
         int rc;
@@ -247,6 +253,7 @@ public final class IbVerbs {
 
     /** {@code ibv_query_pkey}: P_Key {@code index} of {@code port}, as a host-order value. */
     public static int queryPkey(MemorySegment context, int port, int index) {
+        Pointers.require(context, "context", "ibv_query_pkey");
         checkPort(port);
         CallState cs = CallState.current();
         int rc;
@@ -279,6 +286,7 @@ public final class IbVerbs {
      * @param access {@code IbvAccessFlags} bits; remote write/atomic need {@code IBV_ACCESS_LOCAL_WRITE}
      */
     public static MemorySegment regMr(MemorySegment pd, MemorySegment memory, int access) {
+        Pointers.require(pd, "pd", "ibv_reg_mr");
         if ((access & IbvAccessFlags.IBV_ACCESS_OPTIONAL_RANGE) != 0) {
             return regMrIova2(pd, memory, memory.address(), access);
         }
@@ -302,6 +310,7 @@ public final class IbVerbs {
 
     /** {@code ibv_reg_mr_iova2}: registers {@code memory}, addressed remotely as {@code iova}. Optional symbol. */
     public static MemorySegment regMrIova2(MemorySegment pd, MemorySegment memory, long iova, int access) {
+        Pointers.require(pd, "pd", "ibv_reg_mr_iova2");
         CallState cs = CallState.current();
         MemorySegment mr;
         try {
@@ -341,6 +350,7 @@ public final class IbVerbs {
      * @param compVector {@code 0 <= compVector < context->num_comp_vectors}
      */
     public static MemorySegment createCq(MemorySegment context, int cqe, MemorySegment cqContext, MemorySegment channel, int compVector) {
+        Pointers.require(context, "context", "ibv_create_cq");
         if (cqe < 1) {
             throw new IllegalArgumentException("cqe must be at least 1, got " + cqe);
         }
@@ -368,6 +378,7 @@ public final class IbVerbs {
      * the CQ is disarmed until {@code ibv_req_notify_cq}. Its {@code cq_context} is {@code IbvCq.cqContext}.
      */
     public static MemorySegment getCqEvent(MemorySegment channel) {
+        Pointers.require(channel, "channel", "ibv_get_cq_event");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -387,6 +398,7 @@ public final class IbVerbs {
 
     /** {@code ibv_ack_cq_events}: takes a mutex, so ack in batches. */
     public static void ackCqEvents(MemorySegment cq, int count) {
+        Pointers.require(cq, "cq", "ibv_ack_cq_events");
         if (count < 0) {
             throw new IllegalArgumentException("negative event count: " + count);
         }
@@ -406,6 +418,8 @@ public final class IbVerbs {
 
     /** {@code ibv_modify_qp} with an {@code IbvQpAttrMask} mask. */
     public static void modifyQp(MemorySegment qp, MemorySegment attr, int attrMask) {
+        Pointers.require(qp, "qp", "ibv_modify_qp");
+        Pointers.require(attr, "attr", "ibv_modify_qp");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -418,6 +432,9 @@ public final class IbVerbs {
 
     /** {@code ibv_query_qp}: fills {@code attr} ({@code ibv_qp_attr}) and {@code initAttr} ({@code ibv_qp_init_attr}). */
     public static void queryQp(MemorySegment qp, MemorySegment attr, int attrMask, MemorySegment initAttr) {
+        Pointers.require(qp, "qp", "ibv_query_qp");
+        Pointers.require(attr, "attr", "ibv_query_qp");
+        Pointers.require(initAttr, "init_attr", "ibv_query_qp");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -442,6 +459,8 @@ public final class IbVerbs {
 
     /** {@code ibv_modify_srq} with an {@code IbvSrqAttrMask} mask (re-arm the limit with {@code IBV_SRQ_LIMIT}). */
     public static void modifySrq(MemorySegment srq, MemorySegment srqAttr, int attrMask) {
+        Pointers.require(srq, "srq", "ibv_modify_srq");
+        Pointers.require(srqAttr, "srq_attr", "ibv_modify_srq");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -476,6 +495,9 @@ public final class IbVerbs {
 
     /** {@code ibv_init_ah_from_wc}: the reply address vector for a UD receive ({@code grh} may be NULL). */
     public static void initAhFromWc(MemorySegment context, int port, MemorySegment wc, MemorySegment grh, MemorySegment ahAttr) {
+        Pointers.require(context, "context", "ibv_init_ah_from_wc");
+        Pointers.require(wc, "wc", "ibv_init_ah_from_wc");
+        Pointers.require(ahAttr, "ah_attr", "ibv_init_ah_from_wc");
         checkPort(port);
         CallState cs = CallState.current();
         int rc;
@@ -489,6 +511,8 @@ public final class IbVerbs {
 
     /** {@code ibv_create_ah_from_wc}: an AH to reply to the sender of a UD receive. */
     public static MemorySegment createAhFromWc(MemorySegment pd, MemorySegment wc, MemorySegment grh, int port) {
+        Pointers.require(pd, "pd", "ibv_create_ah_from_wc");
+        Pointers.require(wc, "wc", "ibv_create_ah_from_wc");
         checkPort(port);
         CallState cs = CallState.current();
         MemorySegment ah;
@@ -514,6 +538,8 @@ public final class IbVerbs {
     }
 
     private static void mcast(String verb, MethodHandle h, MemorySegment qp, MemorySegment gid, int lid) {
+        Pointers.require(qp, "qp", verb);
+        Pointers.require(gid, "gid", verb);
         if (lid < 0 || lid > 0xFFFF) {
             throw new IllegalArgumentException("LID out of range: " + lid);
         }
@@ -535,6 +561,8 @@ public final class IbVerbs {
      * @return false when a non-blocking context fd ({@code IbvContext.asyncFd}) has no event (EAGAIN/EINTR)
      */
     public static boolean getAsyncEvent(MemorySegment context, MemorySegment event) {
+        Pointers.require(context, "context", "ibv_get_async_event");
+        Pointers.require(event, "event", "ibv_get_async_event");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -554,6 +582,7 @@ public final class IbVerbs {
 
     /** {@code ibv_ack_async_event}: every event must be acked before its object is destroyed. */
     public static void ackAsyncEvent(MemorySegment event) {
+        Pointers.require(event, "event", "ibv_ack_async_event");
         try {
             H.ACK_ASYNC_EVENT.invokeExact(event);
         } catch (Throwable t) {
@@ -634,6 +663,7 @@ public final class IbVerbs {
     }
 
     private static MemorySegment pointerResult(String verb, MethodHandle h, MemorySegment a) {
+        Pointers.require(a, "argument 1", verb);
         CallState cs = CallState.current();
         MemorySegment p;
         try {
@@ -648,6 +678,8 @@ public final class IbVerbs {
     }
 
     private static MemorySegment pointerResult(String verb, MethodHandle h, MemorySegment a, MemorySegment b) {
+        Pointers.require(a, "argument 1", verb);
+        Pointers.require(b, "argument 2", verb);
         CallState cs = CallState.current();
         MemorySegment p;
         try {
@@ -662,6 +694,7 @@ public final class IbVerbs {
     }
 
     private static void intResult(String verb, MethodHandle h, MemorySegment a) {
+        Pointers.require(a, "argument 1", verb);
         CallState cs = CallState.current();
         int rc;
         try {
@@ -673,6 +706,8 @@ public final class IbVerbs {
     }
 
     private static void intResult(String verb, MethodHandle h, MemorySegment a, MemorySegment b) {
+        Pointers.require(a, "argument 1", verb);
+        Pointers.require(b, "argument 2", verb);
         CallState cs = CallState.current();
         int rc;
         try {

@@ -107,6 +107,7 @@ public final class RdmaCm {
 
     /** {@code rdma_destroy_event_channel}: every id on it must be destroyed and every event acked first. */
     public static void destroyEventChannel(MemorySegment channel) {
+        Pointers.require(channel, "channel", "rdma_destroy_event_channel");
         try {
             H.DESTROY_EVENT_CHANNEL.invokeExact(channel);
         } catch (Throwable t) {
@@ -120,6 +121,7 @@ public final class RdmaCm {
      * {@link #ackCmEvent}; read it with {@link RdmaCmEvent}.
      */
     public static MemorySegment getCmEvent(MemorySegment channel) {
+        Pointers.require(channel, "channel", "rdma_get_cm_event");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -139,6 +141,7 @@ public final class RdmaCm {
 
     /** {@code rdma_ack_cm_event}: frees the event and everything it points to (private data included). */
     public static void ackCmEvent(MemorySegment event) {
+        Pointers.require(event, "event", "rdma_ack_cm_event");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -187,6 +190,7 @@ public final class RdmaCm {
 
     /** {@code rdma_migrate_id}: moves the id (and its pending events) to {@code channel}; blocks on unacked events. */
     public static void migrateId(MemorySegment id, MemorySegment channel) {
+        Pointers.require(id, "id", "rdma_migrate_id");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -199,6 +203,8 @@ public final class RdmaCm {
 
     /** {@code rdma_set_option} with {@code optlen = value.byteSize()}. */
     public static void setOption(MemorySegment id, int level, int optname, MemorySegment value) {
+        Pointers.require(id, "id", "rdma_set_option");
+        Pointers.require(value, "optval", "rdma_set_option");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -228,6 +234,8 @@ public final class RdmaCm {
 
     /** {@code rdma_bind_addr}: port 0 picks a free port ({@link #getSrcPort} tells which). */
     public static void bindAddr(MemorySegment id, MemorySegment sockaddr) {
+        Pointers.require(id, "id", "rdma_bind_addr");
+        Pointers.require(sockaddr, "addr", "rdma_bind_addr");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -240,6 +248,8 @@ public final class RdmaCm {
 
     /** {@code rdma_resolve_addr}: completes with ADDR_RESOLVED or ADDR_ERROR. {@code src} may be NULL. */
     public static void resolveAddr(MemorySegment id, MemorySegment src, MemorySegment dst, int timeoutMs) {
+        Pointers.require(id, "id", "rdma_resolve_addr");
+        Pointers.require(dst, "dst_addr", "rdma_resolve_addr");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -276,6 +286,7 @@ public final class RdmaCm {
      * @throws IllegalArgumentException when the private data is longer than 255 bytes
      */
     public static void reject(MemorySegment id, MemorySegment privateData) {
+        Pointers.require(id, "id", "rdma_reject");
         long len = privateData.address() == 0 ? 0 : privateData.byteSize();
         if (len > 255) {
             throw new IllegalArgumentException("reject private data is limited to 255 bytes, got " + len);
@@ -307,6 +318,8 @@ public final class RdmaCm {
 
     /** {@code rdma_join_multicast}: completes with MULTICAST_JOIN (context in the event's private data) or MULTICAST_ERROR. */
     public static void joinMulticast(MemorySegment id, MemorySegment sockaddr, MemorySegment context) {
+        Pointers.require(id, "id", "rdma_join_multicast");
+        Pointers.require(sockaddr, "addr", "rdma_join_multicast");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -319,6 +332,8 @@ public final class RdmaCm {
 
     /** {@code rdma_join_multicast_ex} with a {@code struct rdma_cm_join_mc_attr_ex} (e.g. send-only full member). */
     public static void joinMulticastEx(MemorySegment id, MemorySegment joinAttr, MemorySegment context) {
+        Pointers.require(id, "id", "rdma_join_multicast_ex");
+        Pointers.require(joinAttr, "mc_join_attr", "rdma_join_multicast_ex");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -336,6 +351,7 @@ public final class RdmaCm {
 
     /** {@code rdma_get_src_port} as a host-order port (the C function returns network order); 0 when unbound. */
     public static int getSrcPort(MemorySegment id) {
+        Pointers.require(id, "id", "rdma_get_src_port");
         try {
             return NetworkOrder.ntohs((short) H.GET_SRC_PORT.invokeExact(id));
         } catch (Throwable t) {
@@ -345,6 +361,7 @@ public final class RdmaCm {
 
     /** {@code rdma_get_dst_port} as a host-order port; 0 when not connected. */
     public static int getDstPort(MemorySegment id) {
+        Pointers.require(id, "id", "rdma_get_dst_port");
         try {
             return NetworkOrder.ntohs((short) H.GET_DST_PORT.invokeExact(id));
         } catch (Throwable t) {
@@ -359,6 +376,8 @@ public final class RdmaCm {
      * {@code pd} may be NULL (the device's default PD); {@code initAttr} returns the granted capabilities.
      */
     public static void createQp(MemorySegment id, MemorySegment pd, MemorySegment initAttr) {
+        Pointers.require(id, "id", "rdma_create_qp");
+        Pointers.require(initAttr, "qp_init_attr", "rdma_create_qp");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -371,6 +390,7 @@ public final class RdmaCm {
 
     /** {@code rdma_destroy_qp}: before {@link #destroyId}. */
     public static void destroyQp(MemorySegment id) {
+        Pointers.require(id, "id", "rdma_destroy_qp");
         try {
             H.DESTROY_QP.invokeExact(id);
         } catch (Throwable t) {
@@ -385,6 +405,8 @@ public final class RdmaCm {
      * @return the attribute mask to pass to {@code ibv_modify_qp}
      */
     public static int initQpAttr(MemorySegment id, MemorySegment qpAttr) {
+        Pointers.require(id, "id", "rdma_init_qp_attr");
+        Pointers.require(qpAttr, "qp_attr", "rdma_init_qp_attr");
         CallState cs = CallState.current();
         int rc;
         try {
@@ -459,6 +481,7 @@ public final class RdmaCm {
 
     /** {@code rdma_free_devices}. */
     public static void freeDevices(MemorySegment list) {
+        Pointers.require(list, "list", "rdma_free_devices");
         try {
             H.FREE_DEVICES.invokeExact(list);
         } catch (Throwable t) {
@@ -475,6 +498,7 @@ public final class RdmaCm {
     }
 
     private static void callId(String verb, MethodHandle h, MemorySegment id) {
+        Pointers.require(id, "id", verb);
         CallState cs = CallState.current();
         int rc;
         try {
@@ -486,6 +510,7 @@ public final class RdmaCm {
     }
 
     private static void callIdInt(String verb, MethodHandle h, MemorySegment id, int value) {
+        Pointers.require(id, "id", verb);
         CallState cs = CallState.current();
         int rc;
         try {
@@ -497,6 +522,7 @@ public final class RdmaCm {
     }
 
     private static void callIdPtr(String verb, MethodHandle h, MemorySegment id, MemorySegment p) {
+        Pointers.require(id, "id", verb);
         CallState cs = CallState.current();
         int rc;
         try {

@@ -46,6 +46,11 @@ public final class RdmaErrors {
         return new RdmaException(verb, errno, advice(verb, errno));
     }
 
+    /** The error for a device list that is present but empty (the kernel supports RDMA, no device exists). */
+    public static RdmaException zeroDevices() {
+        return new RdmaException("ibv_get_device_list", Errno.ENODEV, ZERO_DEVICES);
+    }
+
     /**
      * Throws unless {@code rc} is 0; for the data-path verbs that return an errno value directly
      * ({@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_post_srq_recv}, {@code ibv_req_notify_cq}).
@@ -60,7 +65,7 @@ public final class RdmaErrors {
     public static String advice(String verb, int errno) {
         boolean cm = verb.startsWith("rdma_");
         return switch (Errno.of(errno)) {
-            case ENOSYS -> verb.equals("ibv_get_device_list") || verb.equals("ibv_get_device_list (probe)")
+            case ENOSYS -> verb.equals("ibv_get_device_list")
                     ? NO_KERNEL_SUPPORT
                     : "not supported by this kernel or provider (ENOSYS)";
             case ENODEV -> cm ? NO_CM_DEVICE

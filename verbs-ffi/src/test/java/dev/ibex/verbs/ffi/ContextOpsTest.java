@@ -210,12 +210,25 @@ class ContextOpsTest {
         MemorySegment empty = arena.allocate(IbvContext.LAYOUT);
         ContextOps none = ContextOps.of(empty);
         MemorySegment wc = arena.allocate(IbvWc.LAYOUT, 1);
-        assertThat(none.pollCq(MemorySegment.NULL, 1, wc)).isEqualTo(-Errno.ENOTSUP.number());
-        assertThat(none.postSend(MemorySegment.NULL, MemorySegment.NULL, badWr)).isEqualTo(Errno.ENOTSUP.number());
-        assertThat(none.reqNotifyCq(MemorySegment.NULL, false)).isEqualTo(Errno.ENOTSUP.number());
+        MemorySegment cq = object(IbvCq.SIZE, IbvCq.OFFSET_CQ_CONTEXT);
+        MemorySegment qp = object(IbvQp.SIZE, IbvQp.OFFSET_QP_CONTEXT);
+        assertThat(none.pollCq(cq, 1, wc)).isEqualTo(-Errno.ENOTSUP.number());
+        assertThat(none.postSend(qp, MemorySegment.NULL, badWr)).isEqualTo(Errno.ENOTSUP.number());
+        assertThat(none.reqNotifyCq(cq, false)).isEqualTo(Errno.ENOTSUP.number());
+    }
+
+    @Test
+    void nullQueuesAndMissingBadWrAreRejectedBeforeTheCall() {
+        MemorySegment wc = arena.allocate(IbvWc.LAYOUT, 1);
+        MemorySegment qp = object(IbvQp.SIZE, IbvQp.OFFSET_QP_CONTEXT);
         assertThatThrownBy(() -> ContextOps.of(MemorySegment.NULL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ops.postRecv(MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL))
+        assertThatThrownBy(() -> ops.pollCq(MemorySegment.NULL, 1, wc)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ops.reqNotifyCq(MemorySegment.NULL, true)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ops.postSend(MemorySegment.NULL, MemorySegment.NULL, badWr))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ops.postRecv(qp, MemorySegment.NULL, MemorySegment.NULL))
                 .as("bad_wr is required").isInstanceOf(IllegalArgumentException.class);
+        assertThat(d(0)).as("nothing reached the provider").isZero();
     }
 
     @Test

@@ -161,11 +161,27 @@ class NoDeviceTest {
     }
 
     @Test
+    void nullObjectPointersAreRejectedBeforeAnyNativeCall() {
+        assertThatThrownBy(() -> IbVerbs.allocPd(MemorySegment.NULL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("ibv_alloc_pd: argument 1 must not be NULL");
+        assertThatThrownBy(() -> IbVerbs.modifyQp(MemorySegment.NULL, MemorySegment.NULL, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("qp must not be NULL");
+        assertThatThrownBy(() -> RdmaCm.destroyId(MemorySegment.NULL)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RdmaCm.getCmEvent(MemorySegment.NULL)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> IbVerbs.createCq(MemorySegment.NULL, 0, MemorySegment.NULL, MemorySegment.NULL, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RdmaCm.getaddrinfo(null, null, MemorySegment.NULL))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void errnoConventionsAreAllUnderstood() {
         assertThat(RdmaErrors.errnoOf(-1, 19)).isEqualTo(19);
         assertThat(RdmaErrors.errnoOf(12, 0)).isEqualTo(12);
         assertThat(RdmaErrors.errnoOf(-22, 0)).isEqualTo(22);
         assertThatThrownBy(() -> RdmaErrors.check("ibv_post_send", 12))
                 .hasMessage("ibv_post_send failed: ENOMEM (Cannot allocate memory); the work queue is full: wait for completions before posting more");
+        assertThat(RdmaErrors.zeroDevices()).hasMessage("ibv_get_device_list failed: ENODEV (No such device); "
+                + RdmaErrors.ZERO_DEVICES);
     }
 }

@@ -41,15 +41,15 @@ public final class IbvAsyncEvent {
     }
 
     public static MemorySegment cq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_ELEMENT_CQ).reinterpret(IbvCq.SIZE);
+        return Layouts.pointer(s, OFFSET_ELEMENT_CQ, IbvCq.SIZE);
     }
 
     public static MemorySegment qp(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_ELEMENT_QP).reinterpret(IbvQp.SIZE);
+        return Layouts.pointer(s, OFFSET_ELEMENT_QP, IbvQp.SIZE);
     }
 
     public static MemorySegment srq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_ELEMENT_SRQ).reinterpret(IbvSrq.SIZE);
+        return Layouts.pointer(s, OFFSET_ELEMENT_SRQ, IbvSrq.SIZE);
     }
 
     public static MemorySegment wq(MemorySegment s) {

@@ -29,7 +29,7 @@ public final class IbvCompChannel {
     }
 
     public static MemorySegment context(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CONTEXT).reinterpret(IbvContext.SIZE);
+        return Layouts.pointer(s, OFFSET_CONTEXT, IbvContext.SIZE);
     }
 
     /** The fd {@code ibv_get_cq_event} reads; make it non-blocking and add it to epoll. */

@@ -50,7 +50,7 @@ public final class IbvContext {
     }
 
     public static MemorySegment device(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_DEVICE).reinterpret(IbvDevice.SIZE);
+        return Layouts.pointer(s, OFFSET_DEVICE, IbvDevice.SIZE);
     }
 
     public static MemorySegment pollCqFn(MemorySegment s) {

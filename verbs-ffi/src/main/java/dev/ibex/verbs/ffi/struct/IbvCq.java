@@ -43,11 +43,11 @@ public final class IbvCq {
     }
 
     public static MemorySegment context(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CONTEXT).reinterpret(IbvContext.SIZE);
+        return Layouts.pointer(s, OFFSET_CONTEXT, IbvContext.SIZE);
     }
 
     public static MemorySegment channel(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CHANNEL).reinterpret(IbvCompChannel.SIZE);
+        return Layouts.pointer(s, OFFSET_CHANNEL, IbvCompChannel.SIZE);
     }
 
     public static MemorySegment cqContext(MemorySegment s) {

@@ -42,11 +42,11 @@ public final class IbvMr {
     }
 
     public static MemorySegment context(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CONTEXT).reinterpret(IbvContext.SIZE);
+        return Layouts.pointer(s, OFFSET_CONTEXT, IbvContext.SIZE);
     }
 
     public static MemorySegment pd(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_PD).reinterpret(IbvPd.SIZE);
+        return Layouts.pointer(s, OFFSET_PD, IbvPd.SIZE);
     }
 
     /** The registered start address. */

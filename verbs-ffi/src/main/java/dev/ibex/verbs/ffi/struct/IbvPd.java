@@ -27,7 +27,7 @@ public final class IbvPd {
     }
 
     public static MemorySegment context(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CONTEXT).reinterpret(IbvContext.SIZE);
+        return Layouts.pointer(s, OFFSET_CONTEXT, IbvContext.SIZE);
     }
 
     public static int handle(MemorySegment s) {

@@ -56,7 +56,7 @@ public final class IbvQp {
     }
 
     public static MemorySegment context(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CONTEXT).reinterpret(IbvContext.SIZE);
+        return Layouts.pointer(s, OFFSET_CONTEXT, IbvContext.SIZE);
     }
 
     public static MemorySegment qpContext(MemorySegment s) {
@@ -64,19 +64,19 @@ public final class IbvQp {
     }
 
     public static MemorySegment pd(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_PD).reinterpret(IbvPd.SIZE);
+        return Layouts.pointer(s, OFFSET_PD, IbvPd.SIZE);
     }
 
     public static MemorySegment sendCq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_SEND_CQ).reinterpret(IbvCq.SIZE);
+        return Layouts.pointer(s, OFFSET_SEND_CQ, IbvCq.SIZE);
     }
 
     public static MemorySegment recvCq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_RECV_CQ).reinterpret(IbvCq.SIZE);
+        return Layouts.pointer(s, OFFSET_RECV_CQ, IbvCq.SIZE);
     }
 
     public static MemorySegment srq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_SRQ).reinterpret(IbvSrq.SIZE);
+        return Layouts.pointer(s, OFFSET_SRQ, IbvSrq.SIZE);
     }
 
     public static int handle(MemorySegment s) {

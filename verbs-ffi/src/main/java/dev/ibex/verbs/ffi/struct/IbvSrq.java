@@ -39,7 +39,7 @@ public final class IbvSrq {
     }
 
     public static MemorySegment context(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CONTEXT).reinterpret(IbvContext.SIZE);
+        return Layouts.pointer(s, OFFSET_CONTEXT, IbvContext.SIZE);
     }
 
     public static MemorySegment srqContext(MemorySegment s) {
@@ -47,7 +47,7 @@ public final class IbvSrq {
     }
 
     public static MemorySegment pd(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_PD).reinterpret(IbvPd.SIZE);
+        return Layouts.pointer(s, OFFSET_PD, IbvPd.SIZE);
     }
 
     public static int handle(MemorySegment s) {

@@ -131,6 +131,15 @@ public final class Layouts {
     }
 
     /**
+     * Reads the pointer at {@code offset} as a segment of {@code size} bytes, or {@link MemorySegment#NULL}
+     * (size 0, so any access fails cleanly instead of touching address 0) when it is NULL.
+     */
+    public static MemorySegment pointer(MemorySegment segment, long offset, long size) {
+        MemorySegment p = segment.get(ValueLayout.ADDRESS, offset);
+        return p.address() == 0 ? MemorySegment.NULL : p.reinterpret(size);
+    }
+
+    /**
      * Reads a NUL-terminated C string stored in a fixed {@code char[max]} array; stops at {@code max}
      * when the array holds no NUL.
      */

@@ -115,7 +115,7 @@ public final class RdmaAddrinfo {
     }
 
     public static MemorySegment aiSrcAddr(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_AI_SRC_ADDR).reinterpret(SockaddrStorage.SIZE);
+        return Layouts.pointer(s, OFFSET_AI_SRC_ADDR, SockaddrStorage.SIZE);
     }
 
     public static void aiSrcAddr(MemorySegment s, MemorySegment v) {
@@ -123,7 +123,7 @@ public final class RdmaAddrinfo {
     }
 
     public static MemorySegment aiDstAddr(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_AI_DST_ADDR).reinterpret(SockaddrStorage.SIZE);
+        return Layouts.pointer(s, OFFSET_AI_DST_ADDR, SockaddrStorage.SIZE);
     }
 
     public static void aiDstAddr(MemorySegment s, MemorySegment v) {
@@ -179,7 +179,7 @@ public final class RdmaAddrinfo {
     }
 
     public static MemorySegment aiNext(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_AI_NEXT).reinterpret(RdmaAddrinfo.SIZE);
+        return Layouts.pointer(s, OFFSET_AI_NEXT, RdmaAddrinfo.SIZE);
     }
 
     public static void aiNext(MemorySegment s, MemorySegment v) {

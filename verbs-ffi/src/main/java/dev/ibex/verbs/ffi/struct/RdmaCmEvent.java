@@ -41,11 +41,11 @@ public final class RdmaCmEvent {
 
     /** The id the event is for; for CONNECT_REQUEST a new id. */
     public static MemorySegment id(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_ID).reinterpret(RdmaCmId.SIZE);
+        return Layouts.pointer(s, OFFSET_ID, RdmaCmId.SIZE);
     }
 
     public static MemorySegment listenId(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_LISTEN_ID).reinterpret(RdmaCmId.SIZE);
+        return Layouts.pointer(s, OFFSET_LISTEN_ID, RdmaCmId.SIZE);
     }
 
     public static int event(MemorySegment s) {

@@ -78,11 +78,11 @@ public final class RdmaCmId {
 
     /** The device context the id is bound to (NULL before address resolution or bind to a device address). */
     public static MemorySegment verbs(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_VERBS).reinterpret(IbvContext.SIZE);
+        return Layouts.pointer(s, OFFSET_VERBS, IbvContext.SIZE);
     }
 
     public static MemorySegment channel(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_CHANNEL).reinterpret(RdmaEventChannel.SIZE);
+        return Layouts.pointer(s, OFFSET_CHANNEL, RdmaEventChannel.SIZE);
     }
 
     public static MemorySegment context(MemorySegment s) {
@@ -90,7 +90,7 @@ public final class RdmaCmId {
     }
 
     public static MemorySegment qp(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_QP).reinterpret(IbvQp.SIZE);
+        return Layouts.pointer(s, OFFSET_QP, IbvQp.SIZE);
     }
 
     /** What {@code rdma_get_local_addr} returns (static inline in the header): read it with {@link Sockaddr#read}. */
@@ -124,31 +124,31 @@ public final class RdmaCmId {
     }
 
     public static MemorySegment event(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_EVENT).reinterpret(RdmaCmEvent.SIZE);
+        return Layouts.pointer(s, OFFSET_EVENT, RdmaCmEvent.SIZE);
     }
 
     public static MemorySegment sendCqChannel(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_SEND_CQ_CHANNEL).reinterpret(IbvCompChannel.SIZE);
+        return Layouts.pointer(s, OFFSET_SEND_CQ_CHANNEL, IbvCompChannel.SIZE);
     }
 
     public static MemorySegment sendCq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_SEND_CQ).reinterpret(IbvCq.SIZE);
+        return Layouts.pointer(s, OFFSET_SEND_CQ, IbvCq.SIZE);
     }
 
     public static MemorySegment recvCqChannel(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_RECV_CQ_CHANNEL).reinterpret(IbvCompChannel.SIZE);
+        return Layouts.pointer(s, OFFSET_RECV_CQ_CHANNEL, IbvCompChannel.SIZE);
     }
 
     public static MemorySegment recvCq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_RECV_CQ).reinterpret(IbvCq.SIZE);
+        return Layouts.pointer(s, OFFSET_RECV_CQ, IbvCq.SIZE);
     }
 
     public static MemorySegment srq(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_SRQ).reinterpret(IbvSrq.SIZE);
+        return Layouts.pointer(s, OFFSET_SRQ, IbvSrq.SIZE);
     }
 
     public static MemorySegment pd(MemorySegment s) {
-        return s.get(ValueLayout.ADDRESS, OFFSET_PD).reinterpret(IbvPd.SIZE);
+        return Layouts.pointer(s, OFFSET_PD, IbvPd.SIZE);
     }
 
     public static int qpType(MemorySegment s) {

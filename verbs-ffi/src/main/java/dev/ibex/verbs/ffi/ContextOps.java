@@ -32,7 +32,7 @@ import java.lang.invoke.MethodHandle;
  *
  * <p><b>critical(false).</b> The handles use {@link Linker.Option#critical(boolean) critical(false)}: these
  * calls are short, never block and never call back into Java, so the JVM may skip the thread-state
- * transition (measured here about 4 ns instead of 12-20 ns per call, see the README). Set
+ * transition (measured on the 2-core build VM: about 8-9 ns instead of 15-17 ns per call, see the README). Set
  * {@code -Dibex.verbs.critical=false} to turn it off, e.g. for a provider whose post verbs may block. Calls
  * that can block ({@code rdma_get_cm_event}, {@code ibv_get_cq_event}, {@code ibv_get_async_event},
  * {@code epoll_wait}) are never critical, even on non-blocking fds: a critical call that blocks would stall

@@ -614,8 +614,8 @@ public final class IbVerbs {
 
     /**
      * {@code ibv_fork_init}: makes registered memory safe across {@code fork()} (MADV_DONTFORK). Call it
-     * before any resource is created if the JVM may spawn processes ({@code ProcessBuilder},
-     * {@code Runtime.exec}) while memory is registered; see the module README.
+     * before the first memory registration when native code in the process may call {@code fork()}
+     * ({@code ProcessBuilder} uses posix_spawn and is safe); see the module README.
      */
     public static void forkInit() {
         CallState cs = CallState.current();

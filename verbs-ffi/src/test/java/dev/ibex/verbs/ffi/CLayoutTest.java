@@ -3,6 +3,7 @@ package dev.ibex.verbs.ffi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.cm.Errno;
+import dev.ibex.cm.spi.VerbsAbi;
 import dev.ibex.verbs.ffi.constant.IbvAccessFlags;
 import dev.ibex.verbs.ffi.struct.IbvContext;
 import dev.ibex.verbs.ffi.struct.Layouts;
@@ -45,6 +46,7 @@ class CLayoutTest {
     private static int structs;
     private static int fields;
     private static int constants;
+    private static int abiOffsets;
 
     @BeforeAll
     static void compileAndRun(@TempDir Path dir) throws Exception {
@@ -91,6 +93,15 @@ class CLayoutTest {
                 constant(c, e.name(), e.number(), true);
             }
         }
+        for (Field f : VerbsAbi.class.getFields()) {
+            if (Modifier.isStatic(f.getModifiers()) && f.getType() == int.class) {
+                abiOffsets++;
+                String key = "V|VerbsAbi." + f.getName();
+                checks.add(new Check(key, Integer.toString(f.getInt(null))));
+                c.append("  printf(\"%s|%zu\\n\", \"").append(key).append("\", ").append(verbsAbiExpression(f.getName()))
+                        .append(");\n");
+            }
+        }
         c.append("  return 0;\n}\n");
 
         Path source = dir.resolve("layout.c");
@@ -103,6 +114,7 @@ class CLayoutTest {
         for (String line : r.output().split("\n")) {
             String[] parts = line.split("\\|");
             int keyParts = switch (parts[0]) {
+                case "V" -> 2;
                 case "S" -> 2;
                 case "F" -> 3;
                 default -> 2;
@@ -111,9 +123,34 @@ class CLayoutTest {
                     String.join("|", List.of(parts).subList(keyParts, parts.length)));
         }
         String summary = "C layout check: " + structs + " structs (size+alignment), " + fields + " fields (offset+size), "
-                + constants + " constants, " + checks.size() + " comparisons in all";
+                + constants + " constants, " + abiOffsets + " cm-core VerbsAbi offsets, " + checks.size() + " comparisons in all";
         System.out.println(summary);
         Files.writeString(Path.of("target", "c-layout-check.txt"), summary + "\n");
+    }
+
+    /**
+     * The C expression for a cm-core {@code VerbsAbi} constant, by its naming rule:
+     * {@code <STRUCT>_<FIELD>} is {@code offsetof}, {@code <STRUCT>_SIZE} is {@code sizeof}; send WR fields
+     * {@code RDMA_/ATOMIC_/UD_*} live in the {@code wr} union.
+     */
+    private static String verbsAbiExpression(String name) {
+        String[][] structs = {{"SEND_WR_", "struct ibv_send_wr"}, {"RECV_WR_", "struct ibv_recv_wr"},
+            {"SGE_", "struct ibv_sge"}, {"WC_", "struct ibv_wc"}, {"GRH_", "struct ibv_grh"}};
+        for (String[] s : structs) {
+            if (name.startsWith(s[0])) {
+                String field = name.substring(s[0].length()).toLowerCase(java.util.Locale.ROOT);
+                if (field.equals("size")) {
+                    return "sizeof(" + s[1] + ")";
+                }
+                for (String union : new String[] {"rdma_", "atomic_", "ud_"}) {
+                    if (s[0].equals("SEND_WR_") && field.startsWith(union)) {
+                        field = "wr." + union.substring(0, union.length() - 1) + "." + field.substring(union.length());
+                    }
+                }
+                return "offsetof(" + s[1] + ", " + field + ")";
+            }
+        }
+        throw new AssertionError("VerbsAbi." + name + " follows no naming rule this test knows; extend verbsAbiExpression");
     }
 
     private static void constant(StringBuilder c, String name, long value, boolean isInt) {
@@ -157,7 +194,7 @@ class CLayoutTest {
     void everyStructSizeAlignmentAndFieldMatchesGcc() {
         List<String> mismatches = new ArrayList<>();
         for (Check check : checks) {
-            if (check.key.startsWith("C|")) {
+            if (!check.key.startsWith("S|") && !check.key.startsWith("F|")) {
                 continue;
             }
             String c = fromC.get(check.key);
@@ -185,6 +222,18 @@ class CLayoutTest {
             }
         }
         assertThat(mismatches).as("constants that differ from the installed headers").isEmpty();
+    }
+
+    @Test
+    void cmCoreVerbsAbiOffsetsMatchTheHeaders() {
+        List<String> mismatches = new ArrayList<>();
+        for (Check check : checks) {
+            if (check.key.startsWith("V|") && !check.java.equals(fromC.get(check.key))) {
+                mismatches.add(check.key.substring(2) + ": Java " + check.java + ", C " + fromC.get(check.key));
+            }
+        }
+        assertThat(abiOffsets).isPositive();
+        assertThat(mismatches).as("cm-core VerbsAbi offsets that differ from the installed headers").isEmpty();
     }
 
     @Test

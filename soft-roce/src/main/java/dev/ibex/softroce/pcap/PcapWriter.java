@@ -158,10 +158,11 @@ public final class PcapWriter implements AutoCloseable {
 
     private void writeLarge(long now, int srcIp, int srcPort, int dstIp, int dstPort, MemorySegment payload,
             long offset, int length) throws IOException {
-        ByteBuffer one = ByteBuffer.allocate(RECORD_HEADER + IP_UDP + length).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] record = new byte[RECORD_HEADER + IP_UDP + length]; // rare: only records larger than the buffer
+        ByteBuffer one = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
         one.putInt((int) (now / 1_000_000_000L)).putInt((int) (now % 1_000_000_000L))
                 .putInt(IP_UDP + length).putInt(IP_UDP + length);
-        MemorySegment seg = MemorySegment.ofBuffer(one);
+        MemorySegment seg = MemorySegment.ofArray(record);
         writeIpUdp(seg, RECORD_HEADER, srcIp, srcPort, dstIp, dstPort, length);
         MemorySegment.copy(payload, offset, seg, RECORD_HEADER + IP_UDP, length);
         one.clear();

@@ -1,0 +1,230 @@
+package dev.ibex.cm.buffer;
+
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.MemoryRegion;
+import dev.ibex.cm.spi.VerbsAbi;
+import dev.ibex.cm.spi.WcFlags;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A fixed-size slice of registered memory from a {@link BufferPool}, with explicit ownership. At any time a
+ * buffer is free (in its pool), held (by the application, or by the framework for the length of a call), or lent
+ * to the hardware (posted in a work request). Releasing a buffer that is not held throws
+ * {@link IllegalStateException}: a second release is a bug that would otherwise hand one slice to two users.
+ *
+ * <p>A received message is a held buffer whose {@link #offset()}/{@link #length()} frame the payload (on UD
+ * endpoints the payload starts after the {@value VerbsAbi#GRH_SIZE}-byte GRH), with its immediate data and, for
+ * datagrams, the sender's QP number and GID. The application owns it until {@link #release()}; only then does
+ * the connection re-post a receive, which is how receive credits follow demand.
+ *
+ * <p>{@link #release()} may be called from any thread; everything else belongs to the pool's event loop.
+ */
+public final class Buffer {
+    static final int FREE = 0;
+    static final int HELD = 1;
+    static final int LENT = 2;
+    static final int RETURNING = 3;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Buffer.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final BufferPool pool;
+    private final int index;
+    private final MemorySegment segment;
+    private final MemoryRegion region;
+    private volatile int state;
+
+    // confined to the pool's loop
+    private int offset;
+    private int length;
+    private int flags;
+    private int immData;
+    private int sourceQp;
+    BufferOwner owner;
+    Throwable acquiredAt;
+    Throwable releasedAt;
+    Buffer nextReturned;
+
+    Buffer(BufferPool pool, int index, MemorySegment segment, MemoryRegion region) {
+        this.pool = pool;
+        this.index = index;
+        this.segment = segment;
+        this.region = region;
+    }
+
+    /** The whole slice ({@link #capacity()} bytes). */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    public int capacity() {
+        return (int) segment.byteSize();
+    }
+
+    /** The slice's index in its pool. */
+    public int index() {
+        return index;
+    }
+
+    public BufferPool pool() {
+        return pool;
+    }
+
+    /** Native address of the slice (what goes into a scatter/gather entry). */
+    public long address() {
+        return segment.address();
+    }
+
+    public int lkey() {
+        return region.lkey();
+    }
+
+    public int rkey() {
+        return region.rkey();
+    }
+
+    /** This slice as the target of a peer's RDMA operations (needs the pool's remote access flags). */
+    public RemoteBuffer remote() {
+        return new RemoteBuffer(address(), rkey(), capacity());
+    }
+
+    /** Where a received message's payload starts in {@link #segment()}. */
+    public int offset() {
+        return offset;
+    }
+
+    /** The received payload's length in bytes. */
+    public int length() {
+        return length;
+    }
+
+    /** Whether the message carried immediate data. */
+    public boolean hasImmData() {
+        return (flags & WcFlags.WITH_IMM) != 0;
+    }
+
+    /** The immediate data (host order); valid when {@link #hasImmData()}. */
+    public int immData() {
+        return immData;
+    }
+
+    /** The sending QP number of a datagram (0 on connections). */
+    public int sourceQp() {
+        return sourceQp;
+    }
+
+    /** Whether a datagram's GRH is valid ({@code IBV_WC_GRH}). */
+    public boolean hasGrh() {
+        return (flags & WcFlags.GRH) != 0;
+    }
+
+    /** The sender's GID from a datagram's GRH, or {@code null} when the GRH is not valid. */
+    public Gid sourceGid() {
+        if (!hasGrh()) {
+            return null;
+        }
+        byte[] raw = new byte[16];
+        MemorySegment.copy(segment, 8, MemorySegment.ofArray(raw), 0, 16);
+        return Gid.of(raw);
+    }
+
+    /** Whether the pool has this buffer (it is neither held nor lent). */
+    public boolean isFree() {
+        return state == FREE;
+    }
+
+    /**
+     * Gives the buffer back to its pool. Thread-safe; when called off the pool's loop the buffer travels back
+     * through a lock-free return stack.
+     *
+     * @throws IllegalStateException when the buffer is not held (released twice, or still lent to the hardware)
+     */
+    public void release() {
+        if (!STATE.compareAndSet(this, HELD, RETURNING)) {
+            throw misuse("release");
+        }
+        pool.recycle(this);
+    }
+
+    // --- framework side (endpoints): ownership transfers around work requests ---
+
+    /** Marks the held buffer as lent to the hardware (about to be posted). */
+    public void lend() {
+        if (!STATE.compareAndSet(this, HELD, LENT)) {
+            throw misuse("post");
+        }
+    }
+
+    /** The hardware gave the buffer back (its work request completed or was flushed); it is held again. */
+    public void reclaim() {
+        if (!STATE.compareAndSet(this, LENT, HELD)) {
+            throw misuse("reclaim");
+        }
+        owner = null;
+    }
+
+    /**
+     * A receive completed into this lent buffer: frame the message and hand it to the application, telling
+     * {@code owner} when it is released.
+     */
+    public void deliver(int offset, int length, int wcFlags, int immData, int sourceQp, BufferOwner owner) {
+        reclaim();
+        this.offset = offset;
+        this.length = length;
+        this.flags = wcFlags;
+        this.immData = immData;
+        this.sourceQp = sourceQp;
+        this.owner = owner;
+        if (pool.tracksLeaks()) {
+            acquiredAt = new Throwable("received into buffer " + index);
+        }
+    }
+
+    void reset() {
+        offset = 0;
+        length = 0;
+        flags = 0;
+        immData = 0;
+        sourceQp = 0;
+        owner = null;
+        nextReturned = null;
+    }
+
+    boolean held() {
+        return state == HELD;
+    }
+
+    boolean lent() {
+        return state == LENT;
+    }
+
+    void state(int s) {
+        STATE.setVolatile(this, s);
+    }
+
+    private IllegalStateException misuse(String what) {
+        int s = state;
+        String why = switch (s) {
+            case FREE, RETURNING -> "it was already released";
+            case LENT -> "it is lent to the hardware by a pending work request";
+            default -> "it is held";
+        };
+        IllegalStateException e = new IllegalStateException("cannot " + what + " buffer " + index + " of " + pool
+                + ": " + why + (releasedAt == null && acquiredAt == null ? " (enable leak tracking to see where)" : ""));
+        if (releasedAt != null && (s == FREE || s == RETURNING)) {
+            e.addSuppressed(releasedAt);
+        } else if (acquiredAt != null) {
+            e.addSuppressed(acquiredAt);
+        }
+        return e;
+    }
+}

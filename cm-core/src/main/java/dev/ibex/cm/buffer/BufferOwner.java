@@ -1,0 +1,11 @@
+package dev.ibex.cm.buffer;
+
+/**
+ * Who wants to know when the application releases a buffer it was handed (a connection that received into it
+ * and re-posts a receive for each one released: that is how receive credits follow application demand).
+ * Called on the pool's event loop thread.
+ */
+@FunctionalInterface
+public interface BufferOwner {
+    void released(Buffer buffer);
+}

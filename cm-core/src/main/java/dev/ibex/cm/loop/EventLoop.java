@@ -1,0 +1,584 @@
+package dev.ibex.cm.loop;
+
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.AsyncEventSource;
+import dev.ibex.cm.spi.CmEvent;
+import dev.ibex.cm.spi.CmEventType;
+import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.CompletionBatch;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.RecvBatch;
+import java.lang.foreign.Arena;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Queue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One thread that blocks in its provider {@link Poller} and runs everything of the endpoints it owns: CM events
+ * (dispatched to endpoint state machines), completions (arm-then-poll, budgeted per CQ and turn so a busy CQ
+ * cannot starve the others), async events, tasks and timers. Nothing on the thread blocks except the poller's
+ * wait.
+ *
+ * <p>A turn: run queued tasks (FIFO per submitting thread), run due timers, poll the sources (without waiting
+ * when work is pending), deliver completions, flush batched sends and receives. {@link #execute} and
+ * {@link #schedule} may be called from any thread; the other public methods are for endpoints, on the loop.
+ */
+public final class EventLoop implements Executor {
+    private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
+
+    private static final int RUNNING = 0;
+    private static final int SHUTTING_DOWN = 1;
+    private static final int TERMINATED = 2;
+
+    /** A pollable source's reader (the poller's attachment). */
+    @FunctionalInterface
+    interface Source {
+        void onReady();
+    }
+
+    /** The threads of event loops (what BlockHound is told are non-blocking). */
+    static final class LoopThread extends Thread {
+        LoopThread(Runnable r, String name) {
+            super(r, name);
+            setDaemon(true);
+        }
+    }
+
+    private final EventLoopGroup group;
+    private final int index;
+    private final LoopOptions options;
+    private final Fabric fabric;
+    private final Poller poller;
+    private final EventChannel cmChannel;
+    private final LoopThread thread;
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
+    private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
+    private final List<AsyncEventSource> asyncSources = new ArrayList<>();
+    private final EndpointTable endpoints = new EndpointTable();
+    private final ArrayDeque<WatchedCq> readyCqs = new ArrayDeque<>();
+    private final ArrayDeque<Flushable> flushes = new ArrayDeque<>();
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+    private final Poller.ReadyHandler readyHandler = a -> ((Source) a).onReady();
+    private final Arena arena = Arena.ofShared();
+    private final CompletionBatch wcs;
+    private final RecvBatch recvBatch;
+    private volatile boolean sleeping;
+    private volatile int phase = RUNNING;
+    private long timerSeq;
+    private long shutdownDeadline;
+
+    EventLoop(EventLoopGroup group, int index, LoopOptions options) {
+        this.group = group;
+        this.index = index;
+        this.options = options;
+        this.fabric = group.fabric();
+        this.wcs = CompletionBatch.allocate(arena, Math.min(32, options.completionBudget()));
+        this.recvBatch = RecvBatch.allocate(arena, 64, 1);
+        this.poller = fabric.createPoller();
+        try {
+            this.cmChannel = fabric.createEventChannel();
+            poller.register(cmChannel, (Source) this::readCmEvents);
+        } catch (RuntimeException e) {
+            poller.close();
+            throw e;
+        }
+        this.thread = new LoopThread(this::run, options.threadName() + "-" + index);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Whether {@code t} is an event loop thread (to tell BlockHound which threads must not block). */
+    public static boolean isLoopThread(Thread t) {
+        return t instanceof LoopThread;
+    }
+
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    /** This loop's position in its group. */
+    public int index() {
+        return index;
+    }
+
+    public LoopOptions options() {
+        return options;
+    }
+
+    public boolean inEventLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Whether the loop stopped accepting new endpoints (the group is closing). */
+    public boolean isShuttingDown() {
+        return phase != RUNNING;
+    }
+
+    /**
+     * Runs {@code task} on the loop thread, after the tasks already submitted. Wakes the loop if it waits.
+     *
+     * @throws RejectedExecutionException when the loop has terminated
+     */
+    @Override
+    public void execute(Runnable task) {
+        if (phase == TERMINATED) {
+            throw new RejectedExecutionException("event loop " + thread.getName() + " has terminated");
+        }
+        tasks.add(task);
+        if (sleeping && !inEventLoop()) {
+            poller.wakeup();
+        }
+    }
+
+    /** Runs {@code task} now when on the loop, else {@link #execute}s it. */
+    public void run(Runnable task) {
+        if (inEventLoop()) {
+            task.run();
+        } else {
+            execute(task);
+        }
+    }
+
+    /** Runs {@code task} on the loop and completes with its result (convenient off the loop; allocates). */
+    public <T> CompletableFuture<T> submit(Callable<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        execute(() -> {
+            try {
+                f.complete(task.call());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
+    }
+
+    /** Runs {@code task} on the loop after {@code delay}. No thread per timer. */
+    public ScheduledTask schedule(Runnable task, long delay, TimeUnit unit) {
+        long deadline = System.nanoTime() + Math.max(0, unit.toNanos(delay));
+        ScheduledTask t = new ScheduledTask(this, task, deadline);
+        if (inEventLoop()) {
+            addTimer(t);
+        } else {
+            execute(() -> addTimer(t));
+        }
+        return t;
+    }
+
+    private void addTimer(ScheduledTask t) {
+        if (!t.isCancelled()) {
+            t.seq = timerSeq++; // FIFO among equal deadlines, in the order they reach the loop
+            timers.add(t);
+        }
+    }
+
+    void removeTimer(ScheduledTask t) {
+        timers.remove(t);
+    }
+
+    /** Completes when the thread has stopped and everything the loop owned is closed. */
+    public CompletableFuture<Void> terminationFuture() {
+        return terminated;
+    }
+
+    // ---- for endpoints (loop thread) ----
+
+    /** The loop's CM event channel: ids created on it are dispatched by this loop. */
+    public EventChannel cmChannel() {
+        return cmChannel;
+    }
+
+    /** The loop's resources on {@code context}, created on first use. */
+    public LoopDevice device(DeviceContext context) {
+        checkInLoop();
+        LoopDevice d = devices.get(context);
+        if (d == null) {
+            if (phase != RUNNING) {
+                throw new IllegalStateException("event loop " + thread.getName() + " is shutting down");
+            }
+            d = new LoopDevice(this, context);
+            devices.put(context, d);
+            group.ensureAsyncReader(context);
+        }
+        return d;
+    }
+
+    /**
+     * Registers an endpoint so the loop dispatches completions to it and closes it at shutdown.
+     *
+     * @return its handle, for {@link WrId#encode}
+     * @throws IllegalStateException when the loop is shutting down
+     */
+    public int register(LoopEndpoint endpoint) {
+        checkInLoop();
+        if (phase != RUNNING) {
+            throw new IllegalStateException("event loop " + thread.getName() + " is shutting down");
+        }
+        return endpoints.add(endpoint);
+    }
+
+    /** Forgets an endpoint; later completions naming its handle are dropped as stale. */
+    public void unregister(int handle, LoopEndpoint endpoint) {
+        checkInLoop();
+        endpoints.remove(handle, endpoint);
+    }
+
+    /** Endpoints registered now. */
+    public int endpointCount() {
+        return endpoints.size();
+    }
+
+    /** Queues {@code f} to be flushed at the end of this turn (the caller keeps a flag to queue it once). */
+    public void requestFlush(Flushable f) {
+        flushes.add(f);
+    }
+
+    /** A reusable receive batch for posting (loop thread, within one call). */
+    public RecvBatch recvBatch() {
+        return recvBatch;
+    }
+
+    /** Hands a callback failure to the loop's uncaught-exception policy (logs it). */
+    public void reportUncaught(Throwable t) {
+        group.reportUncaught(thread.getName(), t);
+    }
+
+    Poller poller() {
+        return poller;
+    }
+
+    void ready(WatchedCq w) {
+        if (!w.queued) {
+            w.queued = true;
+            readyCqs.add(w);
+        }
+    }
+
+    private void checkInLoop() {
+        if (!inEventLoop()) {
+            throw new IllegalStateException("call this on the event loop thread " + thread.getName() + ", not "
+                    + Thread.currentThread().getName());
+        }
+    }
+
+    // ---- the loop ----
+
+    private void run() {
+        try {
+            while (true) {
+                runTasks();
+                runTimers();
+                if (phase == SHUTTING_DOWN && shutdownDone()) {
+                    break;
+                }
+                waitForEvents();
+                processCompletions();
+                flush();
+            }
+        } catch (Throwable t) {
+            LOG.error("event loop {} stopped by an unexpected error", thread.getName(), t);
+        } finally {
+            terminate();
+        }
+    }
+
+    private void runTasks() {
+        // only the tasks present now: tasks that submit tasks must not starve I/O
+        int n = tasks.size();
+        for (int i = 0; i < n; i++) {
+            Runnable r = tasks.poll();
+            if (r == null) {
+                break;
+            }
+            guarded(r);
+        }
+    }
+
+    private void runTimers() {
+        long now = System.nanoTime();
+        ScheduledTask t;
+        while ((t = timers.peek()) != null && t.deadlineNanos - now <= 0) {
+            timers.poll();
+            if (!t.isCancelled()) {
+                t.done = true;
+                guarded(t.task);
+            }
+        }
+    }
+
+    private void waitForEvents() {
+        long timeout;
+        if (!tasks.isEmpty() || !readyCqs.isEmpty() || !flushes.isEmpty()) {
+            timeout = 0;
+        } else {
+            ScheduledTask next = timers.peek();
+            long untilNext = next == null ? -1 : next.deadlineNanos - System.nanoTime();
+            timeout = next == null ? -1 : Math.max(0, untilNext);
+            if (phase == SHUTTING_DOWN) {
+                long left = Math.max(1, shutdownDeadline - System.nanoTime());
+                timeout = timeout < 0 ? left : Math.min(timeout, left);
+            }
+        }
+        if (timeout != 0) {
+            sleeping = true;
+            if (!tasks.isEmpty()) { // a task raced in before the flag was visible
+                timeout = 0;
+            }
+        }
+        try {
+            poller.poll(timeout, readyHandler);
+        } catch (RuntimeException e) {
+            LOG.warn("polling on {} failed: {}", thread.getName(), e.toString());
+        } finally {
+            sleeping = false;
+        }
+    }
+
+    private void readCmEvents() {
+        CmEvent e;
+        while ((e = cmChannel.poll()) != null) {
+            dispatch(e);
+        }
+    }
+
+    private void dispatch(CmEvent e) {
+        CmId target = e.type() == CmEventType.CONNECT_REQUEST ? e.listenId() : e.id();
+        Object context = target == null ? null : target.context();
+        if (context instanceof LoopEndpoint ep) {
+            EventLoop owner = ep.loop();
+            if (owner == this) {
+                try {
+                    ep.onCmEvent(e);
+                } catch (Throwable t) {
+                    reportUncaught(t);
+                }
+            } else {
+                owner.execute(() -> ep.onCmEvent(e)); // the id moved loops while its event was queued here
+            }
+        } else if (e.type() == CmEventType.CONNECT_REQUEST) {
+            LOG.debug("rejecting a connection request for a listener that is gone");
+            rejectStray(e.id());
+        } else {
+            LOG.debug("dropping {} for an id without endpoint", e);
+        }
+    }
+
+    /** Rejects and destroys a request id nobody will answer. */
+    public static void rejectStray(CmId id) {
+        try {
+            id.reject(new byte[0]);
+        } catch (RuntimeException ignored) {
+            // the peer learns from the destroy as well
+        } finally {
+            id.close();
+        }
+    }
+
+    private void processCompletions() {
+        int n = readyCqs.size();
+        for (int k = 0; k < n; k++) {
+            WatchedCq w = readyCqs.poll();
+            boolean more = !w.closed && drain(w);
+            if (more) {
+                readyCqs.add(w);
+            } else {
+                w.queued = false;
+            }
+        }
+    }
+
+    /** Polls one CQ up to the budget; true when it may hold more. */
+    private boolean drain(WatchedCq w) {
+        int budget = options.completionBudget();
+        int done = 0;
+        while (done < budget) {
+            int got;
+            try {
+                got = w.cq.poll(wcs);
+            } catch (RuntimeException e) {
+                LOG.warn("polling a CQ on {} failed: {}", thread.getName(), e.toString());
+                return false;
+            }
+            for (int i = 0; i < got; i++) {
+                dispatchCompletion(w, i);
+            }
+            done += got;
+            if (got < wcs.capacity() || w.closed) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void dispatchCompletion(WatchedCq w, int i) {
+        long wrId = wcs.wrId(i);
+        int kind = WrId.kind(wrId);
+        LoopEndpoint ep;
+        if (kind == WrId.SRQ_RECV) {
+            LoopDevice d = w.device;
+            d.srqConsumed();
+            ep = d.endpointOfQp(wcs.qpNum(i));
+            if (ep == null) {
+                var b = d.pool().buffer(WrId.slot(wrId));
+                if (b != null) {
+                    d.returnSrqBuffer(b);
+                }
+                return;
+            }
+        } else {
+            ep = endpoints.get(WrId.handle(wrId));
+            if (ep == null) {
+                // a completion of an endpoint torn down without draining: its buffers were already reclaimed
+                LOG.debug("dropping a stale completion (wr_id 0x{}, {})", Long.toHexString(wrId), wcs.status(i));
+                return;
+            }
+        }
+        try {
+            ep.onCompletion(wcs, i, kind, WrId.slot(wrId));
+        } catch (Throwable t) {
+            reportUncaught(t);
+        }
+    }
+
+    private void flush() {
+        Flushable f;
+        while ((f = flushes.poll()) != null) {
+            try {
+                f.flush();
+            } catch (Throwable t) {
+                reportUncaught(t);
+            }
+        }
+    }
+
+    private void guarded(Runnable r) {
+        try {
+            r.run();
+        } catch (Throwable t) {
+            reportUncaught(t);
+        }
+    }
+
+    // ---- async events ----
+
+    void registerAsync(AsyncEventSource source) {
+        asyncSources.add(source);
+        poller.register(source, (Source) () -> {
+            AsyncEvent ev;
+            while ((ev = source.poll()) != null) {
+                group.route(ev);
+            }
+        });
+    }
+
+    /** Gives a port, device, CQ or SRQ event to every endpoint of this loop on the event's device. */
+    void broadcast(AsyncEvent e) {
+        for (LoopEndpoint ep : endpoints.snapshot()) {
+            if (ep.device() == e.device()) {
+                try {
+                    ep.onAsyncEvent(e);
+                } catch (Throwable t) {
+                    reportUncaught(t);
+                }
+            }
+        }
+    }
+
+    // ---- shutdown ----
+
+    /** Starts a graceful shutdown: endpoints close (draining), then resources, then the thread ends. */
+    void shutdown() {
+        try {
+            execute(() -> {
+                if (phase != RUNNING) {
+                    return;
+                }
+                phase = SHUTTING_DOWN;
+                shutdownDeadline = System.nanoTime() + options.closeTimeout().toNanos();
+                for (LoopEndpoint ep : endpoints.snapshot()) {
+                    guarded(ep::close);
+                }
+            });
+        } catch (RejectedExecutionException alreadyTerminated) {
+            // nothing to do
+        }
+    }
+
+    private boolean shutdownDone() {
+        if (endpoints.size() == 0) {
+            return true;
+        }
+        if (System.nanoTime() - shutdownDeadline >= 0) {
+            LOG.warn("{}: {} endpoints did not close within {}; tearing them down", thread.getName(), endpoints.size(),
+                    options.closeTimeout());
+            for (LoopEndpoint ep : endpoints.snapshot()) {
+                guarded(ep::abort);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private void terminate() {
+        for (LoopDevice d : devices.values()) {
+            d.close();
+        }
+        devices.clear();
+        for (AsyncEventSource s : asyncSources) {
+            quietly(() -> poller.deregister(s));
+        }
+        quietly(() -> poller.deregister(cmChannel));
+        quietly(cmChannel::close);
+        quietly(poller::close);
+        phase = TERMINATED;
+        Runnable r;
+        while ((r = tasks.poll()) != null) { // raced in before TERMINATED was visible
+            guarded(r);
+        }
+        quietly(arena::close);
+        terminated.complete(null);
+    }
+
+    private void quietly(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("closing a resource of {} failed: {}", thread.getName(), e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return thread.getName();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    /** The loop devices (for leak checks), loop thread. */
+    List<LoopDevice> devices() {
+        return new ArrayList<>(devices.values());
+    }
+}

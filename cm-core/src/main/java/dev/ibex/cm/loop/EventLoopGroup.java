@@ -1,0 +1,249 @@
+package dev.ibex.cm.loop;
+
+import dev.ibex.cm.buffer.BufferLeak;
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.Providers;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * N {@link EventLoop}s over one opened {@link Fabric}. Endpoints are spread over the loops with {@link #next()}
+ * (round-robin). Each device's async events are read by exactly one loop and routed to the loop owning the
+ * affected endpoint (QP/CQ/SRQ events) or to every loop (port and device events).
+ *
+ * <p>Ownership: a group made by {@link #open} opened the fabric and closes it last; a group made by {@link #of}
+ * leaves the fabric to the caller (close the group first).
+ *
+ * <p>{@link #close()} closes every endpoint (connections disconnect and drain their flushed completions, bounded by
+ * {@link LoopOptions#closeTimeout()}), then each loop's resources in verbs order, then joins the threads.
+ */
+public final class EventLoopGroup implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EventLoopGroup.class);
+
+    private final Fabric fabric;
+    private final boolean ownsFabric;
+    private final LoopOptions options;
+    private final EventLoop[] loops;
+    private final AtomicInteger next = new AtomicInteger();
+    private final Map<DeviceContext, EventLoop> asyncReaders = new ConcurrentHashMap<>();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final CompletableFuture<Void> terminated;
+
+    private EventLoopGroup(Fabric fabric, boolean ownsFabric, LoopOptions options) {
+        this.fabric = fabric;
+        this.ownsFabric = ownsFabric;
+        this.options = options;
+        this.loops = new EventLoop[options.loops()];
+        try {
+            for (int i = 0; i < loops.length; i++) {
+                loops[i] = new EventLoop(this, i, options);
+            }
+        } catch (RuntimeException e) {
+            for (EventLoop l : loops) {
+                if (l != null) {
+                    l.start();
+                    l.shutdown();
+                }
+            }
+            throw e;
+        }
+        CompletableFuture<?>[] all = new CompletableFuture<?>[loops.length];
+        for (int i = 0; i < loops.length; i++) {
+            all[i] = loops[i].terminationFuture();
+        }
+        // the fabric closes off the loop threads: closing a provider may join its own threads
+        this.terminated = CompletableFuture.allOf(all).thenRunAsync(this::closeFabric,
+                r -> Thread.ofPlatform().daemon().name("ibex-group-close").start(r));
+        for (EventLoop l : loops) {
+            l.start();
+        }
+    }
+
+    /**
+     * Opens a provider ({@link Providers#select} with {@code provider}, which may be {@code null} for the default
+     * rule) and runs the loops over it; the group closes the fabric.
+     */
+    public static EventLoopGroup open(String provider, ProviderConfig config, LoopOptions options) {
+        Fabric f = Providers.select(provider).open(config);
+        try {
+            return new EventLoopGroup(f, true, options);
+        } catch (RuntimeException e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    /** {@link #open(String, ProviderConfig, LoopOptions)} with default configuration and options. */
+    public static EventLoopGroup open(String provider) {
+        return open(provider, ProviderConfig.DEFAULT, LoopOptions.DEFAULT);
+    }
+
+    /** Loops over a fabric the caller opened and will close (after closing the group). */
+    public static EventLoopGroup of(Fabric fabric, LoopOptions options) {
+        return new EventLoopGroup(fabric, false, options);
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    public LoopOptions options() {
+        return options;
+    }
+
+    /** The next loop, round-robin. */
+    public EventLoop next() {
+        return loops[Math.floorMod(next.getAndIncrement(), loops.length)];
+    }
+
+    public List<EventLoop> loops() {
+        return List.of(loops);
+    }
+
+    /** Whether the calling thread is one of this group's loops. */
+    public boolean inEventLoop() {
+        for (EventLoop l : loops) {
+            if (l.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public boolean isShuttingDown() {
+        return closing.get();
+    }
+
+    /** Starts closing; returns at once. */
+    public CompletableFuture<Void> shutdownGracefully() {
+        if (closing.compareAndSet(false, true)) {
+            for (EventLoop l : loops) {
+                l.shutdown();
+            }
+        }
+        return terminated;
+    }
+
+    /** Completes when every loop has stopped and, if owned, the fabric is closed. */
+    public CompletableFuture<Void> terminationFuture() {
+        return terminated;
+    }
+
+    /**
+     * Closes every endpoint and resource and joins the threads, waiting at most the close timeout plus a second.
+     * Called on a loop thread it only starts the shutdown (a loop cannot wait for itself).
+     */
+    @Override
+    public void close() {
+        shutdownGracefully();
+        if (inEventLoop()) {
+            return;
+        }
+        long waitMs = options.closeTimeout().toMillis() + 1000;
+        try {
+            terminated.get(waitMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("event loops did not terminate within {} ms", waitMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            LOG.warn("closing the fabric failed", e.getCause());
+        }
+        for (EventLoop l : loops) {
+            try {
+                l.thread().join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /**
+     * Every buffer the application holds and has not released, across all loops (a test helper; blocks the caller
+     * up to 5 s per loop, so never call it on a loop).
+     */
+    public List<BufferLeak> bufferLeaks() {
+        List<BufferLeak> out = new ArrayList<>();
+        for (EventLoop l : loops) {
+            try {
+                out.addAll(l.submit(() -> {
+                    List<BufferLeak> leaks = new ArrayList<>();
+                    for (LoopDevice d : l.devices()) {
+                        d.pool().drainReturns();
+                        leaks.addAll(d.pool().leaks());
+                    }
+                    return leaks;
+                }).get(5, TimeUnit.SECONDS));
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot inspect the buffers of " + l, e);
+            }
+        }
+        return out;
+    }
+
+    void ensureAsyncReader(DeviceContext context) {
+        asyncReaders.computeIfAbsent(context, c -> {
+            int i = Math.max(0, fabric.devices().indexOf(c));
+            EventLoop reader = loops[i % loops.length];
+            reader.run(() -> reader.registerAsync(c.asyncEvents()));
+            return reader;
+        });
+    }
+
+    /** Sends an async event to the loop(s) it concerns. */
+    void route(AsyncEvent e) {
+        switch (e.type().element()) {
+            case QP -> {
+                if (e.qp() != null && e.qp().context() instanceof LoopEndpoint ep) {
+                    ep.loop().run(() -> ep.onAsyncEvent(e));
+                }
+            }
+            case CQ -> {
+                if (e.cq() != null && e.cq().context() instanceof WatchedCq w) {
+                    w.device.loop().run(() -> w.device.loop().broadcast(e));
+                }
+            }
+            case SRQ -> {
+                if (e.srq() != null && e.srq().context() instanceof LoopDevice d) {
+                    d.loop().run(() -> d.onSrqEvent(e));
+                }
+            }
+            case PORT, DEVICE -> {
+                for (EventLoop l : loops) {
+                    l.run(() -> l.broadcast(e));
+                }
+            }
+        }
+    }
+
+    void reportUncaught(String where, Throwable t) {
+        LOG.warn("a task or callback on {} threw", where, t);
+        if (options.uncaughtHandler() != null) {
+            try {
+                options.uncaughtHandler().accept(t);
+            } catch (Throwable ignored) {
+                // the handler must not take the loop down
+            }
+        }
+    }
+
+    private void closeFabric() {
+        if (ownsFabric) {
+            fabric.close();
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package dev.ibex.cm.loop;
+
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferOwner;
+import dev.ibex.cm.buffer.BufferPool;
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CompletionChannel;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.DeviceAttributes;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.PostException;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.RecvBatch;
+import dev.ibex.cm.spi.SharedReceiveQueue;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one loop holds on one device, created the first time an endpoint of the loop uses the device: a
+ * protection domain, a completion channel registered with the loop's poller, a shared CQ (per-connection CQs
+ * are created on the same channel), an optional SRQ kept filled from the pool, and the registered buffer pool.
+ * Closed with the loop, in verbs order: SRQ, CQs (after acknowledging their events), channel, memory, PD.
+ * Loop-confined.
+ */
+public final class LoopDevice implements BufferOwner, Flushable {
+    private static final Logger LOG = LoggerFactory.getLogger(LoopDevice.class);
+
+    private final EventLoop loop;
+    private final DeviceContext context;
+    private final DeviceAttributes attributes;
+    private final List<WatchedCq> cqs = new ArrayList<>();
+    private final QpDirectory qps = new QpDirectory();
+    private ProtectionDomain pd;
+    private CompletionChannel channel;
+    private CompletionQueue sharedCq;
+    private BufferPool pool;
+    private SharedReceiveQueue srq;
+    private int srqPosted;
+    private boolean flushQueued;
+    private boolean closed;
+
+    LoopDevice(EventLoop loop, DeviceContext context) {
+        this.loop = loop;
+        this.context = context;
+        this.attributes = context.queryDevice();
+        try {
+            pd = context.allocPd();
+            channel = context.createCompletionChannel();
+            loop.poller().register(channel, (EventLoop.Source) this::readChannel);
+            sharedCq = createCq(loop.options().cqEntries());
+            Runnable drain = () -> pool.drainReturns();
+            pool = new BufferPool(pd, loop.options().buffers(), () -> loop.execute(drain));
+            int depth = loop.options().srqDepth();
+            if (depth > 0) {
+                srq = pd.createSharedReceiveQueue(depth, 1, 0);
+                srq.context(this);
+                flush();
+                srq.modify(0, Math.max(1, depth / 4), SharedReceiveQueue.LIMIT);
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    public EventLoop loop() {
+        return loop;
+    }
+
+    public DeviceContext context() {
+        return context;
+    }
+
+    /** The device's attributes, queried once. */
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    /** The loop's registered buffers on this device. */
+    public BufferPool pool() {
+        return pool;
+    }
+
+    /** The CQ the loop's endpoints on this device share. */
+    public CompletionQueue sharedCq() {
+        return sharedCq;
+    }
+
+    /** The shared receive queue, or {@code null} when the loop runs without one. */
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    /** A CQ of its own (e.g. per connection) on this loop's completion channel, armed and watched. */
+    public CompletionQueue createCq(int minEntries) {
+        CompletionQueue cq = context.createCompletionQueue(minEntries, channel,
+                loop.index() % Math.max(1, context.numCompVectors()));
+        WatchedCq w = new WatchedCq(cq, this);
+        cqs.add(w);
+        cq.requestNotify(false);
+        loop.ready(w); // poll once: anything that arrived before arming raised no event
+        return cq;
+    }
+
+    /** Acknowledges the CQ's outstanding events, then destroys it (its QPs must be gone). */
+    public void destroyCq(CompletionQueue cq) {
+        if (cq.context() instanceof WatchedCq w && w.device == this) {
+            cqs.remove(w);
+            w.destroy();
+        } else {
+            throw new IllegalArgumentException("the CQ was not created by this loop device");
+        }
+    }
+
+    /** Routes SRQ receive completions of {@code qpNum} to {@code endpoint}. */
+    public void bindQp(int qpNum, LoopEndpoint endpoint) {
+        qps.put(qpNum, endpoint);
+    }
+
+    public void unbindQp(int qpNum) {
+        qps.remove(qpNum);
+    }
+
+    LoopEndpoint endpointOfQp(int qpNum) {
+        return qps.get(qpNum);
+    }
+
+    /** An SRQ receive completed (the loop counts it before dispatching). */
+    void srqConsumed() {
+        srqPosted--;
+    }
+
+    /**
+     * Gives back an SRQ buffer whose receive failed or found no endpoint; the SRQ is refilled at the end of the
+     * turn.
+     */
+    public void returnSrqBuffer(Buffer b) {
+        b.reclaim();
+        b.release();
+        requestFlush();
+    }
+
+    /** The application released an SRQ buffer: re-post. */
+    @Override
+    public void released(Buffer buffer) {
+        requestFlush();
+    }
+
+    private void requestFlush() {
+        if (!flushQueued && srq != null && !closed) {
+            flushQueued = true;
+            loop.requestFlush(this);
+        }
+    }
+
+    /** Tops the SRQ up to its depth from the pool. */
+    @Override
+    public void flush() {
+        flushQueued = false;
+        if (srq == null || closed) {
+            return;
+        }
+        RecvBatch batch = loop.recvBatch();
+        int want = loop.options().srqDepth() - srqPosted;
+        while (want > 0) {
+            int n = 0;
+            while (n < batch.capacity() && n < want) {
+                Buffer b = pool.tryAcquire();
+                if (b == null) {
+                    break;
+                }
+                b.lend();
+                batch.wrId(n, WrId.encode(WrId.SRQ_RECV, 0, b.index())).single(n, b.address(), b.capacity(), b.lkey());
+                n++;
+            }
+            if (n == 0) {
+                return;
+            }
+            int posted = n;
+            try {
+                srq.postRecv(batch, n);
+            } catch (PostException e) {
+                posted = e.failedIndex();
+                for (int i = posted; i < n; i++) {
+                    Buffer b = pool.buffer(WrId.slot(batch.wrId(i)));
+                    b.reclaim();
+                    b.release();
+                }
+                LOG.warn("refilling the SRQ of {} stopped: {}", context.device().name(), e.getMessage());
+                srqPosted += posted;
+                return;
+            }
+            srqPosted += posted;
+            want -= posted;
+        }
+    }
+
+    /** SRQ events: refill and re-arm the one-shot limit event. */
+    void onSrqEvent(AsyncEvent e) {
+        if (e.type() == AsyncEventType.SRQ_LIMIT_REACHED && srq != null && !closed) {
+            LOG.debug("SRQ of {} below its limit ({} posted): refilling", context.device().name(), srqPosted);
+            flush();
+            srq.modify(0, Math.max(1, loop.options().srqDepth() / 4), SharedReceiveQueue.LIMIT);
+        }
+        loop.broadcast(e);
+    }
+
+    /** Channel readiness: take every notification, count and re-arm each CQ, queue it for polling. */
+    private void readChannel() {
+        CompletionQueue cq;
+        while ((cq = channel.poll()) != null) {
+            if (cq.context() instanceof WatchedCq w && !w.closed) {
+                w.notified(loop.options().ackBatch());
+                loop.ready(w);
+            }
+        }
+    }
+
+    /** Closes everything in verbs order; QPs and address handles must already be gone. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (srq != null) {
+            quietly("destroying the SRQ", srq::close);
+        }
+        for (WatchedCq w : cqs) {
+            quietly("destroying a CQ", w::destroy);
+        }
+        cqs.clear();
+        if (channel != null) {
+            quietly("deregistering the completion channel", () -> loop.poller().deregister(channel));
+            quietly("destroying the completion channel", channel::close);
+        }
+        if (pool != null) {
+            quietly("closing the buffer pool", pool::close);
+        }
+        if (pd != null) {
+            quietly("deallocating the PD", pd::close);
+        }
+    }
+
+    private void quietly(String what, Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("{} of {} failed: {}", what, context.device().name(), e.toString());
+        }
+    }
+}

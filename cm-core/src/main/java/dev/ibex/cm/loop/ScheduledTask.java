@@ -1,0 +1,43 @@
+package dev.ibex.cm.loop;
+
+/**
+ * A task an {@link EventLoop} runs at a deadline (connect timeouts, drain deadlines). Timers live in the loop's
+ * priority queue; there is no thread per timer. Tasks with the same deadline run in the order they were scheduled.
+ */
+public final class ScheduledTask implements Comparable<ScheduledTask> {
+    private final EventLoop loop;
+    final Runnable task;
+    final long deadlineNanos;
+    long seq;
+    private volatile boolean cancelled;
+    boolean done;
+
+    ScheduledTask(EventLoop loop, Runnable task, long deadlineNanos) {
+        this.loop = loop;
+        this.task = task;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /** Prevents the task from running if it has not started. Thread-safe. */
+    public void cancel() {
+        cancelled = true;
+        if (loop.inEventLoop()) {
+            loop.removeTimer(this);
+        }
+    }
+
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    /** The {@link System#nanoTime()} at which the task runs. */
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
+    public int compareTo(ScheduledTask o) {
+        int c = Long.compare(deadlineNanos - o.deadlineNanos, 0);
+        return c != 0 ? c : Long.compare(seq, o.seq);
+    }
+}

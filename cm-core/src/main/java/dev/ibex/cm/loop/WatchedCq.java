@@ -1,0 +1,43 @@
+package dev.ibex.cm.loop;
+
+import dev.ibex.cm.spi.CompletionQueue;
+
+/**
+ * A loop's bookkeeping for one CQ it reads: notifications taken but not yet acknowledged (acked in batches and
+ * always before the CQ is destroyed), and whether it waits in the loop's ready ring.
+ */
+final class WatchedCq {
+    final CompletionQueue cq;
+    final LoopDevice device;
+    int unacked;
+    boolean queued;
+    boolean closed;
+
+    WatchedCq(CompletionQueue cq, LoopDevice device) {
+        this.cq = cq;
+        this.device = device;
+        cq.context(this);
+    }
+
+    /** A notification arrived: count it, ack a full batch, re-arm (before polling, so nothing is missed). */
+    void notified(int ackBatch) {
+        if (++unacked >= ackBatch) {
+            cq.ackEvents(unacked);
+            unacked = 0;
+        }
+        cq.requestNotify(false);
+    }
+
+    /** Settles outstanding notifications and destroys the CQ. */
+    void destroy() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (unacked > 0) {
+            cq.ackEvents(unacked);
+            unacked = 0;
+        }
+        cq.close();
+    }
+}

@@ -1,0 +1,157 @@
+package dev.ibex.cm.buffer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ibex.cm.fake.FakeFabric;
+import dev.ibex.cm.spi.Access;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.ResourceKind;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class BufferPoolTest {
+    private final FakeFabric fabric = FakeFabric.scripted();
+    private final ProtectionDomain pd = fabric.devices().get(0).allocPd();
+    private final AtomicInteger signals = new AtomicInteger();
+
+    private BufferPool pool(int perSlab, int max, boolean track) {
+        return new BufferPool(pd, BufferPool.Options.DEFAULT.withBufferSize(256).withSlabs(perSlab, max)
+                .withLeakTracking(track), signals::incrementAndGet);
+    }
+
+    @AfterEach
+    void close() {
+        fabric.close();
+    }
+
+    @Test
+    void growsASlabAtATimeRegisteringEachOnceUpToTheLimit() {
+        BufferPool p = pool(4, 10, false);
+        assertThat(p.allocated()).isZero();
+        List<Buffer> held = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            held.add(p.acquire());
+        }
+        assertThat(p.allocated()).isEqualTo(10);
+        assertThat(fabric.count(ResourceKind.MEMORY_REGION)).as("slabs of 4, 4 and 2").isEqualTo(3);
+        assertThat(p.tryAcquire()).isNull();
+        assertThatThrownBy(p::acquire).isInstanceOf(IllegalStateException.class).hasMessageContaining("exhausted");
+        assertThat(held).extracting(Buffer::index).doesNotHaveDuplicates();
+        assertThat(held).allSatisfy(b -> assertThat(b.capacity()).isEqualTo(256));
+        assertThat(held.get(0).address() % 4096).as("slabs are page aligned").isZero();
+        held.get(3).release();
+        assertThat(p.acquire()).isSameAs(held.get(3));
+        p.close();
+        assertThat(fabric.count(ResourceKind.MEMORY_REGION)).isZero();
+    }
+
+    @Test
+    void slabsAreRegisteredWithTheConfiguredAccess() {
+        BufferPool p = new BufferPool(pd, BufferPool.Options.DEFAULT.withAccess(EnumSet.of(Access.LOCAL_WRITE,
+                Access.REMOTE_ATOMIC)), null);
+        Buffer b = p.acquire();
+        assertThat(b.remote()).isEqualTo(new RemoteBuffer(b.address(), b.rkey(), b.capacity()));
+        assertThatThrownBy(() -> BufferPool.Options.DEFAULT.withAccess(EnumSet.of(Access.REMOTE_WRITE)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("LOCAL_WRITE");
+        p.close();
+    }
+
+    @Test
+    void aDoubleReleaseIsRefusedAndNamesTheFirstRelease() {
+        BufferPool p = pool(4, 4, true);
+        Buffer b = p.acquire();
+        b.release();
+        assertThatThrownBy(b::release).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already released")
+                .satisfies(e -> assertThat(e.getSuppressed()[0].getStackTrace())
+                        .extracting(StackTraceElement::getMethodName)
+                        .contains("aDoubleReleaseIsRefusedAndNamesTheFirstRelease"));
+        assertThat(p.available()).as("the buffer is in the pool once").isEqualTo(4);
+        p.close();
+    }
+
+    @Test
+    void aLentBufferCannotBeReleased() {
+        BufferPool p = pool(4, 4, false);
+        Buffer b = p.acquire();
+        b.lend();
+        assertThatThrownBy(b::release).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lent to the hardware");
+        b.reclaim();
+        b.release();
+        assertThat(b.isFree()).isTrue();
+        p.close();
+    }
+
+    @Test
+    void theLeakDetectorReportsUnreleasedBuffersWithWhereTheyWereAcquired() {
+        BufferPool p = pool(8, 8, true);
+        Buffer kept = p.acquire();
+        p.acquire().release();
+        Buffer received = p.acquire();
+        received.lend();
+        received.deliver(0, 10, 0, 0, 0, null);
+        List<BufferLeak> leaks = p.leaks();
+        assertThat(leaks).extracting(BufferLeak::index).containsExactlyInAnyOrder(kept.index(), received.index());
+        assertThat(leaks.get(0).toString()).contains("never released").contains("acquired at")
+                .contains("theLeakDetectorReportsUnreleasedBuffersWithWhereTheyWereAcquired");
+        kept.release();
+        received.release();
+        assertThat(p.leaks()).isEmpty();
+        p.close();
+    }
+
+    @Test
+    void buffersReleasedOnAnotherThreadComeBackThroughTheReturnStack() throws Exception {
+        BufferPool p = pool(4, 4, false);
+        List<Buffer> all = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            all.add(p.acquire());
+        }
+        Thread t = Thread.ofPlatform().start(() -> all.forEach(Buffer::release));
+        t.join(5000);
+        assertThat(signals.get()).as("one signal for the whole batch").isEqualTo(1);
+        assertThat(p.available()).isZero();
+        assertThat(p.tryAcquire()).as("acquire drains the returns").isNotNull();
+        assertThat(p.available()).isEqualTo(3);
+        Thread other = Thread.ofPlatform().start(() -> assertThatThrownBy(p::acquire)
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("event loop thread"));
+        other.join(5000);
+        p.close();
+    }
+
+    @Test
+    void theOwnerOfADeliveredBufferHearsOfItsRelease() {
+        BufferPool p = pool(4, 4, false);
+        Buffer b = p.acquire();
+        b.segment().set(ValueLayout.JAVA_INT, 40, 7);
+        b.lend();
+        List<Buffer> told = new ArrayList<>();
+        b.deliver(40, 4, 0, 0, 0x42, told::add);
+        assertThat(b.offset()).isEqualTo(40);
+        assertThat(b.length()).isEqualTo(4);
+        assertThat(b.sourceQp()).isEqualTo(0x42);
+        assertThat(b.segment().get(ValueLayout.JAVA_INT, b.offset())).isEqualTo(7);
+        b.release();
+        assertThat(told).containsExactly(b);
+        assertThat(b.isFree()).isTrue();
+        p.close();
+    }
+
+    @Test
+    void aClosedPoolRefusesUseAndItsMemoryIsGone() {
+        BufferPool p = pool(4, 4, false);
+        Buffer b = p.acquire();
+        p.close();
+        assertThatThrownBy(p::acquire).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> b.segment().get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+        b.release(); // harmless after close
+        assertThat(fabric.resources().get(ResourceKind.MEMORY_REGION)).isZero();
+    }
+}

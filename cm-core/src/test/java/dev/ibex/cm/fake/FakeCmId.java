@@ -1,0 +1,626 @@
+package dev.ibex.cm.fake;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.AhAttr;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CmEvent;
+import dev.ibex.cm.spi.CmEventType;
+import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.CmOption;
+import dev.ibex.cm.spi.ConnParam;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.Mtu;
+import dev.ibex.cm.spi.PathRecord;
+import dev.ibex.cm.spi.PortSpace;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.QpAttr;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.UdParam;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A CM id. Every call is recorded ({@link #calls()}). In loopback mode ids of the same fabric resolve, connect
+ * (REQ → CONNECT_REQUEST at the listener, REJECTED 8 when nobody listens), accept (ESTABLISHED on both sides,
+ * SIDR answer for UDP ids), reject (REJECTED 28 / UNREACHABLE 2), disconnect (QPs to ERR, DISCONNECTED on both
+ * sides) and join multicast groups; in scripted mode the synchronous part happens and the test injects events.
+ */
+public final class FakeCmId implements CmId {
+    enum Phase { IDLE, BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTENING, CONNECTING, REQUESTED, CONNECTED, DISCONNECTED }
+
+    private static final InetSocketAddress NONE = new InetSocketAddress(FakeFabric.address("0.0.0.0"), 0);
+
+    private final FakeFabric fabric;
+    private volatile FakeEventChannel channel;
+    private final PortSpace portSpace;
+    private volatile Object context;
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+    private final Map<InetSocketAddress, Boolean> joins = new HashMap<>();
+    private Phase phase = Phase.IDLE;
+    private FakeDevice device;
+    private InetSocketAddress local = NONE;
+    private InetSocketAddress peerAddress = NONE;
+    private PathRecord route;
+    private FakeQp qp;
+    private FakeCmId peer;
+    private boolean disconnectedSent;
+    private volatile boolean closed;
+
+    FakeCmId(FakeFabric fabric, FakeEventChannel channel, PortSpace portSpace, Object context) {
+        this.fabric = fabric;
+        this.channel = channel;
+        this.portSpace = portSpace;
+        this.context = context;
+        channel.ids.add(this);
+        fabric.tracker.opened(this);
+    }
+
+    private boolean loopback() {
+        return fabric.mode == FakeFabric.Mode.LOOPBACK;
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException("CM id is destroyed");
+        }
+    }
+
+    private void emit(CmEventType type, int status, byte[] pd, ConnParam conn, UdParam ud, Object ctx) {
+        channel.inject(new CmEvent(type, this, null, status, pd, conn, ud, ctx));
+    }
+
+    /** Injects an event for this id on its current channel (scripted tests). */
+    public void inject(CmEventType type, int status, byte[] privateData) {
+        emit(type, status, privateData, null, null, null);
+    }
+
+    /** Injects an event carrying UD parameters (SIDR answers, multicast joins). */
+    public void inject(CmEventType type, int status, UdParam ud, Object ctx) {
+        emit(type, status, ud == null ? null : ud.privateData(), null, ud, ctx);
+    }
+
+    /**
+     * Scripted passive side: a connection request for this listening id arrives, with a new id on the listener's
+     * channel already bound to the device.
+     */
+    public FakeCmId injectRequest(byte[] privateData, InetSocketAddress from) {
+        FakeCmId child;
+        synchronized (fabric.lock) {
+            child = new FakeCmId(fabric, channel, portSpace, null);
+            child.device = device != null ? device : fabric.device(0);
+            child.local = new InetSocketAddress(child.device.ip(), local.getPort());
+            child.peerAddress = from;
+            child.phase = Phase.REQUESTED;
+        }
+        ConnParam conn = portSpace.qpType() == QpType.RC ? ConnParam.DEFAULT.withPrivateData(privateData) : null;
+        UdParam ud = portSpace.qpType() == QpType.UD ? new UdParam(privateData, null, 0, UdParam.RDMA_UDP_QKEY) : null;
+        channel.inject(new CmEvent(CmEventType.CONNECT_REQUEST, child, this, 0, privateData, conn, ud, null));
+        return child;
+    }
+
+    /** What was called on this id, in order ("connect", "accept", "disconnect" …). */
+    public List<String> calls() {
+        return List.copyOf(calls);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** The id on the other end of a request or connection. */
+    public FakeCmId peer() {
+        synchronized (fabric.lock) {
+            return peer;
+        }
+    }
+
+    public FakeEventChannel currentChannel() {
+        return channel;
+    }
+
+    FakeQp qpRef() {
+        return qp;
+    }
+
+    void forgetQp() {
+        qp = null;
+    }
+
+    // ---- CmId ----
+
+    @Override public EventChannel channel() { return channel; }
+    @Override public PortSpace portSpace() { return portSpace; }
+    @Override public QpType qpType() { return portSpace.qpType(); }
+    @Override public Object context() { return context; }
+    @Override public void context(Object context) { this.context = context; }
+
+    @Override
+    public void setOption(CmOption option, int value) {
+        check();
+        calls.add("setOption " + option);
+    }
+
+    @Override
+    public void bind(InetSocketAddress address) {
+        synchronized (fabric.lock) {
+            check();
+            calls.add("bind " + address);
+            InetAddress ip = address.getAddress();
+            FakeDevice d = ip.isAnyLocalAddress() ? null : fabric.deviceOf(ip);
+            if (d == null && !ip.isAnyLocalAddress()) {
+                throw new RdmaException("rdma_bind_addr", Errno.EADDRNOTAVAIL, ip.getHostAddress()
+                        + " is not an address of an RDMA device");
+            }
+            device = d;
+            local = new InetSocketAddress(ip, address.getPort() == 0 ? fabric.nextPort++ : address.getPort());
+            phase = Phase.BOUND;
+        }
+    }
+
+    @Override
+    public void resolveAddr(InetSocketAddress source, InetSocketAddress destination, int timeoutMs) {
+        boolean answer;
+        boolean ok;
+        synchronized (fabric.lock) {
+            check();
+            calls.add("resolveAddr " + destination);
+            if (source != null) {
+                FakeDevice s = fabric.deviceOf(source.getAddress());
+                if (s == null) {
+                    throw new RdmaException("rdma_resolve_addr", Errno.EADDRNOTAVAIL, source.getAddress()
+                            + " is not an address of an RDMA device");
+                }
+                device = s;
+            }
+            InetAddress dst = destination.getAddress();
+            FakeDevice target = fabric.deviceOf(dst);
+            ok = target != null || dst.isMulticastAddress();
+            if (device == null) {
+                device = target != null ? target : fabric.device(0);
+            }
+            local = new InetSocketAddress(device.ip(), local.getPort() != 0 ? local.getPort() : fabric.nextPort++);
+            peerAddress = destination;
+            phase = Phase.ADDR_RESOLVED;
+            answer = loopback() && !fabric.blackholed.contains(dst);
+        }
+        if (answer) {
+            emit(ok ? CmEventType.ADDR_RESOLVED : CmEventType.ADDR_ERROR, ok ? 0 : -Errno.ETIMEDOUT.number(), null,
+                    null, null, null);
+        }
+    }
+
+    @Override
+    public void resolveRoute(int timeoutMs) {
+        synchronized (fabric.lock) {
+            check();
+            calls.add("resolveRoute");
+            if (device == null) {
+                throw new RdmaException("rdma_resolve_route", Errno.EINVAL, "resolve the address first");
+            }
+            route = new PathRecord(Gid.of(local.getAddress()), Gid.of(peerAddress.getAddress()), 0, 0, 0, 64, 0,
+                    0xFFFF, 0, Mtu.MTU_1024, 3, 16);
+            phase = Phase.ROUTE_RESOLVED;
+        }
+        if (loopback()) {
+            emit(CmEventType.ROUTE_RESOLVED, 0, null, null, null, null);
+        }
+    }
+
+    @Override
+    public void listen(int backlog) {
+        synchronized (fabric.lock) {
+            check();
+            calls.add("listen");
+            if (phase != Phase.BOUND) {
+                throw new RdmaException("rdma_listen", Errno.EINVAL, "bind first");
+            }
+            String key = FakeFabric.listenKey(portSpace, local.getPort());
+            List<FakeCmId> same = fabric.listeners.computeIfAbsent(key, k -> new ArrayList<>());
+            for (FakeCmId other : same) {
+                InetAddress o = other.local.getAddress();
+                if (o.isAnyLocalAddress() || local.getAddress().isAnyLocalAddress() || o.equals(local.getAddress())) {
+                    throw new RdmaException("rdma_listen", Errno.EADDRINUSE, "port " + local.getPort() + " is taken");
+                }
+            }
+            same.add(this);
+            phase = Phase.LISTENING;
+        }
+    }
+
+    @Override
+    public void connect(ConnParam param) {
+        int limit = portSpace == PortSpace.UDP ? MAX_CONNECT_PRIVATE_DATA_UDP : MAX_CONNECT_PRIVATE_DATA_TCP;
+        checkPrivateData("rdma_connect", param.privateData(), limit);
+        FakeCmId listener;
+        FakeCmId child = null;
+        synchronized (fabric.lock) {
+            check();
+            calls.add("connect");
+            if (phase != Phase.ROUTE_RESOLVED) {
+                throw new RdmaException("rdma_connect", Errno.EINVAL, "resolve the route first");
+            }
+            phase = Phase.CONNECTING;
+            if (!loopback()) {
+                return;
+            }
+            listener = fabric.findListener(portSpace, peerAddress);
+            if (listener != null) {
+                child = new FakeCmId(fabric, listener.channel, portSpace, null);
+                child.device = listener.device != null ? listener.device : fabric.deviceOf(peerAddress.getAddress());
+                child.local = peerAddress;
+                child.peerAddress = local;
+                child.phase = Phase.REQUESTED;
+                child.peer = this;
+                peer = child;
+            }
+        }
+        if (listener == null) {
+            if (portSpace.qpType() == QpType.RC) {
+                emit(CmEventType.REJECTED, 8, null, null, null, null);
+            } else {
+                emit(CmEventType.UNREACHABLE, 1, null, null, null, null);
+            }
+            return;
+        }
+        ConnParam conn = null;
+        UdParam ud = null;
+        if (portSpace.qpType() == QpType.RC) {
+            conn = new ConnParam(param.privateData(), param.initiatorDepth(), param.responderResources(),
+                    param.flowControl(), param.retryCount(), param.rnrRetryCount(), qp != null && qp.srq() != null,
+                    qp != null ? qp.qpNum() : param.qpNum());
+        } else {
+            ud = new UdParam(param.privateData(), AhAttr.roce(Gid.of(local.getAddress()), 0, 1), 0,
+                    UdParam.RDMA_UDP_QKEY);
+        }
+        listener.channel.inject(new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, param.privateData(),
+                conn, ud, null));
+    }
+
+    @Override
+    public void accept(ConnParam param) {
+        int limit = portSpace == PortSpace.UDP ? MAX_ACCEPT_PRIVATE_DATA_UDP : MAX_ACCEPT_PRIVATE_DATA;
+        checkPrivateData("rdma_accept", param.privateData(), limit);
+        FakeCmId active;
+        synchronized (fabric.lock) {
+            check();
+            calls.add("accept");
+            if (phase != Phase.REQUESTED) {
+                throw new RdmaException("rdma_accept", Errno.EINVAL, "not a connection request");
+            }
+            if (portSpace.qpType() == QpType.RC && qp == null) {
+                throw new RdmaException("rdma_accept", Errno.EINVAL, "create a QP on the id before accepting");
+            }
+            if (!loopback()) {
+                phase = Phase.CONNECTED;
+                return;
+            }
+            active = peer;
+            if (active == null || active.closed || active.phase != Phase.CONNECTING) {
+                phase = Phase.IDLE;
+                active = null;
+            } else if (portSpace.qpType() == QpType.RC) {
+                if (active.qp == null) {
+                    throw new RdmaException("rdma_accept", Errno.EINVAL, "the active side has no QP");
+                }
+                qp.connect(active.qp);
+                phase = Phase.CONNECTED;
+                active.phase = Phase.CONNECTED;
+            } else {
+                phase = Phase.CONNECTED;
+                active.phase = Phase.CONNECTED;
+            }
+        }
+        if (active == null) {
+            emit(CmEventType.REJECTED, 10, null, null, null, null); // stale: the active side gave up
+            return;
+        }
+        if (portSpace.qpType() == QpType.RC) {
+            ConnParam toActive = new ConnParam(param.privateData(), param.initiatorDepth(), param.responderResources(),
+                    param.flowControl(), param.retryCount(), param.rnrRetryCount(), qp.srq() != null, qp.qpNum());
+            active.emit(CmEventType.ESTABLISHED, 0, param.privateData(), toActive, null, null);
+            emit(CmEventType.ESTABLISHED, 0, null, null, null, null);
+        } else {
+            int qpn = qp != null ? qp.qpNum() : param.qpNum();
+            active.emit(CmEventType.ESTABLISHED, 0, param.privateData(), null, new UdParam(param.privateData(),
+                    AhAttr.roce(device.gid(), 0, 1), qpn, UdParam.RDMA_UDP_QKEY), null);
+        }
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        checkPrivateData("rdma_reject", privateData, MAX_REJECT_PRIVATE_DATA);
+        FakeCmId active;
+        synchronized (fabric.lock) {
+            check();
+            calls.add("reject");
+            if (phase != Phase.REQUESTED) {
+                throw new RdmaException("rdma_reject", Errno.EINVAL, "not a connection request");
+            }
+            phase = Phase.IDLE;
+            active = loopback() ? peer : null;
+            if (active != null) {
+                active.phase = Phase.IDLE;
+                active.peer = null;
+            }
+            peer = null;
+        }
+        if (active != null && !active.closed) {
+            if (portSpace.qpType() == QpType.RC) {
+                active.emit(CmEventType.REJECTED, 28, privateData, null, null, null);
+            } else {
+                active.emit(CmEventType.UNREACHABLE, 2, privateData, null, null, null);
+            }
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        calls.add("disconnect");
+        if (!loopback()) {
+            return;
+        }
+        FakeCmId other;
+        synchronized (fabric.lock) {
+            check();
+            if (qp != null) {
+                qp.flush();
+            }
+            if (phase != Phase.CONNECTED) {
+                return;
+            }
+            phase = Phase.DISCONNECTED;
+            other = peer;
+            if (other != null && other.phase == Phase.CONNECTED) {
+                other.phase = Phase.DISCONNECTED;
+                if (other.qp != null) {
+                    other.qp.flush();
+                }
+            } else {
+                other = null;
+            }
+        }
+        disconnected();
+        if (other != null) {
+            other.disconnected();
+        }
+    }
+
+    private void disconnected() {
+        synchronized (fabric.lock) {
+            if (disconnectedSent || closed) {
+                return;
+            }
+            disconnectedSent = true;
+        }
+        emit(CmEventType.DISCONNECTED, 0, null, null, null, null);
+    }
+
+    @Override
+    public void establish() {
+        check();
+        calls.add("establish");
+    }
+
+    @Override
+    public void notify(AsyncEventType event) {
+        check();
+        calls.add("notify " + event);
+    }
+
+    @Override
+    public void joinMulticast(InetSocketAddress group, boolean sendOnly, Object ctx) {
+        boolean fail;
+        Gid gid;
+        synchronized (fabric.lock) {
+            check();
+            calls.add("join " + group.getAddress().getHostAddress() + (sendOnly ? " sendonly" : ""));
+            if (device == null) {
+                throw new RdmaException("rdma_join_multicast", Errno.EINVAL, "bind or resolve the id first");
+            }
+            if (!group.getAddress().isMulticastAddress()) {
+                throw new IllegalArgumentException(group + " is not a multicast address");
+            }
+            if (!loopback()) {
+                joins.put(group, sendOnly);
+                return;
+            }
+            fail = fabric.failingGroups.contains(group.getAddress());
+            gid = Gid.of(group.getAddress());
+            if (!fail) {
+                joins.put(group, sendOnly);
+                if (qp != null && !sendOnly) {
+                    qp.attachMulticast(gid, 0);
+                }
+            }
+        }
+        if (fail) {
+            emit(CmEventType.MULTICAST_ERROR, -Errno.ETIMEDOUT.number(), null, null, null, ctx);
+        } else {
+            emit(CmEventType.MULTICAST_JOIN, 0, null, null, new UdParam(null, AhAttr.roce(gid, 0, 1),
+                    UdParam.MULTICAST_QPN, UdParam.RDMA_UDP_QKEY), ctx);
+        }
+    }
+
+    @Override
+    public void leaveMulticast(InetSocketAddress group) {
+        synchronized (fabric.lock) {
+            check();
+            calls.add("leave " + group.getAddress().getHostAddress());
+            joins.remove(group);
+            if (qp != null) {
+                qp.detachMulticast(Gid.of(group.getAddress()), 0);
+            }
+        }
+    }
+
+    /** Groups joined and not left. */
+    public int joinedGroups() {
+        synchronized (fabric.lock) {
+            return joins.size();
+        }
+    }
+
+    @Override
+    public void migrate(EventChannel to) {
+        check();
+        calls.add("migrate");
+        FakeEventChannel old = channel;
+        FakeEventChannel target = (FakeEventChannel) to;
+        old.ids.remove(this);
+        target.ids.add(this);
+        channel = target;
+        old.moveEvents(this, target);
+    }
+
+    @Override
+    public DeviceContext device() {
+        return device;
+    }
+
+    @Override
+    public int portNum() {
+        return device != null ? 1 : 0;
+    }
+
+    @Override
+    public PathRecord route() {
+        return route;
+    }
+
+    @Override
+    public QpAttr initQpAttr(QpState state) {
+        check();
+        QpAttr a = new QpAttr().state(state);
+        if (portSpace.qpType() == QpType.UD) {
+            a.qkey(UdParam.RDMA_UDP_QKEY);
+        }
+        return a;
+    }
+
+    @Override
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        FakeQp q;
+        synchronized (fabric.lock) {
+            check();
+            calls.add("createQp");
+            if (device == null || pd.device() != device) {
+                throw new RdmaException("rdma_create_qp", Errno.EINVAL, "the PD belongs to another device than the id");
+            }
+            if (qp != null) {
+                throw new RdmaException("rdma_create_qp", Errno.EEXIST, "the id already has a QP");
+            }
+        }
+        q = FakeQp.create((FakePd) pd, attr, this);
+        synchronized (fabric.lock) {
+            q.toState(attr.type() == QpType.UD ? QpState.RTS : QpState.INIT);
+            qp = q;
+            for (var g : joins.entrySet()) {
+                if (!g.getValue()) {
+                    q.attachMulticast(Gid.of(g.getKey().getAddress()), 0);
+                }
+            }
+        }
+        return q;
+    }
+
+    @Override
+    public QueuePair qp() {
+        return qp;
+    }
+
+    @Override
+    public void destroyQp() {
+        FakeQp q = qp;
+        if (q != null) {
+            q.close();
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return peerAddress;
+    }
+
+    private static void checkPrivateData(String verb, byte[] data, int limit) {
+        if (data != null && data.length > limit) {
+            throw new IllegalArgumentException(verb + " carries at most " + limit + " bytes of private data, got "
+                    + data.length);
+        }
+    }
+
+    @Override
+    public void close() {
+        FakeCmId notifyPeer = null;
+        CmEventType peerEvent = null;
+        int peerStatus = 0;
+        synchronized (fabric.lock) {
+            if (closed) {
+                return;
+            }
+            calls.add("close");
+            if (qp != null) {
+                for (var g : joins.keySet()) {
+                    qp.detachMulticast(Gid.of(g.getAddress()), 0);
+                }
+            }
+            joins.clear();
+            if (loopback() && peer != null && !peer.closed) {
+                if (phase == Phase.CONNECTED && peer.phase == Phase.CONNECTED) {
+                    peer.phase = Phase.DISCONNECTED;
+                    if (peer.qp != null) {
+                        peer.qp.flush();
+                    }
+                    notifyPeer = peer;
+                    peerEvent = CmEventType.DISCONNECTED;
+                } else if (phase == Phase.CONNECTING && peer.phase == Phase.REQUESTED) {
+                    notifyPeer = peer;
+                    peerEvent = CmEventType.REJECTED;
+                    peerStatus = 4; // destroying a REQ_SENT id sends REJ(timeout)
+                } else if (phase == Phase.REQUESTED && peer.phase == Phase.CONNECTING) {
+                    peer.phase = Phase.IDLE;
+                    notifyPeer = peer;
+                    peerEvent = CmEventType.REJECTED;
+                    peerStatus = 28; // destroying a REQ_RCVD id sends REJ(consumer defined)
+                }
+            }
+            if (qp != null) {
+                qp.close();
+            }
+            List<FakeCmId> l = fabric.listeners.get(FakeFabric.listenKey(portSpace, local.getPort()));
+            if (l != null) {
+                l.remove(this);
+            }
+            closed = true;
+            channel.ids.remove(this);
+        }
+        if (notifyPeer != null) {
+            if (peerEvent == CmEventType.DISCONNECTED) {
+                notifyPeer.disconnected();
+            } else {
+                notifyPeer.emit(peerEvent, peerStatus, null, null, null, null);
+            }
+        }
+        fabric.tracker.closed(this);
+    }
+
+    @Override
+    public String toString() {
+        return "FakeCmId[" + portSpace + " " + phase + " " + local + "]";
+    }
+}

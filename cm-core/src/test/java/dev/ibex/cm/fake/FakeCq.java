@@ -1,0 +1,190 @@
+package dev.ibex.cm.fake;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CompletionBatch;
+import dev.ibex.cm.spi.CompletionChannel;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.WcFlags;
+import dev.ibex.cm.spi.WcStatus;
+import java.util.ArrayDeque;
+
+/**
+ * A CQ with verbs eventing: arming while entries already wait raises no event (only a later completion does),
+ * one event per arm, and destroying it with events taken but not acknowledged is recorded as a violation (real
+ * {@code ibv_destroy_cq} would hang). Overrunning the capacity raises {@code CQ_ERR}.
+ */
+public final class FakeCq implements CompletionQueue {
+    /** A completion as the fake stores it. */
+    record Cqe(long wrId, WcStatus status, int opcode, int byteLen, int qpNum, int flags, int imm, int srcQp,
+            FakeQp sender, long sendSeq) {}
+
+    private final FakeFabric fabric;
+    private final FakeCompletionChannel channel;
+    private final int capacity;
+    private final ArrayDeque<Cqe> entries = new ArrayDeque<>();
+    private Object context;
+    private boolean armed;
+    private int taken;
+    private int acked;
+    int users;
+    private boolean closed;
+    private Runnable afterDrain;
+    FakeDevice device;
+
+    FakeCq(FakeFabric fabric, int capacity, FakeCompletionChannel channel) {
+        this.fabric = fabric;
+        this.capacity = capacity;
+        this.channel = channel;
+        if (channel != null) {
+            synchronized (fabric.lock) {
+                channel.cqs++;
+            }
+        }
+        fabric.tracker.opened(this);
+    }
+
+    @Override public int capacity() { return capacity; }
+    @Override public CompletionChannel channel() { return channel; }
+    @Override public Object context() { return context; }
+    @Override public void context(Object context) { this.context = context; }
+
+    @Override
+    public int poll(CompletionBatch batch) {
+        synchronized (fabric.lock) {
+            check();
+            int n = Math.min(batch.capacity(), entries.size());
+            for (int i = 0; i < n; i++) {
+                Cqe c = entries.poll();
+                batch.set(i, c.wrId(), c.status(), c.opcode(), c.byteLen(), c.qpNum(), c.flags());
+                if ((c.flags() & WcFlags.WITH_IMM) != 0) {
+                    batch.setImmData(i, c.imm());
+                }
+                batch.setSrcQp(i, c.srcQp());
+                if (c.sender() != null) {
+                    c.sender().retire(c.sendSeq());
+                }
+            }
+            if (n < batch.capacity() && afterDrain != null) {
+                Runnable hook = afterDrain;
+                afterDrain = null;
+                hook.run();
+            }
+            return n;
+        }
+    }
+
+    @Override
+    public void requestNotify(boolean solicitedOnly) {
+        synchronized (fabric.lock) {
+            check();
+            armed = true;
+        }
+    }
+
+    @Override
+    public void ackEvents(int count) {
+        synchronized (fabric.lock) {
+            if (count < 0 || acked + count > taken) {
+                fabric.violation("ibv_ack_cq_events(" + count + ") acknowledges more events than were taken ("
+                        + taken + " taken, " + acked + " acked)");
+            }
+            acked += count;
+        }
+    }
+
+    /** Called by the channel when it hands this CQ out: one more event that must be acknowledged. */
+    boolean taken() {
+        synchronized (fabric.lock) {
+            if (closed) {
+                return false;
+            }
+            taken++;
+            return true;
+        }
+    }
+
+    /** Adds a completion (test side, or the fake's QPs). Caller may hold the lock. */
+    public void complete(long wrId, WcStatus status, int opcode, int byteLen, int qpNum) {
+        add(new Cqe(wrId, status, opcode, byteLen, qpNum, 0, 0, 0, null, -1));
+    }
+
+    void add(Cqe c) {
+        synchronized (fabric.lock) {
+            if (closed) {
+                return;
+            }
+            if (entries.size() >= capacity) {
+                fabric.violation("CQ overrun: capacity " + capacity);
+                if (device != null) {
+                    fabric.raise(new AsyncEvent(AsyncEventType.CQ_ERR, device, null, this, null, 0));
+                }
+                return;
+            }
+            entries.add(c);
+            if (armed && channel != null) {
+                armed = false;
+                channel.notify(this);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code hook} once, right after the next poll that empties the CQ: a completion added there lands in the
+     * window where a reader that polls before re-arming would lose its notification.
+     */
+    public void afterNextDrain(Runnable hook) {
+        synchronized (fabric.lock) {
+            afterDrain = hook;
+        }
+    }
+
+    /** Completions waiting to be polled. */
+    public int size() {
+        synchronized (fabric.lock) {
+            return entries.size();
+        }
+    }
+
+    /** Events taken from the channel and not yet acknowledged. */
+    public int unacked() {
+        synchronized (fabric.lock) {
+            return taken - acked;
+        }
+    }
+
+    public boolean isArmed() {
+        synchronized (fabric.lock) {
+            return armed;
+        }
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException("CQ is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (fabric.lock) {
+            if (closed) {
+                return;
+            }
+            if (users > 0) {
+                throw new RdmaException("ibv_destroy_cq", Errno.EBUSY, users + " QPs still use the CQ");
+            }
+            if (taken != acked) {
+                fabric.violation("ibv_destroy_cq with " + (taken - acked) + " unacknowledged events (would hang)");
+            }
+            closed = true;
+            if (channel != null) {
+                channel.cqs--;
+                channel.forget(this);
+            }
+        }
+        fabric.tracker.closed(this);
+    }
+}

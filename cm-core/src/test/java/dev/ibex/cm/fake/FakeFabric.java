@@ -1,0 +1,223 @@
+package dev.ibex.cm.fake;
+
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.PortSpace;
+import dev.ibex.cm.spi.ResourceCounts;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.cm.spi.ResourceTracker;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The fake fabric: devices with IPv4 addresses, and everything a test needs to watch or steer them. All data-path
+ * and CM state is guarded by one lock ({@link #lock}), so connected QPs may live on different loops.
+ */
+public final class FakeFabric implements Fabric {
+    public enum Mode {
+        /** Ids and QPs of this fabric really connect and move data. */
+        LOOPBACK,
+        /** Calls are recorded; the test injects every event and completion. */
+        SCRIPTED
+    }
+
+    final Object lock = new Object();
+    final ResourceTracker tracker = new ResourceTracker();
+    final Mode mode;
+    private final List<FakeDevice> devices = new ArrayList<>();
+    private final List<DeviceContext> deviceView;
+    final Map<String, List<FakeCmId>> listeners = new HashMap<>();
+    final Map<Integer, FakeQp> qps = new HashMap<>();
+    final Map<Integer, FakeMr> mrs = new HashMap<>();
+    final Map<Long, FakeAh> ahs = new HashMap<>();
+    final Map<Gid, Set<FakeQp>> groups = new HashMap<>();
+    final Set<InetAddress> blackholed = Collections.synchronizedSet(new HashSet<>());
+    final Set<InetAddress> failingGroups = Collections.synchronizedSet(new HashSet<>());
+    private final List<String> violations = new CopyOnWriteArrayList<>();
+    private final List<FakePoller> pollers = new CopyOnWriteArrayList<>();
+    private final List<FakeEventChannel> channels = new CopyOnWriteArrayList<>();
+    int nextQpn = 0x100;
+    int nextKey = 0x1000;
+    long nextAh = 1;
+    int nextPort = 40000;
+    private volatile boolean closed;
+
+    private FakeFabric(Mode mode, boolean apm, String... ips) {
+        this.mode = mode;
+        for (int i = 0; i < ips.length; i++) {
+            devices.add(new FakeDevice(this, "fake" + i, address(ips[i]), apm));
+        }
+        deviceView = List.copyOf(devices);
+    }
+
+    /** A connecting fabric with one device per address (default: 10.0.0.1 and 10.0.1.1, APM capable). */
+    public static FakeFabric loopback(String... ips) {
+        return new FakeFabric(Mode.LOOPBACK, true, ips.length == 0 ? new String[] {"10.0.0.1", "10.0.1.1"} : ips);
+    }
+
+    /** A recording fabric: the test scripts every event. */
+    public static FakeFabric scripted(String... ips) {
+        return new FakeFabric(Mode.SCRIPTED, true, ips.length == 0 ? new String[] {"10.0.0.1", "10.0.1.1"} : ips);
+    }
+
+    /** Like {@link #loopback} but the devices lack {@code IBV_DEVICE_AUTO_PATH_MIG}. */
+    public static FakeFabric loopbackWithoutApm(String... ips) {
+        return new FakeFabric(Mode.LOOPBACK, false, ips.length == 0 ? new String[] {"10.0.0.1"} : ips);
+    }
+
+    static InetAddress address(String ip) {
+        try {
+            return InetAddress.getByName(ip);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    @Override
+    public String providerName() {
+        return "fake";
+    }
+
+    @Override
+    public List<DeviceContext> devices() {
+        return deviceView;
+    }
+
+    public FakeDevice device(int i) {
+        return devices.get(i);
+    }
+
+    FakeDevice deviceOf(InetAddress ip) {
+        for (FakeDevice d : devices) {
+            if (d.ip().equals(ip)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public EventChannel createEventChannel() {
+        checkOpen();
+        FakeEventChannel c = new FakeEventChannel(this);
+        channels.add(c);
+        return c;
+    }
+
+    @Override
+    public Poller createPoller() {
+        checkOpen();
+        FakePoller p = new FakePoller(this);
+        pollers.add(p);
+        return p;
+    }
+
+    public List<FakePoller> pollers() {
+        return List.copyOf(pollers);
+    }
+
+    public List<FakeEventChannel> channels() {
+        return List.copyOf(channels);
+    }
+
+    @Override
+    public ResourceCounts resources() {
+        return tracker.snapshot();
+    }
+
+    /** Live count of one kind. */
+    public int count(ResourceKind kind) {
+        return tracker.snapshot().get(kind);
+    }
+
+    /** Misuse the verbs would punish (hang, EBUSY, ENOMEM, CQ overrun), in the order it happened. */
+    public List<String> violations() {
+        return List.copyOf(violations);
+    }
+
+    void violation(String what) {
+        violations.add(what);
+    }
+
+    /** Address resolution towards {@code ip} never answers (to exercise timeouts). */
+    public void blackhole(String ip) {
+        blackholed.add(address(ip));
+    }
+
+    /** Joins of the multicast group {@code ip} fail with MULTICAST_ERROR. */
+    public void failJoins(String ip) {
+        failingGroups.add(address(ip));
+    }
+
+    /** Raises an async event on its device's source. */
+    public void raise(AsyncEvent e) {
+        ((FakeDevice) e.device()).asyncEvents().inject(e);
+    }
+
+    /** Every QP alive now. */
+    public List<FakeQp> qps() {
+        synchronized (lock) {
+            return new ArrayList<>(qps.values());
+        }
+    }
+
+    /** Every CM id alive now, on any channel. */
+    public List<FakeCmId> ids() {
+        LinkedHashSet<FakeCmId> out = new LinkedHashSet<>();
+        for (FakeEventChannel c : channels) {
+            out.addAll(c.ids);
+        }
+        return new ArrayList<>(out);
+    }
+
+    static String listenKey(PortSpace ps, int port) {
+        return ps + ":" + port;
+    }
+
+    FakeCmId findListener(PortSpace ps, InetSocketAddress to) {
+        List<FakeCmId> l = listeners.get(listenKey(ps, to.getPort()));
+        if (l == null) {
+            return null;
+        }
+        for (FakeCmId id : l) {
+            InetAddress bound = id.localAddress().getAddress();
+            if (bound.isAnyLocalAddress() || bound.equals(to.getAddress())) {
+                return id;
+            }
+        }
+        return null;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("fabric is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        tracker.closeAll();
+    }
+}

@@ -1,0 +1,325 @@
+package dev.ibex.cm.loop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.ibex.cm.fake.Eventually.await;
+
+import dev.ibex.cm.fake.FakeCq;
+import dev.ibex.cm.fake.FakeFabric;
+import dev.ibex.cm.fake.FakePoller;
+import dev.ibex.cm.fake.FakeProvider;
+import dev.ibex.cm.fake.LoopBlockHound;
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.cm.spi.WcOpcode;
+import dev.ibex.cm.spi.WcStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockingOperationError;
+
+class EventLoopTest {
+    private final List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+    private FakeFabric fabric;
+    private EventLoopGroup group;
+
+    @BeforeAll
+    static void blockHound() {
+        LoopBlockHound.install();
+    }
+
+    private EventLoopGroup group(int loops) {
+        fabric = FakeFabric.scripted();
+        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(loops).withCloseTimeout(Duration.ofSeconds(2))
+                .withUncaughtHandler(uncaught::add));
+        return group;
+    }
+
+    @AfterEach
+    void close() {
+        if (group != null) {
+            group.close();
+            assertThat(fabric.violations()).isEmpty();
+            fabric.close();
+        }
+    }
+
+    private static <T> T on(EventLoop loop, java.util.concurrent.Callable<T> c) throws Exception {
+        return loop.submit(c).get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void executeFromAnotherThreadWakesAnIdleLoop() throws Exception {
+        EventLoop loop = group(1).next();
+        FakePoller poller = fabric.pollers().get(0);
+        await().until(() -> loop.thread().getState() == Thread.State.WAITING);
+        CountDownLatch ran = new CountDownLatch(1);
+        loop.execute(ran::countDown);
+        assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(poller.wakeups()).isPositive();
+        assertThat(loop.inEventLoop()).isFalse();
+        assertThat(on(loop, loop::inEventLoop)).isTrue();
+    }
+
+    @Test
+    void tasksFromOneThreadRunInSubmissionOrder() throws Exception {
+        EventLoop loop = group(1).next();
+        List<Integer> order = new ArrayList<>(); // loop-confined
+        for (int i = 0; i < 10_000; i++) {
+            int n = i;
+            loop.execute(() -> order.add(n));
+        }
+        List<Integer> seen = on(loop, () -> new ArrayList<>(order));
+        assertThat(seen).hasSize(10_000).isSorted();
+    }
+
+    @Test
+    void timersRunOnTheLoopInDeadlineOrderAndCancelledOnesNever() throws Exception {
+        EventLoop loop = group(1).next();
+        List<String> fired = new CopyOnWriteArrayList<>();
+        List<Boolean> onLoop = new CopyOnWriteArrayList<>();
+        loop.schedule(() -> fired.add("30"), 30, TimeUnit.MILLISECONDS);
+        loop.schedule(() -> fired.add("10"), 10, TimeUnit.MILLISECONDS);
+        ScheduledTask cancelled = loop.schedule(() -> fired.add("never"), 15, TimeUnit.MILLISECONDS);
+        loop.schedule(() -> fired.add("20"), 20, TimeUnit.MILLISECONDS);
+        for (int i = 0; i < 200; i++) {
+            loop.schedule(() -> onLoop.add(loop.inEventLoop()), 5, TimeUnit.MILLISECONDS);
+        }
+        cancelled.cancel();
+        await().until(() -> fired.size() == 3 && onLoop.size() == 200);
+        assertThat(fired).containsExactly("10", "20", "30");
+        assertThat(onLoop).containsOnly(true);
+        assertThat(cancelled.isCancelled()).isTrue();
+    }
+
+    @Test
+    void timersWithTheSameDeadlineRunInSchedulingOrder() throws Exception {
+        EventLoop loop = group(1).next();
+        List<Integer> fired = new CopyOnWriteArrayList<>();
+        on(loop, () -> {
+            for (int i = 0; i < 50; i++) {
+                int n = i;
+                loop.schedule(() -> fired.add(n), 0, TimeUnit.MILLISECONDS);
+            }
+            return null;
+        });
+        await().until(() -> fired.size() == 50);
+        assertThat(fired).isSorted();
+    }
+
+    /** Two CQs on one loop with their own recording endpoints. */
+    private record TwoCqs(FakeCq a, FakeCq b, RecordingEndpoint ea, RecordingEndpoint eb, LoopDevice device) {}
+
+    private TwoCqs twoCqs(EventLoop loop, int entries) throws Exception {
+        return on(loop, () -> {
+            LoopDevice d = loop.device(fabric.devices().get(0));
+            RecordingEndpoint ea = new RecordingEndpoint(loop, d.context());
+            RecordingEndpoint eb = new RecordingEndpoint(loop, d.context());
+            ea.handle = loop.register(ea);
+            eb.handle = loop.register(eb);
+            return new TwoCqs((FakeCq) d.createCq(entries), (FakeCq) d.createCq(entries), ea, eb, d);
+        });
+    }
+
+    private static void push(FakeCq cq, RecordingEndpoint e, int slot) {
+        cq.complete(WrId.encode(WrId.FIRST_ENDPOINT_KIND, e.handle, slot), WcStatus.SUCCESS, WcOpcode.SEND, 0, 1);
+    }
+
+    @Test
+    void aFloodingCqDoesNotStarveAnother() throws Exception {
+        EventLoop loop = group(1).next();
+        TwoCqs t = twoCqs(loop, 20_000);
+        int budget = loop.options().completionBudget();
+        on(loop, () -> { // queued together, so both are ready in the same turn
+            for (int i = 0; i < 10_000; i++) {
+                push(t.a(), t.ea(), i);
+            }
+            push(t.b(), t.eb(), 0);
+            return null;
+        });
+        await().until(() -> t.ea().completionOrder.size() == 10_000
+                && t.eb().completionOrder.size() == 1);
+        int firstA = t.ea().completionOrder.get(0);
+        int b = t.eb().completionOrder.get(0);
+        assertThat(b - firstA).as("completions of the flooding CQ delivered before the other CQ's one")
+                .isLessThanOrEqualTo(budget);
+        assertThat(t.ea().seen()).extracting(RecordingEndpoint.Seen::value)
+                .as("one CQ's completions keep their order").isSorted();
+    }
+
+    @Test
+    void aCompletionArrivingRightAfterTheCqWasDrainedIsNotLost() throws Exception {
+        EventLoop loop = group(1).next();
+        TwoCqs t = twoCqs(loop, 64);
+        for (int i = 0; i < 20; i++) {
+            int n = 2 * i + 1;
+            t.a().afterNextDrain(() -> push(t.a(), t.ea(), n));
+            push(t.a(), t.ea(), n - 1);
+            await().until(() -> t.ea().completionOrder.size() == n + 1);
+        }
+    }
+
+    @Test
+    void noNotificationIsLostUnderAFlood() throws Exception {
+        EventLoop loop = group(1).next();
+        TwoCqs t = twoCqs(loop, 200_000);
+        int total = 50_000;
+        Thread producer = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < total; i++) {
+                push(t.a(), t.ea(), i);
+                if ((i & 127) == 0) {
+                    Thread.yield(); // let the loop catch up, empty the CQ and re-arm in between
+                }
+            }
+        });
+        producer.join(20_000);
+        await().until(() -> t.ea().completionOrder.size() == total);
+        assertThat(t.a().size()).isZero();
+    }
+
+    @Test
+    void cqEventsAreAcknowledgedBeforeTheCqIsDestroyed() throws Exception {
+        EventLoop loop = group(1).next();
+        TwoCqs t = twoCqs(loop, 64);
+        for (int i = 0; i < 5; i++) { // five separate notifications, fewer than an ack batch
+            push(t.a(), t.ea(), i);
+            int n = i + 1;
+            await().until(() -> t.ea().completionOrder.size() == n && t.a().isArmed());
+        }
+        assertThat(t.a().unacked()).isEqualTo(5);
+        on(loop, () -> {
+            t.device().destroyCq(t.a());
+            return null;
+        });
+        assertThat(t.a().unacked()).isZero();
+        assertThat(fabric.violations()).isEmpty();
+    }
+
+    @Test
+    void theFakeCatchesACqDestroyedWithUnacknowledgedEvents() throws Exception {
+        EventLoop loop = group(1).next();
+        TwoCqs t = twoCqs(loop, 64);
+        push(t.a(), t.ea(), 0);
+        await().until(() -> t.ea().completionOrder.size() == 1);
+        on(loop, () -> {
+            t.a().close(); // bypassing LoopDevice.destroyCq
+            return null;
+        });
+        assertThat(fabric.violations()).singleElement().asString().contains("unacknowledged events");
+        group.close();
+        fabric.close();
+        group = null;
+    }
+
+    @Test
+    void blockingCallsOnALoopThreadAreCaught() throws Exception {
+        EventLoop loop = group(1).next();
+        CompletableFuture<Throwable> caught = new CompletableFuture<>();
+        loop.execute(() -> {
+            try {
+                Thread.sleep(1);
+                caught.complete(null);
+            } catch (Throwable t) {
+                caught.complete(t);
+            }
+        });
+        assertThat(caught.get(5, TimeUnit.SECONDS)).isInstanceOf(BlockingOperationError.class);
+        loop.execute(() -> {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        await().until(() -> !uncaught.isEmpty());
+        assertThat(uncaught.get(0)).isInstanceOf(BlockingOperationError.class);
+        uncaught.clear();
+        // the loop survives its tasks' failures
+        assertThat(on(loop, () -> "alive")).isEqualTo("alive");
+    }
+
+    @Test
+    void asyncEventsReachTheLoopOwningTheEndpoint() throws Exception {
+        group(2);
+        EventLoop other = group.loops().get(1);
+        var device = fabric.device(0);
+        RecordingEndpoint ep = on(other, () -> {
+            LoopDevice d = other.device(device);
+            RecordingEndpoint e = new RecordingEndpoint(other, device);
+            e.handle = other.register(e);
+            return e;
+        });
+        RecordingEndpoint onFirst = on(group.loops().get(0), () -> {
+            EventLoop l = group.loops().get(0);
+            RecordingEndpoint e = new RecordingEndpoint(l, device);
+            e.handle = l.register(e);
+            return e;
+        });
+        QueuePair qp = on(other, () -> {
+            LoopDevice d = other.device(device);
+            CompletionQueue cq = d.sharedCq();
+            return d.pd().createQueuePair(new QpInitAttr(cq, cq, null, new QpCap(4, 4, 1, 1, 0), QpType.RC, false,
+                    ep));
+        });
+        fabric.raise(new AsyncEvent(AsyncEventType.QP_FATAL, device, qp, null, null, 0));
+        fabric.raise(new AsyncEvent(AsyncEventType.PORT_ERR, device, null, null, null, 1));
+        await().until(() -> ep.count("async") == 2 && onFirst.count("async") == 1);
+        assertThat(ep.seen()).extracting(RecordingEndpoint.Seen::thread).containsOnly(other.thread());
+        assertThat(onFirst.seen()).extracting(RecordingEndpoint.Seen::what).containsExactly("async PORT_ERR");
+        on(other, () -> {
+            qp.close();
+            return null;
+        });
+    }
+
+    @Test
+    void closeTearsDownEveryLoopResourceInOrderAndJoinsTheThreads() throws Exception {
+        group(3);
+        for (EventLoop l : group.loops()) {
+            on(l, () -> {
+                l.device(fabric.device(0)).pool().acquire().release();
+                return l.device(fabric.device(1));
+            });
+        }
+        assertThat(fabric.count(ResourceKind.PROTECTION_DOMAIN)).isEqualTo(6);
+        assertThat(fabric.count(ResourceKind.EVENT_CHANNEL)).isEqualTo(3);
+        group.close();
+        assertThat(group.loops()).allSatisfy(l -> assertThat(l.thread().isAlive()).isFalse());
+        assertThat(group.terminationFuture()).isCompleted();
+        assertThat(fabric.resources().total()).as(fabric.resources().toString()).isZero();
+        assertThat(fabric.violations()).isEmpty();
+        assertThatThrownBy(() -> group.next().execute(() -> {})).isInstanceOf(RejectedExecutionException.class);
+        fabric.close();
+        group = null;
+    }
+
+    @Test
+    void aGroupOpenedByProviderNameOwnsAndClosesItsFabric() {
+        AtomicInteger loops = new AtomicInteger();
+        try (EventLoopGroup g = EventLoopGroup.open(FakeProvider.NAME, ProviderConfig.DEFAULT,
+                LoopOptions.DEFAULT.withLoops(2))) {
+            loops.set(g.loops().size());
+            assertThat(g.fabric().providerName()).isEqualTo("fake");
+            g.close();
+            assertThat(g.fabric().resources().total()).isZero();
+            assertThatThrownBy(() -> g.fabric().createPoller()).isInstanceOf(IllegalStateException.class);
+        }
+        assertThat(loops.get()).isEqualTo(2);
+    }
+}

@@ -24,6 +24,8 @@ public enum IbCmAction {
     SEND_REJ_CONSUMER,
     /** A duplicate REQ arrived in TIMEWAIT: REJ STALE_CONN (10). */
     SEND_REJ_STALE,
+    /** Remember the service timeout and private data of a delayed MRA ({@code IB_CM_MRA_FLAG_DELAY}). */
+    PREPARE_MRA,
     SEND_MRA,
     /** A duplicate REQ/REP arrived after a (delayed) MRA: send the MRA now. */
     RESEND_MRA,

@@ -375,6 +375,11 @@ public final class IbCmId {
             case SEND_REJ_TIMEOUT -> sendRej(from, CmRejectReason.TIMEOUT, guidBytes(port.caGuid()), Octets.EMPTY);
             case SEND_REJ_CONSUMER -> sendRej(from, CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
             case SEND_REJ_STALE -> sendRej(from, CmRejectReason.STALE_CONN, Octets.EMPTY, Octets.EMPTY);
+            case PREPARE_MRA -> {
+                Mra m = (Mra) s.param();
+                serviceTimeout = m.serviceTimeout();
+                storedData = m.privateData();
+            }
             case SEND_MRA -> {
                 Mra m = (Mra) s.param();
                 serviceTimeout = m.serviceTimeout();

@@ -6,6 +6,7 @@ import static dev.ibex.softroce.cm.IbCmAction.ENTER_TIMEWAIT;
 import static dev.ibex.softroce.cm.IbCmAction.EXTEND_SEND;
 import static dev.ibex.softroce.cm.IbCmAction.LISTEN_INSERT;
 import static dev.ibex.softroce.cm.IbCmAction.LISTEN_REMOVE;
+import static dev.ibex.softroce.cm.IbCmAction.PREPARE_MRA;
 import static dev.ibex.softroce.cm.IbCmAction.RECORD_DREQ_TID;
 import static dev.ibex.softroce.cm.IbCmAction.RECORD_REP;
 import static dev.ibex.softroce.cm.IbCmAction.RESEND_DREP;
@@ -126,7 +127,7 @@ public final class IbCmTable {
             on(s, DESTROY, IDLE, null, SEND_REJ_CONSUMER);
         }
         on(REQ_RCVD, IbCmInput.SEND_MRA, MRA_REQ_SENT, null, SEND_MRA);
-        on(REQ_RCVD, DELAY_MRA, MRA_REQ_SENT, null);
+        on(REQ_RCVD, DELAY_MRA, MRA_REQ_SENT, null, PREPARE_MRA);
         on(MRA_REQ_SENT, RECV_REQ, MRA_REQ_SENT, null, RESEND_MRA);
 
         // Passive side, REP outstanding.
@@ -151,7 +152,7 @@ public final class IbCmTable {
             on(s, DESTROY, IDLE, null, SEND_REJ_CONSUMER);
         }
         on(REP_RCVD, IbCmInput.SEND_MRA, MRA_REP_SENT, null, SEND_MRA);
-        on(REP_RCVD, DELAY_MRA, MRA_REP_SENT, null);
+        on(REP_RCVD, DELAY_MRA, MRA_REP_SENT, null, PREPARE_MRA);
         on(MRA_REP_SENT, RECV_REP, MRA_REP_SENT, null, RESEND_MRA);
 
         on(ESTABLISHED, RECV_REP, ESTABLISHED, null, RESEND_RTU);

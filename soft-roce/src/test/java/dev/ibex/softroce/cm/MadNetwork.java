@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  * manual ({@link #deliverAll()}) or, with an executor, asynchronous in send order.
  */
 final class MadNetwork {
-    /** A MAD on the wire. */
+    /** A MAD on the wire, as the receiver decodes it. */
     record Packet(InetAddress source, InetAddress destination, CmMad mad, byte[] bytes) {
         CmAttribute attribute() {
             return mad.message().attribute();
@@ -81,7 +81,13 @@ final class MadNetwork {
         public void send(InetAddress destination, CmMad mad) {
             byte[] bytes = new byte[MadHeader.MAD_SIZE];
             mad.encode(MemorySegment.ofArray(bytes), 0);
-            Packet p = new Packet(address, destination, mad, bytes);
+            CmMad onWire;
+            try {
+                onWire = CmMad.decode(MemorySegment.ofArray(bytes), 0); // what the receiver sees
+            } catch (MalformedPacketException e) {
+                throw new AssertionError("undecodable MAD " + mad, e);
+            }
+            Packet p = new Packet(address, destination, onWire, bytes);
             synchronized (MadNetwork.this) {
                 log.add(p);
             }
@@ -151,11 +157,6 @@ final class MadNetwork {
         }
         if (to == null) {
             return; // nobody at that address: lost like a UDP datagram
-        }
-        try {
-            CmMad.decode(MemorySegment.ofArray(p.bytes()), 0); // the bytes must decode
-        } catch (MalformedPacketException e) {
-            throw new AssertionError("undecodable MAD " + p, e);
         }
         to.cm.receive(to, p.source(), MemorySegment.ofArray(p.bytes()), 0);
     }

@@ -1,0 +1,202 @@
+package dev.ibex.softroce;
+
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.ResourceCounts;
+import dev.ibex.cm.spi.ResourceTracker;
+import dev.ibex.softroce.pcap.PcapWriter;
+import dev.ibex.softroce.transport.Timers;
+import dev.ibex.softroce.verbs.Link;
+import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.verbs.SoftPoller;
+import dev.ibex.softroce.wire.Ipv4;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The opened soft-roce provider: its devices (one per configured address set, each bound to UDP), the transport's
+ * timer thread, an event executor for the CM and async-event listeners, and the CM service when the CM package is
+ * on the class path. Everything a CM needs is public here; see {@code soft-roce/CONTRACT.md}.
+ *
+ * <p>Thread-safe. {@link #close()} closes every resource still open (children first), the CM, the devices and the
+ * threads.
+ */
+public final class SoftFabric implements Fabric {
+    private static final Logger LOG = LoggerFactory.getLogger(SoftFabric.class);
+
+    private final SoftRoceConfig config;
+    private final ResourceTracker tracker = new ResourceTracker();
+    private final Timers timers;
+    private final ScheduledExecutorService scheduler;
+    private final PcapWriter pcap;
+    private final List<SoftDevice> devices = new ArrayList<>();
+    private final CmService cm;
+    private volatile boolean closed;
+
+    SoftFabric(SoftRoceConfig config) {
+        this.config = config;
+        this.timers = new Timers("soft-roce-timers");
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("soft-roce-events").factory());
+        PcapWriter p = null;
+        try {
+            if (config.pcap() != null) {
+                p = PcapWriter.open(config.pcap());
+            }
+            this.pcap = p;
+            Link.Factory links = UdpLink.factory(config, pcap);
+            for (DeviceConfig d : config.devices()) {
+                devices.add(new SoftDevice(d.name(), d.addresses(), config, tracker, timers, links, scheduler));
+            }
+        } catch (IOException e) {
+            shutdown();
+            throw new UncheckedIOException("cannot open pcap file " + config.pcap(), e);
+        } catch (RuntimeException e) {
+            shutdown();
+            throw e;
+        }
+        CmService service = null;
+        for (CmService.Factory f : ServiceLoader.load(CmService.Factory.class, SoftFabric.class.getClassLoader())) {
+            service = f.create(this);
+            break;
+        }
+        this.cm = service;
+        LOG.debug("soft-roce fabric open: {}", devices);
+    }
+
+    private void shutdown() {
+        for (SoftDevice d : devices) {
+            d.close();
+        }
+        timers.close();
+        scheduler.shutdownNow();
+        if (pcap != null) {
+            pcap.close();
+        }
+    }
+
+    @Override
+    public String providerName() {
+        return SoftRoceProvider.NAME;
+    }
+
+    @Override
+    public List<DeviceContext> devices() {
+        return List.copyOf(devices);
+    }
+
+    /**
+     * {@code rdma_create_event_channel}, delegated to the CM package.
+     *
+     * @throws UnsupportedOperationException when no CM is on the class path
+     */
+    @Override
+    public EventChannel createEventChannel() {
+        requireOpen();
+        if (cm == null) {
+            throw new UnsupportedOperationException("the soft-roce connection manager is not available: no "
+                    + CmService.Factory.class.getName() + " is registered (package dev.ibex.softroce.cm); verbs"
+                    + " without the CM work (connect QPs by hand with QueuePair.modify)");
+        }
+        return cm.createEventChannel();
+    }
+
+    @Override
+    public Poller createPoller() {
+        requireOpen();
+        return new SoftPoller(tracker, config.pollerSpinNanos());
+    }
+
+    @Override
+    public ResourceCounts resources() {
+        return tracker.snapshot();
+    }
+
+    // ---- for the CM (see CONTRACT.md) -------------------------------------------------------------------
+
+    /** The settings the fabric was opened with. */
+    public SoftRoceConfig config() {
+        return config;
+    }
+
+    /** The devices, typed. */
+    public List<SoftDevice> softDevices() {
+        return List.copyOf(devices);
+    }
+
+    /** The device that owns IPv4 address {@code ip} (as an int), or {@code null}. */
+    public SoftDevice deviceByAddress(int ip) {
+        for (SoftDevice d : devices) {
+            if (d.owns(ip)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    /** The device that owns {@code address}, or {@code null} (IPv6 addresses never match). */
+    public SoftDevice deviceByAddress(InetAddress address) {
+        return address instanceof java.net.Inet4Address ? deviceByAddress(Ipv4.toInt(address)) : null;
+    }
+
+    /**
+     * A single-thread scheduler for the CM's timers and event work; async-event listeners also run on it. Never
+     * block it.
+     */
+    public ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /** Scales a real duration to this fabric's timer scale ({@code ibex.softroce.timerScale}). */
+    public long scaledNanos(long nanos) {
+        return config.scaled(nanos);
+    }
+
+    /** The live-resource tracker (the CM registers its ids and channels here). */
+    public ResourceTracker tracker() {
+        return tracker;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("the soft-roce fabric is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (cm != null) {
+            try {
+                cm.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing the CM failed", e);
+            }
+        }
+        tracker.closeAll();
+        scheduler.shutdown();
+        try {
+            scheduler.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        shutdown();
+    }
+
+}

@@ -1,0 +1,86 @@
+package dev.ibex.softroce;
+
+import dev.ibex.cm.spi.ProviderConfig;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The soft provider's settings, read from a {@link ProviderConfig} (whose values fall back to system properties).
+ * Every key and default is listed in {@code soft-roce/README.md}.
+ *
+ * @param udpPort the UDP port every device binds and sends to (RoCEv2: 4791)
+ * @param devices the devices to open
+ * @param timerScale factor applied to the transport's timers (retransmit, RNR) and offered to the CM for its
+ *     own; below 1 for fast tests, 1 for real values
+ * @param retryCountSevenIsInfinite rxe compatibility: {@code retry_cnt = 7} retries forever (rxe) instead of
+ *     seven times (IBTA)
+ * @param receiveBufferBytes {@code SO_RCVBUF} of each device socket
+ * @param pollerSpinNanos how long a poller spins before parking (0: park at once)
+ * @param pcap when set, every datagram sent and received is written to this pcap file
+ * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
+ */
+public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double timerScale,
+        boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, Path pcap,
+        ProviderConfig faults) {
+
+    public static final String PREFIX = "ibex.softroce.";
+    public static final String PORT = PREFIX + "port";
+    public static final String DEVICES = PREFIX + "devices";
+    public static final String TIMER_SCALE = PREFIX + "timerScale";
+    public static final String RETRY_SEVEN_INFINITE = PREFIX + "retry7Infinite";
+    public static final String RCVBUF = PREFIX + "rcvbuf";
+    public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
+    public static final String PCAP = PREFIX + "pcap";
+    /** Prefix of the fault-injection keys the network layer reads. */
+    public static final String FAULT_PREFIX = PREFIX + "fault.";
+
+    /** RoCEv2's UDP port. */
+    public static final int DEFAULT_PORT = 4791;
+    /** One device on the loopback address, so that a single process can talk to itself out of the box. */
+    public static final String DEFAULT_DEVICES = "soft0=127.0.0.1";
+
+    public SoftRoceConfig {
+        if (udpPort <= 0 || udpPort > 65535) {
+            throw new IllegalArgumentException(PORT + " must be a UDP port (1..65535), got " + udpPort);
+        }
+        devices = List.copyOf(devices);
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException(DEVICES + " names no device");
+        }
+        if (!(timerScale > 0) || timerScale > 1000) {
+            throw new IllegalArgumentException(TIMER_SCALE + " must be in (0, 1000], got " + timerScale);
+        }
+        if (receiveBufferBytes < 0) {
+            throw new IllegalArgumentException(RCVBUF + " must not be negative");
+        }
+    }
+
+    /** Reads every setting from {@code config} (and system properties). */
+    public static SoftRoceConfig from(ProviderConfig config) {
+        int port = config.getInt(PORT, DEFAULT_PORT);
+        List<DeviceConfig> devices = DeviceConfig.parseList(config.get(DEVICES, DEFAULT_DEVICES));
+        double scale = Double.parseDouble(config.get(TIMER_SCALE, "1").trim());
+        boolean rxe7 = config.getBoolean(RETRY_SEVEN_INFINITE, false);
+        int rcvbuf = config.getInt(RCVBUF, 4 << 20);
+        long spin = config.getLong(POLLER_SPIN_NANOS, 0);
+        String pcap = config.get(PCAP, null);
+        java.util.Map<String, String> faults = new java.util.HashMap<>();
+        config.properties().forEach((k, v) -> {
+            if (k.startsWith(FAULT_PREFIX)) {
+                faults.put(k, v);
+            }
+        });
+        System.getProperties().forEach((k, v) -> {
+            if (k instanceof String s && s.startsWith(FAULT_PREFIX)) {
+                faults.putIfAbsent(s, String.valueOf(v));
+            }
+        });
+        return new SoftRoceConfig(port, devices, scale, rxe7, rcvbuf, spin,
+                pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults));
+    }
+
+    /** {@code nanos} scaled by {@link #timerScale()}, at least 1. */
+    public long scaled(long nanos) {
+        return Math.max(1, (long) (nanos * timerScale));
+    }
+}

@@ -1,0 +1,67 @@
+package dev.ibex.softroce.transport;
+
+import dev.ibex.softroce.verbs.Link;
+import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.verbs.SoftQueuePair;
+import dev.ibex.softroce.wire.Bth;
+import dev.ibex.softroce.wire.MalformedPacketException;
+import dev.ibex.softroce.wire.RocePacket;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The receive side of one device link (rxe {@code rxe_recv.c}): validates each datagram (structure, TVer, ICRC
+ * under this stack's convention, P_Key 0xFFFF), then hands it to QP1 (MADs) or to the QP its BTH names. Runs on
+ * the link's receive thread; owns the reusable packet flyweight, so nothing is allocated per packet.
+ */
+public final class Dispatcher implements Link.Handler {
+    private final SoftDevice device;
+    private final Gsi gsi;
+    private final RocePacket packet = new RocePacket();
+    private final LongAdder malformed = new LongAdder();
+    private final LongAdder unknownQp = new LongAdder();
+
+    public Dispatcher(SoftDevice device, Gsi gsi) {
+        this.device = device;
+        this.gsi = gsi;
+    }
+
+    @Override
+    public void onPacket(MemorySegment segment, long offset, int length, int srcIp, int srcPort, int dstIp) {
+        try {
+            packet.parseIpv4(segment, offset, length, srcIp, dstIp, srcPort, device.config().udpPort());
+        } catch (MalformedPacketException e) {
+            malformed.increment();
+            return;
+        }
+        if (packet.pKey() != Bth.DEFAULT_PKEY) {
+            malformed.increment();
+            return;
+        }
+        int dqp = packet.destQp();
+        if (dqp == Bth.GSI_QPN) {
+            gsi.deliver(packet, srcIp, dstIp);
+            return;
+        }
+        if (dqp == Bth.MULTICAST_QPN || dqp == 0) {
+            unknownQp.increment(); // multicast is not implemented yet; QP0 does not exist on RoCE
+            return;
+        }
+        SoftQueuePair qp = device.queuePair(dqp);
+        if (qp == null) {
+            unknownQp.increment();
+            return;
+        }
+        qp.deliver(packet, srcIp, dstIp);
+    }
+
+    /** Datagrams dropped because they were not valid RoCEv2 packets (or failed the ICRC). */
+    public long malformed() {
+        return malformed.sum();
+    }
+
+    /** Packets for QPs that do not exist. */
+    public long unknownQp() {
+        return unknownQp.sum();
+    }
+}

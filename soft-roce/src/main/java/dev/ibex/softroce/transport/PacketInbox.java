@@ -1,0 +1,128 @@
+package dev.ibex.softroce.transport;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Where a receive thread parks a copy of a packet when the QP task it belongs to is busy on another thread (the
+ * common case processes the packet in place, with no copy). A bounded multi-producer single-consumer ring of
+ * packet-sized slots, allocated on first use; a full inbox drops the packet, which the transport recovers like
+ * any loss.
+ */
+final class PacketInbox {
+    private final int slots;
+    private final int slotSize;
+    private final AtomicLong tail = new AtomicLong();
+    private long head; // consumer only
+    private volatile AtomicLongArray sequence;
+    private volatile MemorySegment memory;
+    private int[] lengths;
+    private int[] sources;
+    private int[] destinations;
+    private volatile long dropped;
+
+    PacketInbox(int slots, int slotSize) {
+        this.slots = slots;
+        this.slotSize = slotSize;
+    }
+
+    private synchronized void allocate() {
+        if (memory == null) {
+            lengths = new int[slots];
+            sources = new int[slots];
+            destinations = new int[slots];
+            AtomicLongArray seq = new AtomicLongArray(slots);
+            for (int i = 0; i < slots; i++) {
+                seq.set(i, i);
+            }
+            sequence = seq;
+            memory = Arena.ofAuto().allocate((long) slots * slotSize, 8);
+        }
+    }
+
+    /**
+     * Copies a packet in, with the addresses it came from and went to; {@code false} (and the packet is dropped)
+     * when full or too big.
+     */
+    boolean offer(MemorySegment src, long offset, int length, int srcIp, int dstIp) {
+        if (length > slotSize) {
+            dropped++;
+            return false;
+        }
+        if (memory == null) {
+            allocate();
+        }
+        AtomicLongArray seq = sequence;
+        long t;
+        int idx;
+        for (;;) {
+            t = tail.get();
+            idx = (int) (t % slots);
+            long dif = seq.getAcquire(idx) - t;
+            if (dif == 0) {
+                if (tail.compareAndSet(t, t + 1)) {
+                    break;
+                }
+            } else if (dif < 0) {
+                dropped++;
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        MemorySegment.copy(src, offset, memory, (long) idx * slotSize, length);
+        lengths[idx] = length;
+        sources[idx] = srcIp;
+        destinations[idx] = dstIp;
+        seq.setRelease(idx, t + 1);
+        return true;
+    }
+
+    /** Whether a packet is waiting. Consumer only. */
+    boolean isEmpty() {
+        AtomicLongArray seq = sequence;
+        return seq == null || seq.getAcquire((int) (head % slots)) != head + 1;
+    }
+
+    /** Consumer: the next packet's offset in {@link #memory()}, or -1. Follow with {@link #length()} and {@link #release()}. */
+    long peekOffset() {
+        if (isEmpty()) {
+            return -1;
+        }
+        return (head % slots) * slotSize;
+    }
+
+    int length() {
+        return lengths[(int) (head % slots)];
+    }
+
+    int srcIp() {
+        return sources[(int) (head % slots)];
+    }
+
+    int dstIp() {
+        return destinations[(int) (head % slots)];
+    }
+
+    MemorySegment memory() {
+        return memory;
+    }
+
+    void release() {
+        int idx = (int) (head % slots);
+        sequence.setRelease(idx, head + slots);
+        head++;
+    }
+
+    /** Drops everything queued. Consumer only. */
+    void clear() {
+        while (peekOffset() >= 0) {
+            release();
+        }
+    }
+
+    long dropped() {
+        return dropped;
+    }
+}

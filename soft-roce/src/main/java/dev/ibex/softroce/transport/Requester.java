@@ -1,0 +1,301 @@
+package dev.ibex.softroce.transport;
+
+import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.SendFlags;
+import dev.ibex.cm.spi.WcStatus;
+import dev.ibex.cm.spi.WrOpcode;
+import dev.ibex.softroce.verbs.Route;
+import dev.ibex.softroce.verbs.SendQueue;
+import dev.ibex.softroce.verbs.SendWqe;
+import dev.ibex.softroce.verbs.SoftQueuePair;
+import dev.ibex.softroce.wire.Opcode;
+import dev.ibex.softroce.wire.Opcode.Position;
+import dev.ibex.softroce.wire.PacketBuilder;
+import dev.ibex.softroce.wire.Psn;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * The requester (rxe {@code rxe_req.c}): turns send WQEs into request packets. RC messages are segmented at the
+ * path MTU with FIRST/MIDDLE/LAST/ONLY opcodes; each packet takes one PSN except an RDMA READ request, which
+ * reserves one PSN per response packet. AckReq is set on the last packet of a message and after every 64 packets
+ * without one. It stops when 128 PSNs are unacknowledged, when {@code max_rd_atomic} READs/atomics are
+ * outstanding, and before a fenced WQE while READs/atomics are outstanding. After a timeout, a PSN-sequence NAK or
+ * an RNR wait it goes back to the oldest unacknowledged PSN (go-back-N). UD: one packet per message, completed as
+ * soon as it is sent; a UD message larger than the MTU is not sent and completes successfully (IBTA C10-93.1.1).
+ *
+ * <p>Runs only in the QP's send task. Builds packets in its own buffer and sends them from the running thread;
+ * allocates nothing.
+ */
+final class Requester {
+    static final int MAX_PKT_PER_ACK = 64;
+    static final int MAX_UNACKED_PSNS = 128;
+
+    private final SoftQueuePair qp;
+    private final Sender sender;
+    private final PacketBuilder builder = new PacketBuilder();
+    private final ByteBuffer txBuffer;
+    private final MemorySegment tx;
+
+    int psn;
+    /** Opcode of the last packet sent, -1 between messages. */
+    int opcode = -1;
+    /** Position in the send queue of the next WQE to transmit. */
+    long wqeIndex;
+    int noAckPackets;
+    /** READ/atomic slots left of {@code max_rd_atomic}. */
+    int rdAtomicFree;
+    boolean needRetry;
+    boolean waitForRnrTimer;
+    boolean waitPsn;
+    boolean waitFence;
+    boolean needRdAtomic;
+
+    Requester(SoftQueuePair qp, Sender sender) {
+        this.qp = qp;
+        this.sender = sender;
+        this.txBuffer = ByteBuffer.allocateDirect(Sender.MAX_PACKET);
+        this.tx = MemorySegment.ofBuffer(txBuffer);
+    }
+
+    /** QP reset (or first RTS): forget every position. */
+    void reset(int sqPsn, int maxRdAtomic) {
+        psn = sqPsn;
+        opcode = -1;
+        wqeIndex = qp.sq().consumerIndex();
+        noAckPackets = 0;
+        rdAtomicFree = maxRdAtomic;
+        needRetry = false;
+        waitForRnrTimer = false;
+        waitPsn = false;
+        waitFence = false;
+        needRdAtomic = false;
+    }
+
+    /**
+     * Sends what the window allows.
+     *
+     * @return whether anything was sent or completed locally
+     */
+    boolean run() {
+        int state = qp.stateCode();
+        if (state != QpState.RTS.ordinal() && state != QpState.SQD.ordinal()) {
+            return false;
+        }
+        if (needRetry && !waitForRnrTimer) {
+            retry();
+            needRetry = false;
+        }
+        SendQueue sq = qp.sq();
+        boolean rc = qp.type() == QpType.RC;
+        boolean progress = false;
+        while (wqeIndex != sq.producerIndex()) {
+            SendWqe w = sq.at(wqeIndex);
+            if (state == QpState.SQD.ordinal() && w.state != SendWqe.PROCESSING) {
+                break; // draining: finish the message in flight, start no new one
+            }
+            if ((w.flags & SendFlags.FENCE) != 0 && rdAtomicFree != qp.maxRdAtomic()) {
+                waitFence = true;
+                break;
+            }
+            if (rc && Psn.diff(psn, Psn.add(sender.completer.psn, MAX_UNACKED_PSNS)) > 0) {
+                waitPsn = true;
+                break;
+            }
+            int mtu = rc ? qp.mtuBytes() : qp.device().activeMtu().bytes();
+            Opcode op = nextOpcode(w, mtu);
+            boolean readOrAtomic = w.opcode == WrOpcode.RDMA_READ || w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP
+                    || w.opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+            if (readOrAtomic && !takeRdAtomicSlot(w)) {
+                break;
+            }
+            int payload = op.carriesPayload() ? (int) Math.min(w.resid, mtu) : 0;
+            if (!rc && w.resid > mtu) {
+                // C10-93.1.1: a UD message larger than the MTU is not sent, and that is not an error
+                w.firstPsn = psn;
+                w.lastPsn = psn;
+                psn = Psn.next(psn);
+                opcode = -1;
+                wqeIndex++;
+                w.state = SendWqe.DONE;
+                w.status = WcStatus.SUCCESS.code();
+                progress = true;
+                continue;
+            }
+            if (!sendPacket(w, op, payload)) {
+                w.status = WcStatus.LOC_PROT_ERR.code();
+                w.state = SendWqe.ERROR;
+                wqeIndex++;
+                qp.error();
+                return true;
+            }
+            progress = true;
+            boolean end = op.position().isLast();
+            // wqe state
+            w.state = end ? (rc ? SendWqe.PENDING : SendWqe.DONE) : SendWqe.PROCESSING;
+            if (!rc) {
+                w.status = WcStatus.SUCCESS.code();
+            }
+            // psn
+            long left = op == Opcode.RC_RDMA_READ_REQUEST ? w.resid : w.resid + payload;
+            int packets = (int) Math.max(1, (left + mtu - 1) / mtu);
+            if (op.position().isFirst()) {
+                w.firstPsn = psn;
+                w.lastPsn = Psn.add(psn, packets - 1);
+            }
+            psn = op == Opcode.RC_RDMA_READ_REQUEST ? Psn.add(w.firstPsn, packets) : Psn.next(psn);
+            // requester state
+            opcode = end ? -1 : op.code();
+            if (end) {
+                wqeIndex++;
+            }
+            if (rc) {
+                sender.armRetransmitIfIdle();
+            }
+        }
+        return progress;
+    }
+
+    private boolean takeRdAtomicSlot(SendWqe w) {
+        if (w.hasRdAtomic) {
+            return true;
+        }
+        if (rdAtomicFree > 0) {
+            rdAtomicFree--;
+            w.hasRdAtomic = true;
+            needRdAtomic = false;
+            return true;
+        }
+        needRdAtomic = true;
+        return false;
+    }
+
+    void releaseRdAtomicSlot(SendWqe w) {
+        if (w.hasRdAtomic) {
+            w.hasRdAtomic = false;
+            rdAtomicFree++;
+            needRdAtomic = false;
+        }
+    }
+
+    private Opcode nextOpcode(SendWqe w, int mtu) {
+        boolean fits = w.resid <= mtu;
+        if (qp.type() == QpType.UD) {
+            return Opcode.udSend(w.opcode == WrOpcode.SEND_WITH_IMM);
+        }
+        boolean inSend = opcode == Opcode.RC_SEND_FIRST.code() || opcode == Opcode.RC_SEND_MIDDLE.code();
+        boolean inWrite = opcode == Opcode.RC_RDMA_WRITE_FIRST.code() || opcode == Opcode.RC_RDMA_WRITE_MIDDLE.code();
+        return switch (w.opcode) {
+            case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.SEND_WITH_INV -> Opcode.rcSend(
+                    Position.of(!inSend, fits), w.opcode == WrOpcode.SEND_WITH_IMM,
+                    w.opcode == WrOpcode.SEND_WITH_INV);
+            case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM -> Opcode.rcWrite(Position.of(!inWrite, fits),
+                    w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM);
+            case WrOpcode.RDMA_READ -> Opcode.RC_RDMA_READ_REQUEST;
+            case WrOpcode.ATOMIC_CMP_AND_SWP -> Opcode.RC_COMPARE_SWAP;
+            case WrOpcode.ATOMIC_FETCH_AND_ADD -> Opcode.RC_FETCH_ADD;
+            default -> throw new IllegalStateException("opcode " + w.opcode + " passed post-time validation");
+        };
+    }
+
+    /** Builds and sends one request packet; {@code false} on a local protection error gathering the payload. */
+    private boolean sendPacket(SendWqe w, Opcode op, int payload) {
+        Route route = qp.type() == QpType.UD ? w.ah.route() : qp.route();
+        boolean end = op.position().isLast();
+        boolean ackReq = false;
+        if (qp.type() == QpType.RC) {
+            noAckPackets++;
+            if (end || noAckPackets > MAX_PKT_PER_ACK) {
+                ackReq = true;
+                noAckPackets = 0;
+            }
+        }
+        boolean solicited = (w.flags & SendFlags.SOLICITED) != 0 && end
+                && (op.operation() == Opcode.Operation.SEND || (op.operation() == Opcode.Operation.RDMA_WRITE
+                        && op.hasImmDt()));
+        int destQp = qp.type() == QpType.UD ? w.remoteQpn : qp.destQpn();
+        builder.begin(tx, 0, op).destQp(destQp).psn(psn).ackReq(ackReq).solicitedEvent(solicited)
+                .migReq(sender.migReq());
+        if (op.hasReth()) {
+            builder.reth(w.iova, w.rkey, (int) w.resid);
+        }
+        if (op.hasAtomicEth()) {
+            if (op == Opcode.RC_COMPARE_SWAP) {
+                builder.atomicEth(w.iova, w.rkey, w.swap, w.compareAdd);
+            } else {
+                builder.atomicEth(w.iova, w.rkey, w.compareAdd, 0);
+            }
+        }
+        if (op.hasImmDt()) {
+            builder.immediate(w.imm);
+        }
+        if (op.hasIeth()) {
+            builder.ieth(w.invalidateRkey);
+        }
+        if (op.hasDeth()) {
+            // IBTA 10.2.5: a WR Q_Key with the high bit set means "use the QP's own Q_Key"
+            int qkey = w.remoteQkey < 0 ? qp.qkey() : w.remoteQkey;
+            builder.deth(qkey, qp.qpNum());
+        }
+        if (payload > 0) {
+            if (!Dma.gather(qp.device(), qp.softPd(), w, tx, builder.payloadOffset(), payload)) {
+                builder.payloadLength(0);
+                return false;
+            }
+            builder.payloadLength(payload);
+        }
+        int port = route.link().port();
+        int length = builder.finishIpv4(route.srcIp(), route.dstIp(), port, port);
+        txBuffer.clear().limit(length);
+        route.link().send(txBuffer, route.dstIp(), route.destination());
+        return true;
+    }
+
+    /**
+     * Go-back-N (rxe {@code req_retry}): restart from the oldest unacknowledged PSN. The first unacknowledged
+     * SEND/WRITE skips the packets already acknowledged; a partly answered READ asks for the rest only.
+     */
+    void retry() {
+        SendQueue sq = qp.sq();
+        int compPsn = sender.completer.psn;
+        int mtu = qp.mtuBytes();
+        wqeIndex = sq.consumerIndex();
+        psn = compPsn;
+        opcode = -1;
+        boolean first = true;
+        for (long i = wqeIndex; i != sq.producerIndex(); i++) {
+            SendWqe w = sq.at(i);
+            if (w.state == SendWqe.POSTED) {
+                break;
+            }
+            if (w.state == SendWqe.DONE) {
+                continue;
+            }
+            boolean read = w.opcode == WrOpcode.RDMA_READ;
+            boolean writeOrSend = w.opcode == WrOpcode.SEND || w.opcode == WrOpcode.SEND_WITH_IMM
+                    || w.opcode == WrOpcode.SEND_WITH_INV || w.opcode == WrOpcode.RDMA_WRITE
+                    || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM;
+            w.iova = w.remoteAddr;
+            if (!first || !read) {
+                w.rewind();
+            }
+            if (first) {
+                first = false;
+                if (writeOrSend) {
+                    int acked = Psn.diff(compPsn, w.firstPsn);
+                    for (int k = 0; k < acked && w.resid > 0; k++) {
+                        long n = Math.min(w.resid, mtu);
+                        opcode = nextOpcode(w, mtu).code();
+                        Dma.skip(w, n);
+                    }
+                }
+                if (read) {
+                    long received = w.length - w.resid;
+                    w.iova += (received / mtu) * mtu;
+                }
+            }
+            w.state = SendWqe.POSTED;
+        }
+    }
+}

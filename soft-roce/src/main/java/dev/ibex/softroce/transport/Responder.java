@@ -1,0 +1,712 @@
+package dev.ibex.softroce.transport;
+
+import dev.ibex.cm.spi.Access;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.WcFlags;
+import dev.ibex.cm.spi.WcOpcode;
+import dev.ibex.cm.spi.WcStatus;
+import dev.ibex.softroce.verbs.RecvQueue;
+import dev.ibex.softroce.verbs.RecvWqe;
+import dev.ibex.softroce.verbs.Route;
+import dev.ibex.softroce.verbs.SerialTask;
+import dev.ibex.softroce.verbs.SoftMemoryRegion;
+import dev.ibex.softroce.verbs.SoftQueuePair;
+import dev.ibex.softroce.verbs.SoftSharedReceiveQueue;
+import dev.ibex.softroce.wire.Aeth;
+import dev.ibex.softroce.wire.MalformedPacketException;
+import dev.ibex.softroce.wire.Opcode;
+import dev.ibex.softroce.wire.Opcode.Operation;
+import dev.ibex.softroce.wire.PacketBuilder;
+import dev.ibex.softroce.wire.Psn;
+import dev.ibex.softroce.wire.RocePacket;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * The responder (rxe {@code rxe_resp.c}): executes the requests that arrive for a QP and answers them.
+ *
+ * <p>RC: a request past the expected PSN gets one PSN-sequence NAK per gap and is dropped; an older one is a
+ * duplicate — a SEND/WRITE is acknowledged again, a READ or atomic is answered again from the ring of
+ * {@code max_dest_rd_atomic} responder resources (an atomic is never executed twice). A SEND or WRITE_WITH_IMM
+ * with no receive posted gets an RNR NAK carrying {@code min_rnr_timer}. R_Key, bounds and access violations get
+ * NAK remote-access-error (0x62), bad lengths, opcode sequences and misaligned atomics NAK invalid-request (0x61);
+ * both move the QP to ERR (IBTA class C). A receive buffer too small completes the receive with
+ * {@code LOC_LEN_ERR}. ACKs carry the MSN and are sent when the request asked (AckReq); atomics and READs are
+ * always answered.
+ *
+ * <p>UD: Q_Key check (mismatch dropped), the 40-byte GRH written at the start of the receive buffer (20 zero bytes
+ * and the IPv4 header, as rxe and {@code ibv_init_ah_from_wc} expect), no receive posted → dropped.
+ *
+ * <p>Runs in the QP's receive task, normally on the receive thread in place; allocates nothing.
+ */
+public final class Responder {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final int ACK_UNLIMITED = Aeth.ack(Aeth.CREDITS_UNLIMITED);
+
+    private final SoftQueuePair qp;
+    private final SerialTask task;
+    private final PacketInbox inbox = new PacketInbox(16, Sender.MAX_PACKET);
+    private final RocePacket queued = new RocePacket();
+    private final PacketBuilder builder = new PacketBuilder();
+    private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(Sender.MAX_PACKET);
+    private final MemorySegment tx = MemorySegment.ofBuffer(txBuffer);
+    private final MemorySegment grh = MemorySegment.ofArray(new byte[40]);
+    private final RecvWqe srqWqe;
+    private final Dma.RecvCursor cursor = new Dma.RecvCursor();
+
+    /** Next expected PSN. */
+    private int psn;
+    /** PSN after the last request acknowledged (duplicates of SEND/WRITE are acked with ackPsn - 1). */
+    private int ackPsn;
+    private int msn;
+    private int opcode = -1;
+    private boolean sentPsnNak;
+    /** The receive being filled by a (multi-packet) message, or null. */
+    private RecvWqe wqe;
+    // RDMA WRITE in progress
+    private long va;
+    private int rkey;
+    private long resid;
+    private long length;
+    private ResponderResource[] resources = new ResponderResource[0];
+    private int resourceHead;
+    private boolean commEstRaised;
+    private boolean lastWqeRaised;
+
+    public Responder(SoftQueuePair qp) {
+        this.qp = qp;
+        this.task = new SerialTask("receive task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
+        SoftSharedReceiveQueue srq = qp.softSrq();
+        this.srqWqe = srq == null ? null : SoftQueuePair.newScratchRecvWqe(srq.maxSge());
+    }
+
+    /** A scratch WQE for SRQ receives (RecvWqe's constructor is package-private to the verbs). */
+
+    public SerialTask task() {
+        return task;
+    }
+
+    /** Resets for a QP entering RTR (or RESET). Inside the task. */
+    public void reset(int rqPsn, int maxDestRdAtomic) {
+        psn = rqPsn;
+        ackPsn = rqPsn;
+        msn = 0;
+        opcode = -1;
+        sentPsnNak = false;
+        wqe = null;
+        cursor.reset();
+        resources = new ResponderResource[maxDestRdAtomic];
+        for (int i = 0; i < maxDestRdAtomic; i++) {
+            resources[i] = new ResponderResource();
+        }
+        resourceHead = 0;
+        commEstRaised = false;
+        lastWqeRaised = false;
+        inbox.clear();
+    }
+
+    /** A request packet for this QP arrived (receive thread). */
+    public void onRequest(RocePacket pkt, int srcIp, int dstIp) {
+        if (task.tryEnter()) {
+            try {
+                if (isReceiving(qp.stateCode())) {
+                    drainInbox();
+                    handle(pkt, srcIp, dstIp);
+                }
+            } finally {
+                task.leave();
+            }
+        } else {
+            inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), srcIp, dstIp);
+            task.schedule();
+        }
+    }
+
+    /** Called after receives were posted to a QP in ERR, so they get flushed. */
+    public void kick() {
+        task.schedule();
+    }
+
+    private static boolean isReceiving(int state) {
+        return state == QpState.RTR.ordinal() || state == QpState.RTS.ordinal() || state == QpState.SQD.ordinal();
+    }
+
+    private void body() {
+        int state = qp.stateCode();
+        if (state == QpState.ERR.ordinal()) {
+            inbox.clear();
+            flush();
+            return;
+        }
+        if (!isReceiving(state)) {
+            inbox.clear();
+            return;
+        }
+        drainInbox();
+    }
+
+    private void drainInbox() {
+        long off;
+        while ((off = inbox.peekOffset()) >= 0) {
+            try {
+                queued.wrap(inbox.memory(), off, inbox.length());
+                handle(queued, inbox.srcIp(), inbox.dstIp());
+            } catch (MalformedPacketException e) {
+                // validated before it was queued
+            } finally {
+                inbox.release();
+            }
+            if (!isReceiving(qp.stateCode())) {
+                return;
+            }
+        }
+    }
+
+    // ---- RC ---------------------------------------------------------------------------------------------
+
+    private void handle(RocePacket pkt, int srcIp, int dstIp) {
+        if (qp.type() == QpType.UD) {
+            handleUd(pkt, srcIp, dstIp);
+            return;
+        }
+        int diff = Psn.compare(pkt.psn(), psn);
+        if (diff > 0) {
+            if (!sentPsnNak) {
+                sentPsnNak = true;
+                sendAck(Aeth.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR), psn);
+            }
+            return; // class B: drop until the expected PSN comes
+        }
+        if (diff < 0) {
+            duplicate(pkt);
+            return;
+        }
+        sentPsnNak = false;
+        Opcode op = pkt.opcode();
+        Operation operation = op.operation();
+        if (!validSequence(op)) {
+            classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        if (!accessAllowed(operation)) {
+            classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        boolean readOrAtomic = operation == Operation.RDMA_READ_REQUEST || operation == Operation.COMPARE_SWAP
+                || operation == Operation.FETCH_ADD;
+        if (readOrAtomic && resources.length == 0) {
+            classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        if (needsReceive(op) && !takeReceive()) {
+            sendAck(Aeth.rnrNak(qp.minRnrTimer()), pkt.psn()); // class B: the requester retries later
+            return;
+        }
+        // length checks (C9-92 .. C9-94)
+        int payload = pkt.payloadLength();
+        int mtu = qp.mtuBytes();
+        if (op.carriesPayload()) {
+            Opcode.Position pos = op.position();
+            boolean bad = pos == Opcode.Position.ONLY ? payload > mtu
+                    : pos == Opcode.Position.LAST ? payload == 0 || payload > mtu : payload != mtu;
+            if (bad) {
+                lengthError(pkt);
+                return;
+            }
+        }
+        if (op.hasReth() && Integer.toUnsignedLong(pkt.rethDmaLength()) > (1L << 31)) {
+            lengthError(pkt);
+            return;
+        }
+        switch (operation) {
+            case SEND -> executeSend(pkt);
+            case RDMA_WRITE -> executeWrite(pkt);
+            case RDMA_READ_REQUEST -> executeRead(pkt);
+            case COMPARE_SWAP, FETCH_ADD -> executeAtomic(pkt);
+            default -> classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR,
+                    AsyncEventType.QP_REQ_ERR);
+        }
+    }
+
+    private boolean validSequence(Opcode op) {
+        boolean inSend = opcode == Opcode.RC_SEND_FIRST.code() || opcode == Opcode.RC_SEND_MIDDLE.code();
+        boolean inWrite = opcode == Opcode.RC_RDMA_WRITE_FIRST.code() || opcode == Opcode.RC_RDMA_WRITE_MIDDLE.code();
+        boolean continuation = !op.position().isFirst();
+        if (inSend) {
+            return continuation && op.operation() == Operation.SEND;
+        }
+        if (inWrite) {
+            return continuation && op.operation() == Operation.RDMA_WRITE;
+        }
+        return !continuation;
+    }
+
+    private boolean accessAllowed(Operation operation) {
+        int flags = qp.accessFlags();
+        return switch (operation) {
+            case RDMA_READ_REQUEST -> (flags & Access.REMOTE_READ.bit()) != 0;
+            case RDMA_WRITE -> (flags & Access.REMOTE_WRITE.bit()) != 0;
+            case COMPARE_SWAP, FETCH_ADD -> (flags & Access.REMOTE_ATOMIC.bit()) != 0;
+            default -> true;
+        };
+    }
+
+    /** Whether the packet starts consuming a receive WQE (rxe's RWR mask). */
+    private static boolean needsReceive(Opcode op) {
+        return switch (op) {
+            case RC_SEND_FIRST, RC_SEND_ONLY, RC_SEND_ONLY_WITH_IMMEDIATE, RC_SEND_ONLY_WITH_INVALIDATE,
+                    RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+                    UD_SEND_ONLY, UD_SEND_ONLY_WITH_IMMEDIATE -> true;
+            default -> false;
+        };
+    }
+
+    /** Gets the receive WQE a new message fills (kept at the RQ head until it completes). */
+    private boolean takeReceive() {
+        SoftSharedReceiveQueue srq = qp.softSrq();
+        if (srq != null) {
+            if (!srq.take(srqWqe)) {
+                return false;
+            }
+            wqe = srqWqe;
+        } else {
+            wqe = qp.rq().peek();
+            if (wqe == null) {
+                return false;
+            }
+        }
+        cursor.reset();
+        return true;
+    }
+
+    private void executeSend(RocePacket pkt) {
+        if (wqe == null) { // cannot happen: validSequence and takeReceive guarantee one
+            classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        int r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, pkt.segment(), pkt.payloadOffset(),
+                pkt.payloadLength());
+        if (r == Dma.NO_ROOM) {
+            classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        if (r == Dma.PROTECTION) {
+            classC(pkt, Aeth.NakCode.REMOTE_OPERATIONAL_ERROR, WcStatus.LOC_PROT_ERR, AsyncEventType.QP_ACCESS_ERR);
+            return;
+        }
+        Opcode op = pkt.opcode();
+        int invalidated = 0;
+        if (op.hasIeth()) {
+            invalidated = pkt.iethRKey();
+            SoftMemoryRegion mr = qp.device().memoryRegion(invalidated);
+            if (mr == null || mr.softPd() != qp.softPd() || !mr.invalidateRemote()) {
+                classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+                return;
+            }
+        }
+        advance(pkt);
+        if (op.position().isLast()) {
+            int flags = op.hasImmDt() ? WcFlags.WITH_IMM : op.hasIeth() ? WcFlags.WITH_INV : 0;
+            int imm = op.hasImmDt() ? pkt.immediate() : 0;
+            completeReceive(WcOpcode.RECV, (int) cursor.written, flags, imm, invalidated, 0, pkt.solicitedEvent());
+        }
+        acknowledge(pkt);
+    }
+
+    private void executeWrite(RocePacket pkt) {
+        Opcode op = pkt.opcode();
+        if (op.hasReth()) {
+            va = pkt.rethVirtualAddress();
+            rkey = pkt.rethRKey();
+            resid = Integer.toUnsignedLong(pkt.rethDmaLength());
+            length = resid;
+        }
+        int payload = pkt.payloadLength();
+        if (op.hasReth() && resid == 0) {
+            // C9-88: a zero-length WRITE names no memory; nothing to check
+            if (payload != 0) {
+                lengthError(pkt);
+                return;
+            }
+        } else {
+            SoftMemoryRegion mr = qp.device().memoryRegion(rkey);
+            if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
+                    || mr.check(va, resid, Access.REMOTE_WRITE.bit()) != SoftMemoryRegion.OK) {
+                classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                return;
+            }
+            int mtu = qp.mtuBytes();
+            boolean bad = resid > mtu ? payload != mtu || pkt.padCount() != 0
+                    : payload != resid || pkt.padCount() != ((-(int) resid) & 3);
+            if (bad) {
+                lengthError(pkt);
+                return;
+            }
+            try {
+                MemorySegment.copy(pkt.segment(), pkt.payloadOffset(), mr.segment(), mr.offsetOf(va), payload);
+            } catch (IllegalStateException freed) {
+                classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                return;
+            }
+            va += payload;
+            resid -= payload;
+        }
+        advance(pkt);
+        if (op.hasImmDt()) {
+            if (wqe == null) {
+                classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+                return;
+            }
+            completeReceive(WcOpcode.RECV_RDMA_WITH_IMM, (int) length, WcFlags.WITH_IMM, pkt.immediate(), 0, 0,
+                    pkt.solicitedEvent());
+        }
+        acknowledge(pkt);
+    }
+
+    private void executeRead(RocePacket pkt) {
+        long readVa = pkt.rethVirtualAddress();
+        int readKey = pkt.rethRKey();
+        long len = Integer.toUnsignedLong(pkt.rethDmaLength());
+        if (len != 0) {
+            SoftMemoryRegion mr = qp.device().memoryRegion(readKey);
+            if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
+                    || mr.check(readVa, len, Access.REMOTE_READ.bit()) != SoftMemoryRegion.OK) {
+                classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+                return;
+            }
+        }
+        msn = (msn + 1) & Psn.MASK; // C9-148: a READ counts when it starts
+        ResponderResource res = nextResource();
+        int mtu = qp.mtuBytes();
+        int packets = (int) Math.max(1, (len + mtu - 1) / mtu);
+        res.type = ResponderResource.READ;
+        res.replay = false;
+        res.firstPsn = pkt.psn();
+        res.curPsn = pkt.psn();
+        res.lastPsn = Psn.add(pkt.psn(), packets - 1);
+        res.va = readVa;
+        res.vaOrg = readVa;
+        res.resid = len;
+        res.length = len;
+        res.rkey = readKey;
+        res.started = false;
+        markEstablished();
+        readReply(pkt, res);
+    }
+
+    private void readReply(RocePacket request, ResponderResource res) {
+        int mtu = qp.mtuBytes();
+        SoftMemoryRegion mr = null;
+        if (res.resid > 0) {
+            mr = qp.device().memoryRegion(res.rkey);
+            if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
+                    || mr.check(res.va, res.resid, Access.REMOTE_READ.bit()) != SoftMemoryRegion.OK) {
+                classC(request, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
+                        AsyncEventType.QP_ACCESS_ERR);
+                return;
+            }
+        }
+        Route route = qp.route();
+        do {
+            boolean first = !res.started;
+            boolean last = res.resid <= mtu;
+            Opcode op = Opcode.rcReadResponse(Opcode.Position.of(first, last));
+            int payload = (int) Math.min(res.resid, mtu);
+            builder.begin(tx, 0, op).destQp(qp.destQpn()).psn(res.curPsn);
+            if (op.hasAeth()) {
+                builder.aeth(ACK_UNLIMITED, msn);
+            }
+            if (payload > 0) {
+                try {
+                    MemorySegment.copy(mr.segment(), mr.offsetOf(res.va), tx, builder.payloadOffset(), payload);
+                } catch (IllegalStateException freed) {
+                    builder.payloadLength(0);
+                    classC(request, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
+                            AsyncEventType.QP_ACCESS_ERR);
+                    return;
+                }
+                builder.payloadLength(payload);
+            }
+            transmit(route);
+            res.started = true;
+            res.va += payload;
+            res.resid -= payload;
+            res.curPsn = Psn.next(res.curPsn);
+        } while (res.resid > 0);
+        if (!res.replay) {
+            opcode = -1;
+        }
+        if (Psn.compare(res.curPsn, psn) >= 0) {
+            psn = res.curPsn;
+        }
+    }
+
+    private void executeAtomic(RocePacket pkt) {
+        long target = pkt.atomicVirtualAddress();
+        int key = pkt.atomicRKey();
+        SoftMemoryRegion mr = qp.device().memoryRegion(key);
+        if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
+                || mr.check(target, 8, Access.REMOTE_ATOMIC.bit()) != SoftMemoryRegion.OK) {
+            classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+            return;
+        }
+        if ((target & 7) != 0) {
+            classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
+            return;
+        }
+        long original;
+        try {
+            MemorySegment m = mr.segment();
+            long off = mr.offsetOf(target);
+            if (pkt.opcode() == Opcode.RC_COMPARE_SWAP) {
+                original = (long) LONG.compareAndExchange(m, off, pkt.atomicCompare(), pkt.atomicSwapOrAdd());
+            } else {
+                original = (long) LONG.getAndAdd(m, off, pkt.atomicSwapOrAdd());
+            }
+        } catch (IllegalStateException freed) {
+            classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+            return;
+        }
+        ResponderResource res = nextResource();
+        res.type = ResponderResource.ATOMIC;
+        res.replay = false;
+        res.firstPsn = pkt.psn();
+        res.lastPsn = pkt.psn();
+        res.curPsn = pkt.psn();
+        res.original = original;
+        msn = (msn + 1) & Psn.MASK;
+        psn = Psn.next(pkt.psn());
+        ackPsn = psn;
+        opcode = pkt.opcode().code();
+        markEstablished();
+        sendAtomicAck(pkt.psn(), original);
+    }
+
+    private ResponderResource nextResource() {
+        ResponderResource res = resources[resourceHead];
+        resourceHead = (resourceHead + 1) % resources.length;
+        return res;
+    }
+
+    /** The request was executed: next PSN, MSN on the last packet, COMM_EST on the first in RTR. */
+    private void advance(RocePacket pkt) {
+        if (pkt.opcode().position().isLast()) {
+            msn = (msn + 1) & Psn.MASK;
+        }
+        psn = Psn.next(pkt.psn());
+        ackPsn = psn;
+        opcode = pkt.opcode().code();
+        markEstablished();
+    }
+
+    private void markEstablished() {
+        if (!commEstRaised && qp.stateCode() == QpState.RTR.ordinal()) {
+            commEstRaised = true;
+            qp.raise(AsyncEventType.COMM_EST);
+        }
+    }
+
+    private void acknowledge(RocePacket pkt) {
+        if (pkt.ackReq()) {
+            sendAck(ACK_UNLIMITED, pkt.psn());
+        }
+    }
+
+    private void duplicate(RocePacket pkt) {
+        Operation operation = pkt.opcode().operation();
+        switch (operation) {
+            case SEND, RDMA_WRITE -> sendAck(ACK_UNLIMITED, Psn.add(ackPsn, -1)); // C9-105
+            case RDMA_READ_REQUEST -> {
+                ResponderResource res = findResource(pkt.psn(), ResponderResource.READ);
+                if (res == null) {
+                    return; // class D: drop
+                }
+                long iova = pkt.rethVirtualAddress();
+                long len = Integer.toUnsignedLong(pkt.rethDmaLength());
+                if (iova < res.vaOrg || len > res.length || iova + len > res.vaOrg + res.length
+                        || pkt.rethRKey() != res.rkey) {
+                    return; // not a subset of the original request: drop
+                }
+                res.curPsn = pkt.psn();
+                res.started = false;
+                res.replay = true;
+                res.vaOrg = iova;
+                res.va = iova;
+                res.resid = len;
+                readReply(pkt, res);
+            }
+            case COMPARE_SWAP, FETCH_ADD -> {
+                ResponderResource res = findResource(pkt.psn(), ResponderResource.ATOMIC);
+                if (res != null) {
+                    res.replay = true;
+                    sendAtomicAck(pkt.psn(), res.original); // never executed twice
+                }
+            }
+            default -> { }
+        }
+    }
+
+    private ResponderResource findResource(int p, int type) {
+        for (ResponderResource r : resources) {
+            if (r.type == type && Psn.compare(p, r.firstPsn) >= 0 && Psn.compare(p, r.lastPsn) <= 0) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private void lengthError(RocePacket pkt) {
+        classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+    }
+
+    /**
+     * IBTA class C (and A) responder errors: complete the receive in hand with {@code status}, NAK the request, raise
+     * the affiliated event and move the QP to ERR (which flushes the rest).
+     */
+    private void classC(RocePacket pkt, Aeth.NakCode nak, WcStatus status, AsyncEventType event) {
+        if (wqe != null) {
+            completeReceive(WcOpcode.RECV, 0, 0, 0, 0, status.code(), false);
+        }
+        sendAck(Aeth.nak(nak), pkt.psn());
+        qp.raise(event);
+        qp.error();
+    }
+
+    private void completeReceive(int wcOpcode, int byteLen, int flags, int imm, int invalidated, int status,
+            boolean solicited) {
+        RecvWqe w = wqe;
+        wqe = null;
+        long wrId = w.wrId;
+        if (qp.softSrq() == null) {
+            qp.rq().advance();
+        }
+        if (status != 0) {
+            qp.recvCqSoft().complete(wrId, status, wcOpcode, 0, qp.qpNum(), 0, 0, 0, true);
+        } else if ((flags & WcFlags.WITH_INV) != 0) {
+            qp.recvCqSoft().completeWithInvalidate(wrId, byteLen, qp.qpNum(), flags, invalidated, 0, solicited);
+        } else {
+            qp.recvCqSoft().complete(wrId, 0, wcOpcode, byteLen, qp.qpNum(), flags, imm, 0, solicited);
+        }
+    }
+
+    private void sendAck(int syndrome, int ackedPsn) {
+        builder.begin(tx, 0, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn).aeth(syndrome, msn);
+        transmit(qp.route());
+    }
+
+    private void sendAtomicAck(int ackedPsn, long original) {
+        builder.begin(tx, 0, Opcode.RC_ATOMIC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn)
+                .aeth(ACK_UNLIMITED, msn).atomicAckEth(original);
+        transmit(qp.route());
+    }
+
+    private void transmit(Route route) {
+        int port = route.link().port();
+        int len = builder.finishIpv4(route.srcIp(), route.dstIp(), port, port);
+        txBuffer.clear().limit(len);
+        route.link().send(txBuffer, route.dstIp(), route.destination());
+    }
+
+    // ---- UD ---------------------------------------------------------------------------------------------
+
+    private void handleUd(RocePacket pkt, int srcIp, int dstIp) {
+        if (pkt.dethQKey() != qp.qkey()) {
+            return; // Q_Key violation: silently dropped
+        }
+        if (!takeReceive()) {
+            return; // UD: no receive posted, the datagram is lost
+        }
+        int payload = pkt.payloadLength();
+        if (payload + 40L > wqe.totalLength) {
+            if (qp.softSrq() != null) {
+                completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_LEN_ERR.code(), false);
+            } else {
+                wqe = null; // class D: drop the message, keep the receive
+            }
+            return;
+        }
+        writeGrh(pkt.length(), srcIp, dstIp);
+        int r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, grh, 0, 40);
+        if (r == Dma.OK) {
+            r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, pkt.segment(), pkt.payloadOffset(),
+                    payload);
+        }
+        if (r != Dma.OK) {
+            completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_PROT_ERR.code(), false);
+            qp.error();
+            return;
+        }
+        boolean imm = pkt.opcode().hasImmDt();
+        RecvWqe w = wqe;
+        wqe = null;
+        if (qp.softSrq() == null) {
+            qp.rq().advance();
+        }
+        markEstablished();
+        qp.recvCqSoft().complete(w.wrId, 0, WcOpcode.RECV, payload + 40, qp.qpNum(),
+                WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), imm ? pkt.immediate() : 0, pkt.dethSrcQp(),
+                pkt.solicitedEvent());
+    }
+
+    /** RoCEv2/IPv4 "GRH": 20 zero bytes, then the IPv4 header of the datagram (what rxe writes). */
+    private void writeGrh(int udpPayloadLength, int srcIp, int dstIp) {
+        grh.fill((byte) 0);
+        int total = 20 + 8 + udpPayloadLength;
+        long b = 20;
+        grh.set(ValueLayout.JAVA_BYTE, b, (byte) 0x45);
+        grh.set(ValueLayout.JAVA_BYTE, b + 2, (byte) (total >>> 8));
+        grh.set(ValueLayout.JAVA_BYTE, b + 3, (byte) total);
+        grh.set(ValueLayout.JAVA_BYTE, b + 6, (byte) 0x40); // DF
+        grh.set(ValueLayout.JAVA_BYTE, b + 8, (byte) 64); // TTL
+        grh.set(ValueLayout.JAVA_BYTE, b + 9, (byte) 17); // UDP
+        putInt(b + 12, srcIp);
+        putInt(b + 16, dstIp);
+        int sum = 0;
+        for (int i = 0; i < 20; i += 2) {
+            sum += ((grh.get(ValueLayout.JAVA_BYTE, b + i) & 0xFF) << 8) | (grh.get(ValueLayout.JAVA_BYTE, b + i + 1)
+                    & 0xFF);
+        }
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        int check = ~sum & 0xFFFF;
+        grh.set(ValueLayout.JAVA_BYTE, b + 10, (byte) (check >>> 8));
+        grh.set(ValueLayout.JAVA_BYTE, b + 11, (byte) check);
+    }
+
+    private void putInt(long at, int v) {
+        grh.set(ValueLayout.JAVA_BYTE, at, (byte) (v >>> 24));
+        grh.set(ValueLayout.JAVA_BYTE, at + 1, (byte) (v >>> 16));
+        grh.set(ValueLayout.JAVA_BYTE, at + 2, (byte) (v >>> 8));
+        grh.set(ValueLayout.JAVA_BYTE, at + 3, (byte) v);
+    }
+
+    // ---- error state ------------------------------------------------------------------------------------
+
+    /** QP in ERR: flush every posted receive (or, on an SRQ, announce the last WQE once). */
+    private void flush() {
+        SoftSharedReceiveQueue srq = qp.softSrq();
+        if (srq != null) {
+            if (wqe != null) {
+                completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.WR_FLUSH_ERR.code(), false);
+            }
+            if (!lastWqeRaised) {
+                lastWqeRaised = true;
+                qp.raise(AsyncEventType.QP_LAST_WQE_REACHED);
+            }
+            return;
+        }
+        wqe = null;
+        RecvQueue rq = qp.rq();
+        RecvWqe w;
+        while ((w = rq.peek()) != null) {
+            long wrId = w.wrId;
+            rq.advance();
+            qp.recvCqSoft().complete(wrId, WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qp.qpNum(), 0, 0, 0,
+                    false);
+        }
+    }
+}

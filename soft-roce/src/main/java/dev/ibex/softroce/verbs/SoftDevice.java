@@ -1,0 +1,417 @@
+package dev.ibex.softroce.verbs;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.AhAttr;
+import dev.ibex.cm.spi.AsyncEventSource;
+import dev.ibex.cm.spi.CompletionChannel;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.Device;
+import dev.ibex.cm.spi.DeviceAttributes;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.Mtu;
+import dev.ibex.cm.spi.PortAttributes;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.cm.spi.ResourceTracker;
+import dev.ibex.softroce.MadPort;
+import dev.ibex.softroce.SoftRoceConfig;
+import dev.ibex.softroce.transport.Dispatcher;
+import dev.ibex.softroce.transport.Gsi;
+import dev.ibex.softroce.transport.Timers;
+import dev.ibex.softroce.wire.Ipv4;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+/**
+ * A soft RDMA device ({@code ibv_context}): one port (port 1, ACTIVE, Ethernet link layer) whose GID table holds the
+ * IPv4-mapped addresses the device owns, one {@link Link} per address, and the tables the data path looks objects
+ * up in (QPs by QPN, MRs by key, AHs by handle). Attributes follow rxe's where they make sense; the active MTU comes
+ * from the interface's MTU by the RDMA CM's iboe rule (lo: 4096).
+ *
+ * <p>Thread-safe. Created and closed by the fabric.
+ */
+public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked {
+    /** Largest {@code max_inline_data} a QP can ask for. */
+    public static final int MAX_INLINE = 512;
+    static final int MAX_QP = 1 << 16;
+    static final int MAX_MR = 1 << 20;
+    static final int MAX_AH = (1 << 15) - 1;
+    /** {@code IBV_PORT_CM_SUP}. */
+    static final int PORT_CAP_CM_SUP = 1 << 16;
+    /** Device capability bits ({@code enum ibv_device_cap_flags}), no APM. */
+    static final long CAP_FLAGS = (1L << 1) /* BAD_PKEY_CNTR */ | (1L << 2) /* BAD_QKEY_CNTR */
+            | (1L << 5) /* CHANGE_PHY_PORT */ | (1L << 10) /* PORT_ACTIVE_EVENT */ | (1L << 11) /* SYS_IMAGE_GUID */
+            | (1L << 12) /* RC_RNR_NAK_GEN */;
+
+    private final String name;
+    private final SoftRoceConfig config;
+    private final ResourceTracker tracker;
+    private final Timers timers;
+    private final int[] addresses;
+    private final Gid[] gids;
+    private final Link[] links;
+    private final long nodeGuid;
+    private final Device device;
+    private final DeviceAttributes attributes;
+    private final PortAttributes portAttributes;
+    private final Mtu activeMtu;
+    private final SoftAsyncEvents asyncEvents;
+    private final Gsi gsi;
+    private final HandleTable<SoftQueuePair> qps = new HandleTable<>(2, MAX_QP - 1);
+    private final byte[] qpGenerations = new byte[MAX_QP];
+    private final HandleTable<SoftMemoryRegion> mrs = new HandleTable<>(1, MAX_MR);
+    private byte[] mrGenerations = new byte[1024];
+    private final HandleTable<SoftAddressHandle> ahs = new HandleTable<>(1, MAX_AH);
+    private volatile boolean closed;
+
+    /**
+     * Opens the device: binds one link per address.
+     *
+     * @param events where async-event listeners are called (off the NIC threads)
+     */
+    public SoftDevice(String name, List<Inet4Address> addresses, SoftRoceConfig config, ResourceTracker tracker,
+            Timers timers, Link.Factory linkFactory, Executor events) {
+        this.name = name;
+        this.config = config;
+        this.tracker = tracker;
+        this.timers = timers;
+        this.addresses = new int[addresses.size()];
+        this.gids = new Gid[addresses.size()];
+        for (int i = 0; i < this.addresses.length; i++) {
+            this.addresses[i] = Ipv4.toInt(addresses.get(i));
+            this.gids[i] = Gid.of(addresses.get(i));
+        }
+        this.nodeGuid = 0x0200_0000_0000_0000L | ((long) config.udpPort() << 32)
+                | Integer.toUnsignedLong(this.addresses[0]);
+        this.device = new Device(name, nodeGuid, Device.NodeType.CA, Device.Transport.IB);
+        this.asyncEvents = new SoftAsyncEvents(this, events);
+        this.gsi = new Gsi(this);
+        this.links = new Link[this.addresses.length];
+        try {
+            for (int i = 0; i < links.length; i++) {
+                links[i] = linkFactory.open(this.addresses[i], config.udpPort(), new Dispatcher(this, gsi));
+            }
+        } catch (RuntimeException e) {
+            for (Link l : links) {
+                if (l != null) {
+                    l.close();
+                }
+            }
+            throw e;
+        }
+        this.activeMtu = Mtu.ofCode(dev.ibex.softroce.wire.Mtu.fromNetdevMtu(links[0].netdevMtu()).code());
+        this.attributes = new DeviceAttributes("ibex-soft-roce", nodeGuid, 0xFFFFFF, 0, Long.MAX_VALUE,
+                MAX_QP - 3, 1 << 14, CAP_FLAGS, 32, 1 << 16, (1 << 15) - 1, MAX_MR - 1, 1 << 20, 128, 128, 1,
+                MAX_AH - 1, 1 << 16, 1 << 14, 27, 8192, 56, 1);
+        this.portAttributes = new PortAttributes(PortAttributes.STATE_ACTIVE, Mtu.MTU_4096, activeMtu, gids.length,
+                PORT_CAP_CM_SUP, 1L << 31, 1, 0, PortAttributes.LINK_LAYER_ETHERNET);
+        tracker.opened(this);
+    }
+
+    // ---- DeviceContext ----------------------------------------------------------------------------------
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.DEVICE_CONTEXT;
+    }
+
+    @Override
+    public DeviceAttributes queryDevice() {
+        return attributes;
+    }
+
+    @Override
+    public PortAttributes queryPort(int port) {
+        if (port != 1) {
+            throw new RdmaException("ibv_query_port", Errno.EINVAL, "the soft device has port 1 only, not " + port);
+        }
+        return portAttributes;
+    }
+
+    @Override
+    public Gid queryGid(int port, int index) {
+        queryPort(port);
+        if (index < 0 || index >= gids.length) {
+            throw new RdmaException("ibv_query_gid", Errno.EINVAL,
+                    "GID index " + index + " is not populated (the table has " + gids.length + " entries)");
+        }
+        return gids[index];
+    }
+
+    @Override
+    public int queryPkey(int port, int index) {
+        queryPort(port);
+        if (index != 0) {
+            throw new RdmaException("ibv_query_pkey", Errno.EINVAL, "the P_Key table has one entry (index 0)");
+        }
+        return 0xFFFF;
+    }
+
+    @Override
+    public ProtectionDomain allocPd() {
+        requireOpen();
+        return new SoftProtectionDomain(this);
+    }
+
+    @Override
+    public CompletionChannel createCompletionChannel() {
+        requireOpen();
+        return new SoftCompletionChannel(this);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel, int vector) {
+        requireOpen();
+        if (minEntries < 1 || minEntries > attributes.maxCqe()) {
+            throw new IllegalArgumentException("a CQ needs 1.." + attributes.maxCqe() + " entries, got " + minEntries);
+        }
+        if (vector != 0) {
+            throw new IllegalArgumentException("the soft device has one completion vector (0), got " + vector);
+        }
+        if (channel != null && !(channel instanceof SoftCompletionChannel)) {
+            throw new IllegalArgumentException("the channel does not belong to a soft-roce device");
+        }
+        return new SoftCompletionQueue(this, minEntries, (SoftCompletionChannel) channel);
+    }
+
+    @Override
+    public int numCompVectors() {
+        return 1;
+    }
+
+    @Override
+    public AsyncEventSource asyncEvents() {
+        return asyncEvents;
+    }
+
+    // ---- for the CM and the transport -------------------------------------------------------------------
+
+    /** The device's async events, with listeners for the CM. */
+    public SoftAsyncEvents events() {
+        return asyncEvents;
+    }
+
+    /** The addresses (GID-table order) as ints. */
+    public int[] addresses() {
+        return addresses.clone();
+    }
+
+    /** Whether {@code ip} is one of this device's addresses. */
+    public boolean owns(int ip) {
+        return gidIndexOf(ip) >= 0;
+    }
+
+    /** The GID index of {@code ip}, or -1. */
+    public int gidIndexOf(int ip) {
+        for (int i = 0; i < addresses.length; i++) {
+            if (addresses[i] == ip) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The port's active MTU (the path MTU the CM should use). */
+    public Mtu activeMtu() {
+        return activeMtu;
+    }
+
+    /** The link of GID index {@code index}. */
+    public Link link(int index) {
+        return links[index];
+    }
+
+    /** QP1: MADs to and from this device. */
+    public MadPort madPort() {
+        return gsi;
+    }
+
+    public SoftRoceConfig config() {
+        return config;
+    }
+
+    public Timers timers() {
+        return timers;
+    }
+
+    ResourceTracker tracker() {
+        return tracker;
+    }
+
+    /** The QP with number {@code qpn}, or {@code null}. Lock-free. */
+    public SoftQueuePair queuePair(int qpn) {
+        SoftQueuePair qp = qps.get(qpn & 0xFFFF);
+        return qp != null && qp.qpNum() == qpn ? qp : null;
+    }
+
+    /** The MR with lkey/rkey {@code key}, or {@code null}. Lock-free. */
+    public SoftMemoryRegion memoryRegion(int key) {
+        SoftMemoryRegion mr = mrs.get(key >>> 8);
+        return mr != null && mr.key() == key ? mr : null;
+    }
+
+    /** The AH with {@code handle}, or {@code null}. */
+    public SoftAddressHandle addressHandle(long handle) {
+        return handle <= 0 || handle > MAX_AH ? null : ahs.get((int) handle);
+    }
+
+    /**
+     * Resolves an address vector: port 1, a global route (RoCE), a populated source GID index and an IPv4-mapped
+     * destination GID.
+     *
+     * @throws RdmaException EINVAL otherwise
+     */
+    public Route resolve(AhAttr attr, String verb) {
+        if (attr == null) {
+            throw new RdmaException(verb, Errno.EINVAL, "no address vector given");
+        }
+        if (attr.portNum() != 1) {
+            throw new RdmaException(verb, Errno.EINVAL, "port " + attr.portNum() + ": the soft device has port 1 only");
+        }
+        if (!attr.isGlobal() || attr.dgid() == null) {
+            throw new RdmaException(verb, Errno.EINVAL, "RoCE address vectors need a global route (a GID)");
+        }
+        if (attr.sgidIndex() < 0 || attr.sgidIndex() >= gids.length) {
+            throw new RdmaException(verb, Errno.EINVAL, "source GID index " + attr.sgidIndex()
+                    + " is not populated (the table has " + gids.length + " entries)");
+        }
+        Gid dgid = attr.dgid();
+        if (!dgid.isIpv4Mapped()) {
+            throw new RdmaException(verb, Errno.EINVAL, "the soft device speaks RoCEv2 over IPv4: the destination GID "
+                    + dgid + " must be IPv4-mapped (::ffff:a.b.c.d)");
+        }
+        Inet4Address ip = (Inet4Address) dgid.toInetAddress();
+        int dstIp = Ipv4.toInt(ip);
+        Link link = links[attr.sgidIndex()];
+        return new Route(attr, link, dstIp, new InetSocketAddress(ip, link.port()));
+    }
+
+    /** Copies inline data at native address {@code addr} through the MR that holds it (lkey first, else any). */
+    boolean copyInline(SoftProtectionDomain pd, long addr, int len, int lkey, MemorySegment dst, long dstOffset) {
+        SoftMemoryRegion mr = memoryRegion(lkey);
+        if (mr == null || mr.check(addr, len, 0) != SoftMemoryRegion.OK) {
+            mr = findRegion(addr, len);
+        }
+        if (mr == null) {
+            return false;
+        }
+        try {
+            MemorySegment.copy(mr.segment(), mr.offsetOf(addr), dst, dstOffset, len);
+            return true;
+        } catch (IllegalStateException freed) {
+            return false;
+        }
+    }
+
+    private SoftMemoryRegion findRegion(long addr, int len) {
+        for (int i = 1; i < MAX_MR; i++) {
+            SoftMemoryRegion mr = mrs.get(i);
+            if (mr == null) {
+                if (i > mrHighWater) {
+                    return null;
+                }
+                continue;
+            }
+            if (mr.check(addr, len, 0) == SoftMemoryRegion.OK) {
+                return mr;
+            }
+        }
+        return null;
+    }
+
+    private volatile int mrHighWater;
+
+    int registerQueuePair(SoftQueuePair qp) {
+        int index = qps.add(qp);
+        if (index < 0) {
+            return -1;
+        }
+        int gen;
+        synchronized (qpGenerations) {
+            gen = ++qpGenerations[index] & 0xFF;
+        }
+        return gen << 16 | index;
+    }
+
+    /** The QPN a QP gets is known only after {@link #registerQueuePair}; the table maps by index. */
+    void unregisterQueuePair(SoftQueuePair qp) {
+        qps.remove(qp.qpNum() & 0xFFFF, qp);
+    }
+
+    /** Returns {index, key} or {@code null} when the table is full. */
+    synchronized int[] registerMemoryRegion(SoftMemoryRegion mr) {
+        int index = mrs.add(mr);
+        if (index < 0) {
+            return null;
+        }
+        if (index >= mrGenerations.length) {
+            mrGenerations = java.util.Arrays.copyOf(mrGenerations, Math.max(index + 1, mrGenerations.length * 2));
+        }
+        int gen = ++mrGenerations[index] & 0xFF;
+        if (index > mrHighWater) {
+            mrHighWater = index;
+        }
+        return new int[] {index, index << 8 | gen};
+    }
+
+    void unregisterMemoryRegion(SoftMemoryRegion mr) {
+        mrs.remove(mr.index(), mr);
+    }
+
+    int registerAddressHandle(SoftAddressHandle ah) {
+        int index = ahs.add(ah);
+        if (index < 0) {
+            throw new RdmaException("ibv_create_ah", Errno.ENOMEM, "the device's AH table is full");
+        }
+        return index;
+    }
+
+    void unregisterAddressHandle(SoftAddressHandle ah) {
+        ahs.remove(ah.index(), ah);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("device " + name + " is closed");
+        }
+    }
+
+    /** Stops the links. The fabric closes every resource on the device first. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        for (Link l : links) {
+            l.close();
+        }
+        tracker.closed(this);
+    }
+
+    @Override
+    public String toString() {
+        List<String> a = new ArrayList<>();
+        for (int ip : addresses) {
+            a.add(Ipv4.toString(ip));
+        }
+        return "SoftDevice[" + name + " " + a + " mtu " + activeMtu.bytes() + "]";
+    }
+}

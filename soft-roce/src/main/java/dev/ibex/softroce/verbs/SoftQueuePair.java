@@ -1,0 +1,774 @@
+package dev.ibex.softroce.verbs;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.MigState;
+import dev.ibex.cm.spi.Mtu;
+import dev.ibex.cm.spi.PostException;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.QpAttr;
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.RecvBatch;
+import dev.ibex.cm.spi.SendBatch;
+import dev.ibex.cm.spi.SendFlags;
+import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.WrOpcode;
+import dev.ibex.softroce.transport.Responder;
+import dev.ibex.softroce.transport.Sender;
+import dev.ibex.softroce.wire.Opcode;
+import dev.ibex.softroce.wire.RocePacket;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code ibv_qp} for RC and UD. Posting copies WRs into preallocated WQE rings and kicks the QP's send task, which
+ * normally runs the requester right away on the posting thread; packets that arrive are handed to the responder or
+ * the completer on the receive thread (see {@link Sender} and {@link Responder}).
+ *
+ * <p>{@link #modify} checks the transition and its attribute mask against {@link QpTransitions} and the values
+ * against the device, then applies everything while neither task runs: an invalid modify throws
+ * {@link RdmaException} EINVAL and changes nothing.
+ *
+ * <p>Threading: posting is confined to one thread at a time (the framework's loop); {@link #modify},
+ * {@link #query} and {@link #close} are thread-safe. The NIC side (receive threads, timers) runs concurrently and
+ * meets the poster only in the WQE rings (single producer, single consumer) and the CQs.
+ */
+public final class SoftQueuePair implements QueuePair {
+    private final SoftDevice device;
+    private final SoftProtectionDomain pd;
+    private final QpType type;
+    private final int qpn;
+    private final SoftCompletionQueue sendCq;
+    private final SoftCompletionQueue recvCq;
+    private final SoftSharedReceiveQueue srq;
+    private final QpCap cap;
+    private final boolean signalAll;
+    private final Arena arena = Arena.ofShared();
+    private final SendQueue sq;
+    private final RecvQueue rq;
+    private final AtomicInteger state = new AtomicInteger(QpState.RESET.ordinal());
+    private final Sender sender;
+    private final Responder responder;
+    private final Object modifyLock = new Object();
+    private volatile Object context;
+    private volatile boolean closed;
+
+    // attributes, written by modify while both tasks are held, read by the tasks
+    private volatile int accessFlags;
+    private volatile int pkeyIndex;
+    private volatile int port = 1;
+    private volatile int qkey;
+    private volatile Route route;
+    private volatile Route altRoute;
+    private volatile int altPort;
+    private volatile int altTimeout;
+    private volatile int altPkeyIndex;
+    private volatile Mtu pathMtu = Mtu.MTU_1024;
+    private volatile int mtuBytes = 1024;
+    private volatile int destQpn;
+    private volatile int rqPsn;
+    private volatile int sqPsn;
+    private volatile int timeout;
+    private volatile int retryCnt;
+    private volatile int rnrRetry;
+    private volatile int minRnrTimer;
+    private volatile int maxRdAtomic;
+    private volatile int maxDestRdAtomic;
+    private volatile MigState migState = MigState.MIGRATED;
+    private volatile boolean enSqdAsyncNotify;
+    private volatile boolean sqDraining;
+
+    SoftQueuePair(SoftProtectionDomain pd, QpInitAttr attr) {
+        this.device = pd.softDevice();
+        this.pd = pd;
+        this.type = attr.type();
+        if (type == QpType.UC) {
+            throw new RdmaException("ibv_create_qp", Errno.ENOTSUP,
+                    "the soft-roce provider implements RC and UD QPs only");
+        }
+        if (!(attr.sendCq() instanceof SoftCompletionQueue scq) || scq.device() != device
+                || !(attr.recvCq() instanceof SoftCompletionQueue rcq) || rcq.device() != device) {
+            throw new IllegalArgumentException("the CQs must belong to the QP's device " + device.name());
+        }
+        if (attr.srq() != null && (!(attr.srq() instanceof SoftSharedReceiveQueue s) || s.pd() != pd)) {
+            throw new IllegalArgumentException("the SRQ must belong to the QP's protection domain");
+        }
+        var dev = device.queryDevice();
+        QpCap c = attr.cap();
+        if (c.maxSendWr() > dev.maxQpWr() || c.maxRecvWr() > dev.maxQpWr() || c.maxSendSge() > dev.maxSge()
+                || c.maxRecvSge() > dev.maxSge() || c.maxInlineData() > SoftDevice.MAX_INLINE) {
+            throw new RdmaException("ibv_create_qp", Errno.EINVAL, "capacities " + c + " exceed the device's: at most "
+                    + dev.maxQpWr() + " WRs, " + dev.maxSge() + " SGEs and " + SoftDevice.MAX_INLINE + " inline bytes");
+        }
+        this.sendCq = (SoftCompletionQueue) attr.sendCq();
+        this.recvCq = (SoftCompletionQueue) attr.recvCq();
+        this.srq = (SoftSharedReceiveQueue) attr.srq();
+        int sendWr = Math.max(1, c.maxSendWr());
+        int sendSge = Math.max(1, c.maxSendSge());
+        int recvSge = Math.max(1, c.maxRecvSge());
+        this.cap = new QpCap(sendWr, srq == null ? Math.max(1, c.maxRecvWr()) : 0, sendSge, srq == null ? recvSge : 0,
+                c.maxInlineData());
+        this.signalAll = attr.signalAll();
+        this.context = attr.context();
+        this.sq = new SendQueue(cap.maxSendWr(), cap.maxSendSge(), cap.maxInlineData(), arena);
+        this.rq = srq == null ? new RecvQueue(cap.maxRecvWr(), cap.maxRecvSge()) : null;
+        int n = device.registerQueuePair(this);
+        if (n < 0) {
+            arena.close();
+            throw new RdmaException("ibv_create_qp", Errno.ENOMEM, "the device's QP table is full");
+        }
+        this.qpn = n;
+        this.sender = new Sender(this, device.timers(), device.config().retryCountSevenIsInfinite());
+        this.responder = new Responder(this);
+        sendCq.attach(this);
+        recvCq.attach(this);
+        if (srq != null) {
+            srq.addUser();
+        }
+        pd.addChild();
+        device.tracker().opened(this);
+    }
+
+    // ---- SPI --------------------------------------------------------------------------------------------
+
+    @Override
+    public int qpNum() {
+        return qpn;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    @Override
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    @Override
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    @Override
+    public QpCap cap() {
+        return cap;
+    }
+
+    @Override
+    public Object context() {
+        return context;
+    }
+
+    @Override
+    public void context(Object context) {
+        this.context = context;
+    }
+
+    @Override
+    public QpState state() {
+        return QpState.ofCode(state.get());
+    }
+
+    @Override
+    public void postSend(SendBatch batch, int count) {
+        requireOpen();
+        if (count < 0 || count > batch.capacity()) {
+            throw new IllegalArgumentException("count must be within 0.." + batch.capacity() + ", got " + count);
+        }
+        int s = state.get();
+        if (s == QpState.RESET.ordinal() || s == QpState.INIT.ordinal() || s == QpState.RTR.ordinal()) {
+            throw new PostException("ibv_post_send", Errno.EINVAL.number(), 0,
+                    "the QP is in " + QpState.ofCode(s) + "; sends can be posted from RTS on");
+        }
+        int posted = 0;
+        try {
+            for (int i = 0; i < count; i++) {
+                SendWqe w = sq.claim();
+                if (w == null) {
+                    throw new PostException("ibv_post_send", Errno.ENOMEM.number(), i, "the send queue is full ("
+                            + cap.maxSendWr() + " WRs outstanding): poll the send CQ (signal at least every Nth WR)");
+                }
+                String bad = fill(w, batch, i);
+                if (bad != null) {
+                    throw new PostException("ibv_post_send", Errno.EINVAL.number(), i, bad);
+                }
+                sq.publish();
+                posted++;
+            }
+        } finally {
+            if (posted > 0) {
+                sender.kick();
+            }
+        }
+    }
+
+    /** Copies WR {@code i} into {@code w}; returns why it is invalid, or {@code null}. */
+    private String fill(SendWqe w, SendBatch b, int i) {
+        int op = b.opcode(i);
+        boolean ok = type == QpType.UD ? op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM
+                : op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.SEND_WITH_INV
+                        || op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ
+                        || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        if (!ok) {
+            return "opcode " + WrOpcode.name(op) + " is not supported on a " + type + " QP of the soft device";
+        }
+        int flags = b.flags(i);
+        int n = b.numSge(i);
+        if (n < 0 || n > cap.maxSendSge()) {
+            return "the WR has " + n + " gather entries, the QP allows " + cap.maxSendSge();
+        }
+        long total = 0;
+        for (int j = 0; j < n; j++) {
+            total += Integer.toUnsignedLong(b.sgeLength(i, j));
+        }
+        if (total > device.queryPort(1).maxMessageSize()) {
+            return "message of " + total + " bytes exceeds the port's maximum of " + device.queryPort(1).maxMessageSize();
+        }
+        boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        boolean inline = (flags & SendFlags.INLINE) != 0;
+        w.wrId = b.wrId(i);
+        w.opcode = op;
+        w.flags = flags;
+        w.imm = b.immData(i);
+        w.invalidateRkey = b.invalidateRkey(i);
+        w.ah = null;
+        if (atomic) {
+            if (n != 1 || total != 8) {
+                return "an atomic WR needs exactly one 8-byte gather entry";
+            }
+            w.remoteAddr = b.remoteAddr(i);
+            if ((w.remoteAddr & 7) != 0) {
+                return "an atomic's remote address must be 8-byte aligned, got 0x" + Long.toHexString(w.remoteAddr);
+            }
+            w.rkey = b.atomicRkey(i);
+            w.compareAdd = b.atomicCompareAdd(i);
+            w.swap = b.atomicSwap(i);
+            if (inline) {
+                return "atomics cannot be inline";
+            }
+        } else if (type == QpType.RC) {
+            w.remoteAddr = b.remoteAddr(i);
+            w.rkey = b.rkey(i);
+        } else {
+            SoftAddressHandle ah = device.addressHandle(b.udAh(i));
+            if (ah == null || ah.pd() != pd) {
+                return "the WR's address handle is not a live AH of this QP's protection domain";
+            }
+            w.ah = ah;
+            w.remoteQpn = b.udRemoteQpn(i) & 0xFFFFFF;
+            w.remoteQkey = b.udRemoteQkey(i);
+        }
+        if (inline) {
+            if (op == WrOpcode.RDMA_READ) {
+                return "RDMA READ cannot be inline";
+            }
+            if (total > cap.maxInlineData()) {
+                return "inline data of " + total + " bytes exceeds the QP's max_inline_data of " + cap.maxInlineData();
+            }
+            long at = 0;
+            for (int j = 0; j < n; j++) {
+                int len = b.sgeLength(i, j);
+                if (len == 0) {
+                    continue;
+                }
+                if (!device.copyInline(pd, b.sgeAddr(i, j), len, b.sgeLkey(i, j), w.inline, at)) {
+                    return "inline data at 0x" + Long.toHexString(b.sgeAddr(i, j)) + " (" + len
+                            + " bytes) is not in memory registered on this device: the soft provider copies inline"
+                            + " data through the memory region that holds it";
+                }
+                at += len;
+            }
+            w.numSge = 0;
+        } else {
+            w.numSge = n;
+            for (int j = 0; j < n; j++) {
+                w.sgeAddr[j] = b.sgeAddr(i, j);
+                w.sgeLength[j] = b.sgeLength(i, j);
+                w.sgeLkey[j] = b.sgeLkey(i, j);
+            }
+        }
+        w.length = total;
+        w.state = SendWqe.POSTED;
+        w.status = 0;
+        w.firstPsn = 0;
+        w.lastPsn = 0;
+        w.hasRdAtomic = false;
+        w.iova = w.remoteAddr;
+        w.rewind();
+        return null;
+    }
+
+    @Override
+    public void postRecv(RecvBatch batch, int count) {
+        requireOpen();
+        if (srq != null) {
+            throw new PostException("ibv_post_recv", Errno.EINVAL.number(), 0,
+                    "the QP takes its receives from an SRQ: post them to the SRQ");
+        }
+        if (count < 0 || count > batch.capacity()) {
+            throw new IllegalArgumentException("count must be within 0.." + batch.capacity() + ", got " + count);
+        }
+        int s = state.get();
+        if (s == QpState.RESET.ordinal()) {
+            throw new PostException("ibv_post_recv", Errno.EINVAL.number(), 0,
+                    "the QP is in RESET; receives can be posted from INIT on");
+        }
+        for (int i = 0; i < count; i++) {
+            int n = batch.numSge(i);
+            if (n < 0 || n > cap.maxRecvSge()) {
+                throw new PostException("ibv_post_recv", Errno.EINVAL.number(), i,
+                        "the WR has " + n + " scatter entries, the QP allows " + cap.maxRecvSge());
+            }
+            if (!rq.offer(batch, i, n)) {
+                throw new PostException("ibv_post_recv", Errno.ENOMEM.number(), i,
+                        "the receive queue is full (" + cap.maxRecvWr() + " WRs)");
+            }
+        }
+        if (s == QpState.ERR.ordinal()) {
+            responder.kick();
+        }
+    }
+
+    @Override
+    public void attachMulticast(Gid gid, int lid) {
+        requireOpen();
+        throw new RdmaException("ibv_attach_mcast", Errno.ENOTSUP,
+                "multicast is not implemented by the soft-roce provider yet");
+    }
+
+    @Override
+    public void detachMulticast(Gid gid, int lid) {
+        requireOpen();
+        throw new RdmaException("ibv_detach_mcast", Errno.ENOTSUP,
+                "multicast is not implemented by the soft-roce provider yet");
+    }
+
+    // ---- modify / query ---------------------------------------------------------------------------------
+
+    @Override
+    public void modify(QpAttr attr) {
+        requireOpen();
+        synchronized (modifyLock) {
+            QpState cur = QpState.ofCode(state.get());
+            int mask = attr.mask();
+            QpState next = attr.has(QpAttr.STATE) ? attr.state() : cur;
+            if (attr.has(QpAttr.CUR_STATE) && attr.curState() != cur) {
+                throw einval("cur_qp_state is " + attr.curState() + " but the QP is in " + cur);
+            }
+            if (!QpTransitions.isValid(type, cur, next, mask)) {
+                throw einval(QpTransitions.explain(type, cur, next, mask));
+            }
+            Route newRoute = attr.has(QpAttr.AV) ? device.resolve(attr.ahAttr(), "ibv_modify_qp") : null;
+            Route newAlt = attr.has(QpAttr.ALT_PATH) ? device.resolve(attr.altAhAttr(), "ibv_modify_qp") : null;
+            checkValues(attr);
+            RuntimeException[] failure = new RuntimeException[1];
+            sender.task().runExclusive(() -> responder.task().runExclusive(() -> {
+                if (!state.compareAndSet(cur.ordinal(), next.ordinal())) {
+                    failure[0] = einval("the QP changed state concurrently (now " + state() + ")");
+                    return;
+                }
+                apply(attr, newRoute, newAlt, cur, next);
+            }));
+            if (failure[0] != null) {
+                throw failure[0];
+            }
+        }
+    }
+
+    private void checkValues(QpAttr a) {
+        var dev = device.queryDevice();
+        if (a.has(QpAttr.PORT) && a.portNum() != 1) {
+            throw einval("port_num " + a.portNum() + ": the soft device has port 1 only");
+        }
+        if (a.has(QpAttr.PKEY_INDEX) && a.pkeyIndex() != 0) {
+            throw einval("pkey_index " + a.pkeyIndex() + ": the P_Key table has one entry (index 0)");
+        }
+        if (a.has(QpAttr.ACCESS_FLAGS) && (a.accessFlags() & ~0x1F) != 0) {
+            throw einval("unsupported access flags 0x" + Integer.toHexString(a.accessFlags()));
+        }
+        if (a.has(QpAttr.PATH_MTU) && a.pathMtu().code() > device.queryPort(1).maxMtu().code()) {
+            throw einval("path MTU " + a.pathMtu() + " exceeds the port's maximum");
+        }
+        if (a.has(QpAttr.TIMEOUT) && (a.timeout() < 0 || a.timeout() > 31)) {
+            throw einval("timeout must be within 0..31, got " + a.timeout());
+        }
+        if (a.has(QpAttr.RETRY_CNT) && (a.retryCnt() < 0 || a.retryCnt() > 7)) {
+            throw einval("retry_cnt must be within 0..7, got " + a.retryCnt());
+        }
+        if (a.has(QpAttr.RNR_RETRY) && (a.rnrRetry() < 0 || a.rnrRetry() > 7)) {
+            throw einval("rnr_retry must be within 0..7, got " + a.rnrRetry());
+        }
+        if (a.has(QpAttr.MIN_RNR_TIMER) && (a.minRnrTimer() < 0 || a.minRnrTimer() > 31)) {
+            throw einval("min_rnr_timer must be within 0..31, got " + a.minRnrTimer());
+        }
+        if (a.has(QpAttr.MAX_QP_RD_ATOMIC) && (a.maxRdAtomic() < 0 || a.maxRdAtomic() > dev.maxQpInitRdAtom())) {
+            throw einval("max_rd_atomic must be within 0.." + dev.maxQpInitRdAtom() + ", got " + a.maxRdAtomic());
+        }
+        if (a.has(QpAttr.MAX_DEST_RD_ATOMIC) && (a.maxDestRdAtomic() < 0 || a.maxDestRdAtomic() > dev.maxQpRdAtom())) {
+            throw einval("max_dest_rd_atomic must be within 0.." + dev.maxQpRdAtom() + ", got " + a.maxDestRdAtomic());
+        }
+        if (a.has(QpAttr.DEST_QPN) && (a.destQpNum() & ~0xFFFFFF) != 0) {
+            throw einval("dest_qp_num must fit in 24 bits, got 0x" + Integer.toHexString(a.destQpNum()));
+        }
+        if (a.has(QpAttr.ALT_PATH) && (a.altPortNum() != 1 || a.altTimeout() < 0 || a.altTimeout() > 31
+                || a.altPkeyIndex() != 0)) {
+            throw einval("the alternate path needs port 1, P_Key index 0 and a timeout within 0..31");
+        }
+        if (a.has(QpAttr.PATH_MIG_STATE) && a.pathMigState() == MigState.ARMED) {
+            throw einval("path_mig_state can be set to MIGRATED or REARM only");
+        }
+        if (a.has(QpAttr.AV) && type == QpType.RC && isMulticast(a.ahAttr().dgid())) {
+            throw einval("an RC QP cannot be connected to a multicast address");
+        }
+    }
+
+    private static boolean isMulticast(Gid gid) {
+        return gid.isIpv4Mapped() && (gid.byteAt(12) & 0xF0) == 0xE0;
+    }
+
+    private static RdmaException einval(String why) {
+        return new RdmaException("ibv_modify_qp", Errno.EINVAL, why);
+    }
+
+    /** Applies a validated modify; both tasks are held. */
+    private void apply(QpAttr a, Route newRoute, Route newAlt, QpState cur, QpState next) {
+        if (a.has(QpAttr.ACCESS_FLAGS)) {
+            accessFlags = a.accessFlags();
+        }
+        if (a.has(QpAttr.PKEY_INDEX)) {
+            pkeyIndex = a.pkeyIndex();
+        }
+        if (a.has(QpAttr.PORT)) {
+            port = a.portNum();
+        }
+        if (a.has(QpAttr.QKEY)) {
+            qkey = a.qkey();
+        }
+        if (newRoute != null) {
+            route = newRoute;
+        }
+        if (newAlt != null) {
+            altRoute = newAlt;
+            altPort = a.altPortNum();
+            altTimeout = a.altTimeout();
+            altPkeyIndex = a.altPkeyIndex();
+        }
+        if (a.has(QpAttr.PATH_MTU)) {
+            pathMtu = a.pathMtu();
+            mtuBytes = a.pathMtu().bytes();
+        }
+        if (a.has(QpAttr.DEST_QPN)) {
+            destQpn = a.destQpNum();
+        }
+        if (a.has(QpAttr.RQ_PSN)) {
+            rqPsn = a.rqPsn();
+        }
+        if (a.has(QpAttr.SQ_PSN)) {
+            sqPsn = a.sqPsn();
+        }
+        if (a.has(QpAttr.TIMEOUT)) {
+            timeout = a.timeout();
+        }
+        if (a.has(QpAttr.RETRY_CNT)) {
+            retryCnt = a.retryCnt();
+        }
+        if (a.has(QpAttr.RNR_RETRY)) {
+            rnrRetry = a.rnrRetry();
+        }
+        if (a.has(QpAttr.MIN_RNR_TIMER)) {
+            minRnrTimer = a.minRnrTimer();
+        }
+        if (a.has(QpAttr.MAX_QP_RD_ATOMIC)) {
+            maxRdAtomic = a.maxRdAtomic();
+        }
+        if (a.has(QpAttr.MAX_DEST_RD_ATOMIC)) {
+            maxDestRdAtomic = a.maxDestRdAtomic();
+        }
+        if (a.has(QpAttr.PATH_MIG_STATE)) {
+            migState = a.pathMigState();
+        }
+        if (a.has(QpAttr.EN_SQD_ASYNC_NOTIFY)) {
+            enSqdAsyncNotify = a.enSqdAsyncNotify();
+        }
+        switch (next) {
+            case RESET -> {
+                sq.clear();
+                if (rq != null) {
+                    rq.clear();
+                }
+                sender.reset(0);
+                responder.reset(0, 0);
+                sqDraining = false;
+            }
+            case RTR -> {
+                if (cur == QpState.INIT) {
+                    responder.reset(rqPsn, maxDestRdAtomic);
+                }
+            }
+            case RTS -> {
+                if (cur == QpState.RTR) {
+                    sender.reset(sqPsn);
+                } else {
+                    sender.updateTimeout();
+                }
+                sqDraining = false;
+            }
+            case SQD -> {
+                if (cur == QpState.RTS) {
+                    sqDraining = true;
+                }
+                sender.updateTimeout();
+            }
+            default -> { }
+        }
+    }
+
+    @Override
+    public QpAttr query(int mask) {
+        requireOpen();
+        QpAttr a = new QpAttr()
+                .state(state())
+                .curState(state())
+                .accessFlags(accessFlags)
+                .pkeyIndex(pkeyIndex)
+                .portNum(port)
+                .qkey(qkey)
+                .pathMtu(pathMtu)
+                .destQpNum(destQpn)
+                .rqPsn(rqPsn)
+                .sqPsn(sqPsn)
+                .timeout(timeout)
+                .retryCnt(retryCnt)
+                .rnrRetry(rnrRetry)
+                .minRnrTimer(minRnrTimer)
+                .maxRdAtomic(maxRdAtomic)
+                .maxDestRdAtomic(maxDestRdAtomic)
+                .pathMigState(migState)
+                .enSqdAsyncNotify(enSqdAsyncNotify)
+                .cap(cap)
+                .sqDraining(sqDraining);
+        Route r = route;
+        if (r != null) {
+            a.ahAttr(r.attr());
+        }
+        Route alt = altRoute;
+        if (alt != null) {
+            a.altPath(alt.attr(), altPort, altTimeout).altPkeyIndex(altPkeyIndex);
+        }
+        return a;
+    }
+
+    // ---- transport-facing -------------------------------------------------------------------------------
+
+    /** Moves the QP to ERR because the transport failed (or a CQ overran); both tasks then flush. Any thread. */
+    public void error() {
+        for (;;) {
+            int s = state.get();
+            if (s == QpState.ERR.ordinal() || s == QpState.RESET.ordinal()) {
+                return;
+            }
+            if (state.compareAndSet(s, QpState.ERR.ordinal())) {
+                break;
+            }
+        }
+        sender.task().schedule();
+        responder.task().schedule();
+    }
+
+    /** Its CQ overran: QP_FATAL and ERR. */
+    void fatal() {
+        int s = state.get();
+        if (s != QpState.RESET.ordinal() && s != QpState.ERR.ordinal()) {
+            raise(AsyncEventType.QP_FATAL);
+            error();
+        }
+    }
+
+    /** Raises an affiliated async event for this QP. */
+    public void raise(AsyncEventType type) {
+        device.events().raise(type, this);
+    }
+
+    /** Hands a packet addressed to this QP to the responder or completer (receive thread). */
+    public void deliver(RocePacket pkt, int srcIp, int dstIp) {
+        Opcode op = pkt.opcode();
+        int s = state.get();
+        if (type == QpType.UD) {
+            if (op.transport() != Opcode.Transport.UD || s < QpState.RTR.ordinal() || s > QpState.SQD.ordinal()) {
+                return;
+            }
+            responder.onRequest(pkt, srcIp, dstIp);
+            return;
+        }
+        if (op.transport() != Opcode.Transport.RC) {
+            return;
+        }
+        Route r = route;
+        if (r == null || r.dstIp() != srcIp || r.srcIp() != dstIp) {
+            return; // rxe check_addr: only the primary path's addresses are accepted
+        }
+        if (op.isRequest()) {
+            if (s >= QpState.RTR.ordinal() && s <= QpState.SQD.ordinal()) {
+                responder.onRequest(pkt, srcIp, dstIp);
+            }
+        } else if (s == QpState.RTS.ordinal() || s == QpState.SQD.ordinal()) {
+            sender.onResponse(pkt);
+        }
+    }
+
+    /** A WQE for SRQ receives, owned by a responder. */
+    public static RecvWqe newScratchRecvWqe(int maxSge) {
+        return new RecvWqe(maxSge);
+    }
+
+    /** Clears the draining flag once; whether SQ_DRAINED should be raised. Send task only. */
+    public boolean markDrained() {
+        if (!sqDraining) {
+            return false;
+        }
+        sqDraining = false;
+        return enSqdAsyncNotify;
+    }
+
+    public SoftDevice device() {
+        return device;
+    }
+
+    public SoftProtectionDomain softPd() {
+        return pd;
+    }
+
+    public SoftCompletionQueue sendCqSoft() {
+        return sendCq;
+    }
+
+    public SoftCompletionQueue recvCqSoft() {
+        return recvCq;
+    }
+
+    public SoftSharedReceiveQueue softSrq() {
+        return srq;
+    }
+
+    public SendQueue sq() {
+        return sq;
+    }
+
+    public RecvQueue rq() {
+        return rq;
+    }
+
+    public boolean signalAll() {
+        return signalAll;
+    }
+
+    public int stateCode() {
+        return state.get();
+    }
+
+    public int accessFlags() {
+        return accessFlags;
+    }
+
+    public int qkey() {
+        return qkey;
+    }
+
+    public Route route() {
+        return route;
+    }
+
+    public int destQpn() {
+        return destQpn;
+    }
+
+    public int mtuBytes() {
+        return mtuBytes;
+    }
+
+    public int timeout() {
+        return timeout;
+    }
+
+    public int retryCnt() {
+        return retryCnt;
+    }
+
+    public int rnrRetry() {
+        return rnrRetry;
+    }
+
+    public int minRnrTimer() {
+        return minRnrTimer;
+    }
+
+    public int maxRdAtomic() {
+        return maxRdAtomic;
+    }
+
+    public boolean sqDraining() {
+        return sqDraining;
+    }
+
+    // ---- close ------------------------------------------------------------------------------------------
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("queue pair 0x" + Integer.toHexString(qpn) + " is closed");
+        }
+    }
+
+    /** {@code ibv_destroy_qp}: outstanding WRs are discarded without completions, as in verbs. */
+    @Override
+    public void close() {
+        synchronized (modifyLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        device.unregisterQueuePair(this);
+        sender.task().runExclusive(() -> responder.task().runExclusive(() -> {
+            state.set(QpState.RESET.ordinal());
+            sq.clear();
+            if (rq != null) {
+                rq.clear();
+            }
+            sender.stop();
+        }));
+        sendCq.detach(this);
+        recvCq.detach(this);
+        if (srq != null) {
+            srq.removeUser();
+        }
+        pd.removeChild();
+        device.events().purge(this);
+        arena.close();
+        device.tracker().closed(this);
+    }
+
+    @Override
+    public String toString() {
+        return "SoftQueuePair[" + type + " 0x" + Integer.toHexString(qpn) + " " + state() + "]";
+    }
+}

@@ -1,0 +1,187 @@
+package dev.ibex.softroce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.cm.spi.Access;
+import dev.ibex.cm.spi.AhAttr;
+import dev.ibex.cm.spi.CompletionBatch;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.MemoryRegion;
+import dev.ibex.cm.spi.Mtu;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.QpAttr;
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.SharedReceiveQueue;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Test support: a fabric with two soft devices (127.0.0.2 and 127.0.0.3) on a free UDP port with fast timers, and
+ * helpers that connect RC QPs by hand (RESET → INIT → RTR → RTS with each other's QPN and PSN).
+ */
+public final class Harness implements AutoCloseable {
+    public final SoftFabric fabric;
+    public final DeviceContext a;
+    public final DeviceContext b;
+    public final Arena arena = Arena.ofShared();
+
+    public Harness() {
+        this(Map.of());
+    }
+
+    public Harness(Map<String, String> extra) {
+        Map<String, String> p = new HashMap<>();
+        p.put(SoftRoceConfig.PORT, Integer.toString(freePort()));
+        p.put(SoftRoceConfig.DEVICES, "softa=127.0.0.2,softb=127.0.0.3");
+        p.put(SoftRoceConfig.TIMER_SCALE, "0.01");
+        p.putAll(extra);
+        fabric = (SoftFabric) new SoftRoceProvider().open(ProviderConfig.of(p));
+        a = fabric.devices().get(0);
+        b = fabric.devices().get(1);
+    }
+
+    /** A UDP port nobody uses on 127.0.0.2 and 127.0.0.3 right now. */
+    public static int freePort() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0))) {
+                int port = s.getLocalPort();
+                if (isFree("127.0.0.3", port)) {
+                    return port;
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("no free UDP port");
+    }
+
+    private static boolean isFree(String host, int port) {
+        try (DatagramSocket t = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(host), port))) {
+            return t.isBound();
+        } catch (IOException busy) {
+            return false;
+        }
+    }
+
+    /** One side of a connection: PD, CQs, QP, a registered buffer. */
+    public static final class Side {
+        public final DeviceContext dev;
+        public final ProtectionDomain pd;
+        public final CompletionQueue scq;
+        public final CompletionQueue rcq;
+        public final QueuePair qp;
+        public final MemorySegment buf;
+        public final MemoryRegion mr;
+        public final CompletionBatch wc;
+
+        Side(DeviceContext dev, Arena arena, int bufSize, QpCap cap, boolean signalAll, SharedReceiveQueue srq,
+                ProtectionDomain pd, QpType type) {
+            this.dev = dev;
+            this.pd = pd != null ? pd : dev.allocPd();
+            this.scq = dev.createCompletionQueue(1024, null, 0);
+            this.rcq = dev.createCompletionQueue(1024, null, 0);
+            this.qp = this.pd.createQueuePair(new QpInitAttr(scq, rcq, srq, cap, type, signalAll, null));
+            this.buf = arena.allocate(bufSize, 4096);
+            this.mr = this.pd.registerMemory(buf, EnumSet.allOf(Access.class));
+            this.wc = CompletionBatch.allocate(arena, 64);
+        }
+    }
+
+    public Side side(DeviceContext dev, int bufSize) {
+        return new Side(dev, arena, bufSize, new QpCap(256, 256, 4, 4, 64), true, null, null, QpType.RC);
+    }
+
+    public Side side(DeviceContext dev, int bufSize, QpCap cap, boolean signalAll, SharedReceiveQueue srq,
+            ProtectionDomain pd) {
+        return new Side(dev, arena, bufSize, cap, signalAll, srq, pd, QpType.RC);
+    }
+
+    public Side udSide(DeviceContext dev, int bufSize) {
+        return new Side(dev, arena, bufSize, new QpCap(64, 64, 4, 4, 64), true, null, null, QpType.UD);
+    }
+
+    public static AhAttr path(DeviceContext to) {
+        Gid gid = to.queryGid(1, 0);
+        return AhAttr.roce(gid, 0, 1);
+    }
+
+    public static AhAttr pathFrom(DeviceContext to) {
+        return path(to);
+    }
+
+    /** Default connection parameters; tweak with the setters. */
+    public static final class Params {
+        public int timeout = 10;
+        public int retryCnt = 7;
+        public int rnrRetry = 7;
+        public int minRnrTimer = 1;
+        public int maxRdAtomic = 16;
+        public int access = Access.mask(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
+                Access.REMOTE_ATOMIC));
+        public Mtu mtu = Mtu.MTU_1024;
+        public int psnA = 0x100;
+        public int psnB = 0x200;
+    }
+
+    /** Connects two RC QPs by hand. */
+    public static void connect(Side x, Side y, Params p) {
+        toInit(x.qp, p);
+        toInit(y.qp, p);
+        toRtr(x.qp, y.dev, y.qp.qpNum(), p.psnB, p);
+        toRtr(y.qp, x.dev, x.qp.qpNum(), p.psnA, p);
+        toRts(x.qp, p.psnA, p);
+        toRts(y.qp, p.psnB, p);
+        assertThat(x.qp.state()).isEqualTo(QpState.RTS);
+        assertThat(y.qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    public static void toInit(QueuePair qp, Params p) {
+        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(p.access));
+    }
+
+    public static void toRtr(QueuePair qp, DeviceContext peer, int peerQpn, int peerPsn, Params p) {
+        qp.modify(new QpAttr().state(QpState.RTR).ahAttr(path(peer)).pathMtu(p.mtu).destQpNum(peerQpn)
+                .rqPsn(peerPsn).maxDestRdAtomic(p.maxRdAtomic).minRnrTimer(p.minRnrTimer));
+    }
+
+    public static void toRts(QueuePair qp, int myPsn, Params p) {
+        qp.modify(new QpAttr().state(QpState.RTS).timeout(p.timeout).retryCnt(p.retryCnt).rnrRetry(p.rnrRetry)
+                .sqPsn(myPsn).maxRdAtomic(p.maxRdAtomic));
+    }
+
+    /** Polls {@code cq} until it returns {@code n} completions (bounded wait); returns how many it got. */
+    public static int pollAtLeast(CompletionQueue cq, CompletionBatch wc, int n, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int got = 0;
+        while (got < n && System.nanoTime() < deadline) {
+            int k = cq.poll(wc);
+            got += k;
+            if (k == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return got;
+    }
+
+    @Override
+    public void close() {
+        fabric.close();
+        assertThat(fabric.resources().total()).as("resources after close: %s", fabric.resources()).isZero();
+        arena.close();
+    }
+}

@@ -32,6 +32,10 @@ public final class Icrc {
     private final CRC32 crc = new CRC32();
     private final byte[] head = new byte[IPV4_PREFIX + Bth.SIZE];
     private final byte[] chunk = new byte[512];
+    // Byte-buffer view of the last segment seen: packet buffers are long-lived, so one view per buffer
+    // serves every packet, and the CRC runs on the intrinsic without a per-packet view object.
+    private MemorySegment viewed;
+    private ByteBuffer view;
 
     public Icrc() {
         for (int i = 0; i < 8; i++) {
@@ -100,10 +104,15 @@ public final class Icrc {
         if (length == 0) {
             return;
         }
-        if (s.isNative() || s.heapBase().orElse(null) instanceof byte[]) {
-            // The view buffer is scalar-replaced by C2 in steady state; the CRC runs on the intrinsic.
-            ByteBuffer view = s.asSlice(offset, length).asByteBuffer();
-            crc.update(view);
+        if (s != viewed && (s.isNative() || s.heapBase().orElse(null) instanceof byte[])
+                && s.byteSize() <= Integer.MAX_VALUE) {
+            view = s.asByteBuffer();
+            viewed = s;
+        }
+        if (s == viewed) {
+            ByteBuffer v = view;
+            v.clear().position((int) offset).limit((int) offset + length);
+            crc.update(v);
             return;
         }
         for (int done = 0; done < length; ) { // heap segments over long[] etc. cannot be viewed as bytes

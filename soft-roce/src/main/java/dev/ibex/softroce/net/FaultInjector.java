@@ -1,0 +1,131 @@
+package dev.ibex.softroce.net;
+
+import dev.ibex.softroce.wire.Ipv4;
+import java.util.Arrays;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Test faults for one or more {@link SoftPort}s: per-direction rules ({@link #onSend()},
+ * {@link #onReceive()}) and black holes for (local IP, remote IP) pairs. Off by default and cheap when off
+ * (one volatile read per datagram). Configurable at any time from any thread; seeded, so runs repeat.
+ *
+ * <p>A black hole for (local, remote) drops everything a port with address {@code local} sends to
+ * {@code remote} and everything it receives from {@code remote} — the path is dead in both directions, as
+ * when a link fails. Share one injector between ports to describe a whole fabric's faults.
+ */
+public final class FaultInjector {
+    private final FaultRules send;
+    private final FaultRules receive;
+    private volatile long[] blackHoles = new long[0]; // sorted (local << 32 | remote) keys, copy-on-write
+    private volatile boolean active;
+    private final LongAdder dropped = new LongAdder(), blackHoled = new LongAdder(), duplicated = new LongAdder(),
+            reordered = new LongAdder(), delayed = new LongAdder();
+
+    /** Counts of faults applied so far. */
+    public record Counts(long dropped, long blackHoled, long duplicated, long reordered, long delayed) {
+    }
+
+    /** An injector whose probabilistic rules draw from generators seeded with {@code seed}. */
+    public FaultInjector(long seed) {
+        this.send = new FaultRules(this, seed);
+        this.receive = new FaultRules(this, seed ^ 0x5DEE_CE66_DL);
+    }
+
+    /** Rules for datagrams a port sends. */
+    public FaultRules onSend() {
+        return send;
+    }
+
+    /** Rules for datagrams a port receives. */
+    public FaultRules onReceive() {
+        return receive;
+    }
+
+    /** The rules of {@code direction}. */
+    public FaultRules rules(Direction direction) {
+        return direction == Direction.SEND ? send : receive;
+    }
+
+    /** Cuts the path between {@code localIp} and {@code remoteIp} in both directions. */
+    public synchronized FaultInjector blackHole(int localIp, int remoteIp) {
+        long key = key(localIp, remoteIp);
+        if (Arrays.binarySearch(blackHoles, key) < 0) {
+            long[] next = Arrays.copyOf(blackHoles, blackHoles.length + 1);
+            next[next.length - 1] = key;
+            Arrays.sort(next);
+            blackHoles = next;
+        }
+        changed();
+        return this;
+    }
+
+    /** Restores the path between {@code localIp} and {@code remoteIp}. */
+    public synchronized FaultInjector heal(int localIp, int remoteIp) {
+        long key = key(localIp, remoteIp);
+        blackHoles = Arrays.stream(blackHoles).filter(k -> k != key).toArray();
+        changed();
+        return this;
+    }
+
+    /** Whether the path between {@code localIp} and {@code remoteIp} is cut. */
+    public boolean isBlackHoled(int localIp, int remoteIp) {
+        long[] holes = blackHoles;
+        return holes.length != 0 && Arrays.binarySearch(holes, key(localIp, remoteIp)) >= 0;
+    }
+
+    /** Turns every rule off, heals every path and reseeds the generators (counts are kept). */
+    public synchronized FaultInjector reset() {
+        blackHoles = new long[0];
+        send.clear();
+        receive.clear();
+        return this;
+    }
+
+    /** Faults applied so far. */
+    public Counts counts() {
+        return new Counts(dropped.sum(), blackHoled.sum(), duplicated.sum(), reordered.sum(), delayed.sum());
+    }
+
+    /** Whether any rule or black hole is set; the ports' fast path. */
+    boolean isActive() {
+        return active;
+    }
+
+    void changed() {
+        active = blackHoles.length != 0 || send.isActive() || receive.isActive();
+    }
+
+    void countDropped() {
+        dropped.increment();
+    }
+
+    void countBlackHoled() {
+        blackHoled.increment();
+    }
+
+    void countDuplicated() {
+        duplicated.increment();
+    }
+
+    void countReordered() {
+        reordered.increment();
+    }
+
+    void countDelayed() {
+        delayed.increment();
+    }
+
+    private static long key(int localIp, int remoteIp) {
+        return (long) localIp << 32 | (remoteIp & 0xFFFF_FFFFL);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("FaultInjector[");
+        for (long k : blackHoles) {
+            sb.append("blackhole ").append(Ipv4.toString((int) (k >>> 32))).append("<->")
+                    .append(Ipv4.toString((int) k)).append(' ');
+        }
+        return sb.append(counts()).append(']').toString();
+    }
+}

@@ -1,0 +1,721 @@
+package dev.ibex.softroce.net;
+
+import dev.ibex.softroce.net.FaultRules.Verdict;
+import dev.ibex.softroce.pcap.PcapWriter;
+import dev.ibex.softroce.wire.Ipv4;
+import dev.ibex.softroce.wire.Mtu;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.MembershipKey;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One soft RDMA device port: a UDP socket bound to (local IPv4 address, port) — 4791 by default, but a host
+ * running kernel rxe owns 4791, so tests use other ports and several 127.0.0.x addresses to put several
+ * "hosts" on one loopback. It receives on its own thread(s) into pooled buffers and hands each datagram to
+ * a {@link DatagramHandler}; it sends from any thread; it joins IPv4 multicast groups on its interface;
+ * it applies the faults of its {@link FaultInjector}; and it can copy everything it sends and receives to
+ * a {@link PcapWriter}. See the package documentation for the threading model.
+ *
+ * <pre>{@code
+ * try (SoftPort port = SoftPort.builder(InetAddress.getByName("127.0.0.2")).udpPort(47910)
+ *         .handler(datagram -> ...).open()) {
+ *     port.send(buffer, length, UdpAddress.of(peerIp, 47910));
+ * }
+ * }</pre>
+ */
+public final class SoftPort implements AutoCloseable {
+    /** The RoCEv2 UDP port. */
+    public static final int ROCE_PORT = 4791;
+
+    private static final Logger LOG = LoggerFactory.getLogger(SoftPort.class);
+    private static final long JOIN_MILLIS = 5_000;
+
+    private final Inet4Address address;
+    private final int ip;
+    private final int udpPort;
+    private final NetworkInterface networkInterface;
+    private final int netdevMtu;
+    private final Mtu pathMtu;
+    private final DatagramChannel channel;
+    private final int receiveBufferBytes;
+    private final int requestedReceiveBuffer;
+    private final BufferPool pool;
+    private final DatagramHandler handler;
+    private final FaultInjector faults;
+    private final String name;
+    private final Thread receiver;
+    private final Map<Integer, Group> groups = new ConcurrentHashMap<>();
+    private final ReentrantLock deliveryLock = new ReentrantLock();
+    private final AtomicReference<PacketBuffer> heldReceive = new AtomicReference<>();
+    private final AtomicReference<Pending> heldSend = new AtomicReference<>();
+    private final LongAdder sent = new LongAdder(), received = new LongAdder(), delivered = new LongAdder(),
+            sendFailures = new LongAdder(), oversize = new LongAdder(), handlerErrors = new LongAdder();
+    private final Object timerLock = new Object();
+    private ScheduledThreadPoolExecutor timer;
+    private Thread timerThread;
+    private volatile PcapWriter tap;
+    private volatile boolean open = true;
+
+    private record Group(DatagramChannel channel, MembershipKey key, Thread receiver) {
+    }
+
+    private record Pending(ByteBuffer datagram, UdpAddress to) {
+    }
+
+    private SoftPort(Builder b, DatagramChannel channel, NetworkInterface nif) throws IOException {
+        this.address = b.address;
+        this.ip = Ipv4.toInt(b.address);
+        this.channel = channel;
+        this.udpPort = ((InetSocketAddress) channel.getLocalAddress()).getPort();
+        this.networkInterface = nif;
+        this.netdevMtu = nif.getMTU();
+        this.pathMtu = b.pathMtu != null ? b.pathMtu : Mtu.fromNetdevMtu(netdevMtu);
+        this.requestedReceiveBuffer = b.receiveBufferBytes;
+        this.receiveBufferBytes = channel.getOption(StandardSocketOptions.SO_RCVBUF);
+        this.pool = new BufferPool(b.bufferCount, b.bufferSize);
+        this.handler = b.handler;
+        this.faults = b.faults != null ? b.faults : new FaultInjector(0);
+        this.tap = b.tap;
+        this.name = Ipv4.toString(ip) + ":" + udpPort;
+        this.receiver = startReceiver(channel, ip, "ibex-softroce-rx-" + name);
+        if (receiveBufferBytes < b.receiveBufferBytes) {
+            LOG.debug("port {}: asked for a {}-byte receive buffer, the kernel granted {} (net.core.rmem_max)", name,
+                    b.receiveBufferBytes, receiveBufferBytes);
+        }
+    }
+
+    /** Starts configuring a port on {@code address}, a local IPv4 address. */
+    public static Builder builder(InetAddress address) {
+        if (!(address instanceof Inet4Address v4)) {
+            throw new IllegalArgumentException("a soft port needs a local IPv4 address, not " + address);
+        }
+        return new Builder(v4);
+    }
+
+    // ---- identity -------------------------------------------------------------------------------------
+
+    /** The local address. */
+    public Inet4Address address() {
+        return address;
+    }
+
+    /** The local address as an int. */
+    public int ip() {
+        return ip;
+    }
+
+    /** The bound UDP port (the actual one if 0 was asked for). */
+    public int udpPort() {
+        return udpPort;
+    }
+
+    /** This port's own address, e.g. for ICRC computation and pcap records. */
+    public UdpAddress localAddress() {
+        return UdpAddress.of(ip, udpPort);
+    }
+
+    /** The interface the address lives on ({@code lo} for 127/8). */
+    public NetworkInterface networkInterface() {
+        return networkInterface;
+    }
+
+    /** The interface MTU. */
+    public int netdevMtu() {
+        return netdevMtu;
+    }
+
+    /** The RoCE path MTU: the builder's override, else {@link Mtu#fromNetdevMtu} of the interface MTU. */
+    public Mtu pathMtu() {
+        return pathMtu;
+    }
+
+    /** The fault injector (shared if the builder was given one). */
+    public FaultInjector faults() {
+        return faults;
+    }
+
+    /** Counters since open. */
+    public PortStats stats() {
+        return new PortStats(sent.sum(), received.sum(), delivered.sum(), sendFailures.sum(), oversize.sum(),
+                handlerErrors.sum(), receiveBufferBytes);
+    }
+
+    /** Whether {@link #close()} has not been called. */
+    public boolean isOpen() {
+        return open;
+    }
+
+    /**
+     * Copies every datagram this port sends (as transmitted, after send faults) and receives (as read from
+     * the socket, before receive faults) to {@code writer}; {@code null} stops. The writer is not closed by
+     * the port. A writer that fails is logged and detached.
+     */
+    public void tap(PcapWriter writer) {
+        this.tap = writer;
+    }
+
+    // ---- sending ----------------------------------------------------------------------------------------
+
+    /**
+     * Sends the bytes between {@code datagram}'s position and limit to {@code to} (a unicast address or a
+     * multicast group); the position advances past them unless the datagram is dropped or deferred. Never
+     * throws for a peer that is gone; see {@link SendResult}.
+     *
+     * @throws IllegalStateException if the port is closed
+     */
+    public SendResult send(ByteBuffer datagram, UdpAddress to) {
+        requireOpen();
+        int length = datagram.remaining();
+        PcapWriter t = tap;
+        MemorySegment view = t != null || faults.isActive() ? MemorySegment.ofBuffer(datagram) : null;
+        if (faults.isActive()) {
+            return sendWithFaults(datagram, view, length, to);
+        }
+        return transmit(datagram, view, length, to, t);
+    }
+
+    /** Sends the first {@code length} bytes of {@code buffer} to {@code to}; see {@link #send(ByteBuffer, UdpAddress)}. */
+    public SendResult send(PacketBuffer buffer, int length, UdpAddress to) {
+        requireOpen();
+        ByteBuffer bb = buffer.byteBuffer();
+        bb.clear().limit(length);
+        if (faults.isActive()) {
+            return sendWithFaults(bb, buffer.segment(), length, to);
+        }
+        return transmit(bb, buffer.segment(), length, to, tap);
+    }
+
+    private SendResult transmit(ByteBuffer datagram, MemorySegment view, int length, UdpAddress to, PcapWriter t) {
+        // An interrupted caller would close the channel for every user of the port (NIO's interruptible
+        // channels), so the interrupt status is set aside for the send and restored afterwards.
+        boolean interrupted = Thread.interrupted();
+        try {
+            channel.send(datagram, to.socketAddress());
+        } catch (ClosedChannelException e) {
+            throw new IllegalStateException("soft port " + name + " is closed", e);
+        } catch (IOException e) {
+            sendFailures.increment();
+            LOG.debug("port {}: sending {} bytes to {} failed: {}", name, length, to, e.toString());
+            return SendResult.FAILED;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        sent.increment();
+        if (t != null) {
+            record(t, ip, udpPort, to.ip(), to.port(), view, length);
+        }
+        return SendResult.SENT;
+    }
+
+    private SendResult sendWithFaults(ByteBuffer datagram, MemorySegment view, int length, UdpAddress to) {
+        if (faults.isBlackHoled(ip, to.ip())) {
+            faults.countBlackHoled();
+            return SendResult.DROPPED;
+        }
+        Verdict verdict = faults.onSend().decide(ip, udpPort, to.ip(), to.port(), view, length);
+        switch (verdict) {
+            case DROP -> {
+                faults.countDropped();
+                return SendResult.DROPPED;
+            }
+            case DELAY -> {
+                faults.countDelayed();
+                Pending p = new Pending(copy(datagram), to);
+                schedule(() -> transmitLater(p), faults.onSend().delayNanos());
+                return SendResult.DEFERRED;
+            }
+            case HOLD -> {
+                Pending p = new Pending(copy(datagram), to);
+                if (heldSend.compareAndSet(null, p)) {
+                    faults.countReordered();
+                    schedule(() -> {
+                        if (heldSend.compareAndSet(p, null)) {
+                            transmitLater(p);
+                        }
+                    }, faults.onSend().reorderMaxHoldNanos());
+                    return SendResult.DEFERRED;
+                }
+                SendResult r = transmit(datagram, view, length, to, tap);
+                releaseHeldSend();
+                return r;
+            }
+            case DUPLICATE -> {
+                faults.countDuplicated();
+                ByteBuffer again = datagram.duplicate();
+                SendResult r = transmit(datagram, view, length, to, tap);
+                transmit(again, view, length, to, tap);
+                releaseHeldSend();
+                return r;
+            }
+            default -> {
+                SendResult r = transmit(datagram, view, length, to, tap);
+                releaseHeldSend();
+                return r;
+            }
+        }
+    }
+
+    private void releaseHeldSend() {
+        Pending p = heldSend.getAndSet(null);
+        if (p != null) {
+            transmitLater(p);
+        }
+    }
+
+    private void transmitLater(Pending p) {
+        if (!open) {
+            return;
+        }
+        try {
+            transmit(p.datagram(), MemorySegment.ofBuffer(p.datagram()), p.datagram().remaining(), p.to(), tap);
+        } catch (IllegalStateException closed) {
+            // closed while the datagram was held: it is lost, as on a dead link
+        }
+    }
+
+    private static ByteBuffer copy(ByteBuffer datagram) {
+        ByteBuffer c = ByteBuffer.allocate(datagram.remaining());
+        c.put(datagram.duplicate()).flip();
+        return c;
+    }
+
+    // ---- multicast ----------------------------------------------------------------------------------
+
+    /**
+     * Joins the IPv4 multicast group {@code group} on this port's interface: a second socket bound to
+     * (group, port) with SO_REUSEADDR and its own receive thread. Datagrams to the group reach the handler
+     * with {@link PacketBuffer#dstIp()} = the group — including this port's own, as IP multicast loops back.
+     *
+     * @return false if already joined
+     */
+    public boolean joinMulticast(int group) throws IOException {
+        requireOpen();
+        if (!Ipv4.isMulticast(group)) {
+            throw new IllegalArgumentException(Ipv4.toString(group) + " is not an IPv4 multicast address");
+        }
+        synchronized (groups) {
+            if (groups.containsKey(group)) {
+                return false;
+            }
+            InetAddress groupAddress = Ipv4.toInetAddress(group);
+            DatagramChannel gc = DatagramChannel.open(StandardProtocolFamily.INET);
+            try {
+                gc.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                gc.setOption(StandardSocketOptions.SO_RCVBUF, requestedReceiveBuffer);
+                gc.bind(new InetSocketAddress(groupAddress, udpPort));
+                MembershipKey key = gc.join(groupAddress, networkInterface);
+                Thread t = startReceiver(gc, group, "ibex-softroce-rx-" + name + "-group-" + Ipv4.toString(group));
+                groups.put(group, new Group(gc, key, t));
+                return true;
+            } catch (IOException | RuntimeException e) {
+                gc.close();
+                throw e;
+            }
+        }
+    }
+
+    /** Leaves {@code group}; returns false if not joined. Waits for the group's receive thread to end. */
+    public boolean leaveMulticast(int group) {
+        Group g;
+        synchronized (groups) {
+            g = groups.remove(group);
+        }
+        if (g == null) {
+            return false;
+        }
+        closeGroup(g);
+        return true;
+    }
+
+    /** Whether this port has joined {@code group}. */
+    public boolean isJoined(int group) {
+        return groups.containsKey(group);
+    }
+
+    private void closeGroup(Group g) {
+        g.key().drop();
+        closeQuietly(g.channel());
+        joinThread(g.receiver());
+    }
+
+    // ---- receiving ----------------------------------------------------------------------------------
+
+    private Thread startReceiver(DatagramChannel ch, int dstIp, String threadName) {
+        Thread t = Thread.ofPlatform().name(threadName).daemon(true).unstarted(() -> receiveLoop(ch, dstIp));
+        t.start();
+        return t;
+    }
+
+    private void receiveLoop(DatagramChannel ch, int dstIp) {
+        PacketBuffer buf = null;
+        SocketAddress lastFrom = null; // the JDK hands back the same object while the sender does not change
+        int fromIp = 0, fromPort = 0;
+        try {
+            while (open && ch.isOpen()) {
+                if (buf == null) {
+                    buf = pool.take(100);
+                    if (buf == null) {
+                        continue;
+                    }
+                }
+                ByteBuffer bb = buf.byteBuffer();
+                bb.clear();
+                SocketAddress from;
+                try {
+                    from = ch.receive(bb);
+                } catch (ClosedChannelException e) {
+                    break;
+                } catch (IOException e) {
+                    if (open && ch.isOpen()) {
+                        LOG.debug("port {}: receive failed: {}", name, e.toString());
+                    }
+                    continue;
+                }
+                int length = bb.position();
+                received.increment();
+                if (length == bb.capacity()) {
+                    oversize.increment();
+                    continue;
+                }
+                if (from != lastFrom) {
+                    InetSocketAddress isa = (InetSocketAddress) from;
+                    fromIp = Ipv4.toInt(isa.getAddress());
+                    fromPort = isa.getPort();
+                    lastFrom = from;
+                }
+                buf.set(length, fromIp, fromPort, dstIp, udpPort);
+                PcapWriter t = tap;
+                if (t != null) {
+                    record(t, fromIp, fromPort, dstIp, udpPort, buf.segment(), length);
+                }
+                if (faults.isActive()) {
+                    receiveWithFaults(buf);
+                } else {
+                    deliver(buf);
+                }
+                if (buf.isRetained()) {
+                    buf = null;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (buf != null && !buf.isRetained()) {
+                pool.give(buf);
+            }
+        }
+    }
+
+    private void receiveWithFaults(PacketBuffer buf) {
+        if (faults.isBlackHoled(ip, buf.srcIp())) {
+            faults.countBlackHoled();
+            return;
+        }
+        FaultRules rules = faults.onReceive();
+        Verdict verdict = rules.decide(buf.srcIp(), buf.srcPort(), buf.dstIp(), buf.dstPort(), buf.segment(),
+                buf.length());
+        switch (verdict) {
+            case DROP -> faults.countDropped();
+            case DELAY -> {
+                faults.countDelayed();
+                PacketBuffer c = buf.copy();
+                schedule(() -> deliver(c), rules.delayNanos());
+            }
+            case HOLD -> {
+                PacketBuffer c = buf.copy();
+                if (heldReceive.compareAndSet(null, c)) {
+                    faults.countReordered();
+                    schedule(() -> {
+                        if (heldReceive.compareAndSet(c, null)) {
+                            deliver(c);
+                        }
+                    }, rules.reorderMaxHoldNanos());
+                } else {
+                    deliver(buf);
+                    releaseHeldReceive();
+                }
+            }
+            case DUPLICATE -> {
+                faults.countDuplicated();
+                PacketBuffer c = buf.copy();
+                deliver(buf);
+                deliver(c);
+                releaseHeldReceive();
+            }
+            default -> {
+                deliver(buf);
+                releaseHeldReceive();
+            }
+        }
+    }
+
+    private void releaseHeldReceive() {
+        PacketBuffer held = heldReceive.getAndSet(null);
+        if (held != null) {
+            deliver(held);
+        }
+    }
+
+    private void deliver(PacketBuffer buf) {
+        deliveryLock.lock();
+        try {
+            if (!open) {
+                return;
+            }
+            delivered.increment();
+            handler.onDatagram(buf);
+        } catch (RuntimeException e) {
+            handlerErrors.increment();
+            LOG.warn("port {}: datagram handler failed on {}", name, buf, e);
+        } finally {
+            deliveryLock.unlock();
+        }
+    }
+
+    private void record(PcapWriter t, int srcIp, int srcPort, int dstIp, int dstPort, MemorySegment data,
+            int length) {
+        try {
+            t.writeIpv4(srcIp, srcPort, dstIp, dstPort, data, 0, length);
+        } catch (RuntimeException e) {
+            if (tap == t) {
+                tap = null;
+                LOG.warn("port {}: pcap tap failed and was detached", name, e);
+            }
+        }
+    }
+
+    // ---- fault timer ----------------------------------------------------------------------------------
+
+    private void schedule(Runnable task, long delayNanos) {
+        synchronized (timerLock) {
+            if (!open) {
+                return;
+            }
+            if (timer == null) {
+                timer = new ScheduledThreadPoolExecutor(1, r -> {
+                    Thread thread = Thread.ofPlatform().daemon(true).name("ibex-softroce-faults-" + name).unstarted(r);
+                    synchronized (timerLock) {
+                        timerThread = thread;
+                    }
+                    return thread;
+                });
+                timer.setRemoveOnCancelPolicy(true);
+            }
+            timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    // ---- lifecycle ----------------------------------------------------------------------------------
+
+    private void requireOpen() {
+        if (!open) {
+            throw new IllegalStateException("soft port " + name + " is closed");
+        }
+    }
+
+    /**
+     * Closes the sockets, stops every thread of this port (waiting for them, except the calling one if the
+     * handler closes its own port) and discards held datagrams. After it returns the handler is not called
+     * again and the address/port can be bound anew. Idempotent.
+     */
+    @Override
+    public void close() {
+        ScheduledThreadPoolExecutor t;
+        synchronized (timerLock) {
+            if (!open) {
+                return;
+            }
+            open = false;
+            t = timer;
+        }
+        closeQuietly(channel);
+        synchronized (groups) {
+            groups.values().forEach(this::closeGroup);
+            groups.clear();
+        }
+        joinThread(receiver);
+        Thread worker;
+        synchronized (timerLock) {
+            worker = timerThread;
+        }
+        if (t != null && worker == Thread.currentThread()) {
+            t.shutdown(); // closed by a handler running on the fault timer: it ends after this task
+        } else if (t != null) {
+            t.shutdownNow();
+            try {
+                if (!t.awaitTermination(JOIN_MILLIS, TimeUnit.MILLISECONDS)) {
+                    LOG.warn("port {}: fault timer did not stop", name);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (worker != null) {
+                joinThread(worker); // terminated executors may still have a worker on its way out
+            }
+        }
+        heldReceive.set(null);
+        heldSend.set(null);
+        LOG.debug("port {} closed: {}", name, stats());
+    }
+
+    private void joinThread(Thread t) {
+        if (t == Thread.currentThread()) {
+            return;
+        }
+        try {
+            t.join(JOIN_MILLIS);
+            if (t.isAlive()) {
+                LOG.warn("port {}: thread {} did not stop", name, t.getName());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void closeQuietly(DatagramChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            LOG.debug("closing a channel failed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SoftPort[" + name + (open ? "" : " closed") + ", " + networkInterface.getName() + ", " + pathMtu
+                + "]";
+    }
+
+    /** Configures and opens a {@link SoftPort}. */
+    public static final class Builder {
+        private final Inet4Address address;
+        private int udpPort = ROCE_PORT;
+        private int receiveBufferBytes = 4 << 20;
+        private int sendBufferBytes = 4 << 20;
+        private int bufferCount = 128;
+        private int bufferSize = 8192;
+        private Mtu pathMtu;
+        private FaultInjector faults;
+        private PcapWriter tap;
+        private DatagramHandler handler;
+
+        private Builder(Inet4Address address) {
+            this.address = address;
+        }
+
+        /** UDP port; default 4791, 0 for an ephemeral one. */
+        public Builder udpPort(int port) {
+            if (port < 0 || port > 0xFFFF) {
+                throw new IllegalArgumentException("UDP port " + port + " is outside 0..65535");
+            }
+            this.udpPort = port;
+            return this;
+        }
+
+        /** Requested SO_RCVBUF (default 4 MiB; the kernel caps it at net.core.rmem_max). */
+        public Builder receiveBufferBytes(int bytes) {
+            this.receiveBufferBytes = positive(bytes, "receive buffer");
+            return this;
+        }
+
+        /** Requested SO_SNDBUF (default 4 MiB). */
+        public Builder sendBufferBytes(int bytes) {
+            this.sendBufferBytes = positive(bytes, "send buffer");
+            return this;
+        }
+
+        /**
+         * Receive buffers: {@code count} (default 128) of {@code size} bytes (default 8192). A datagram that
+         * fills a whole buffer is dropped as possibly truncated, so {@code size} must exceed the largest
+         * datagram (MTU + 44 bytes of headers and ICRC).
+         */
+        public Builder receiveBuffers(int count, int size) {
+            this.bufferCount = positive(count, "buffer count");
+            this.bufferSize = positive(size, "buffer size");
+            return this;
+        }
+
+        /** Overrides the path MTU derived from the interface MTU. */
+        public Builder pathMtu(Mtu mtu) {
+            this.pathMtu = Objects.requireNonNull(mtu, "mtu");
+            return this;
+        }
+
+        /** A (possibly shared) fault injector; by default each port gets its own, seeded with 0. */
+        public Builder faults(FaultInjector injector) {
+            this.faults = Objects.requireNonNull(injector, "injector");
+            return this;
+        }
+
+        /** A pcap tap from the start; see {@link SoftPort#tap}. */
+        public Builder tap(PcapWriter writer) {
+            this.tap = writer;
+            return this;
+        }
+
+        /** The receiver of every datagram (required). */
+        public Builder handler(DatagramHandler handler) {
+            this.handler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /**
+         * Binds the socket and starts receiving.
+         *
+         * @throws IOException if the address is not local or the port is in use ({@link java.net.BindException})
+         */
+        public SoftPort open() throws IOException {
+            if (handler == null) {
+                throw new IllegalStateException("a soft port needs a datagram handler");
+            }
+            NetworkInterface nif = LocalInterface.of(address);
+            if (nif == null) {
+                throw new java.net.BindException("no local interface has address " + address.getHostAddress());
+            }
+            if (pathMtu == null) {
+                Mtu.fromNetdevMtu(nif.getMTU()); // fail before binding if the interface cannot carry RoCE
+            }
+            DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
+            try {
+                ch.setOption(StandardSocketOptions.SO_RCVBUF, receiveBufferBytes);
+                ch.setOption(StandardSocketOptions.SO_SNDBUF, sendBufferBytes);
+                ch.setOption(StandardSocketOptions.IP_MULTICAST_IF, nif);
+                ch.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, true);
+                ch.bind(new InetSocketAddress(address, udpPort));
+                return new SoftPort(this, ch, nif);
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        }
+
+        private static int positive(int v, String what) {
+            if (v <= 0) {
+                throw new IllegalArgumentException(what + " must be positive, not " + v);
+            }
+            return v;
+        }
+    }
+}

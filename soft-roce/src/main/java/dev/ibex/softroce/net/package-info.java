@@ -1,0 +1,22 @@
+/**
+ * The UDP port layer of the soft provider: one {@link dev.ibex.softroce.net.SoftPort} per local IP address
+ * (a soft RDMA "device port"), a pool of receive buffers, IPv4 multicast, fault injection and an optional
+ * pcap tap.
+ *
+ * <h2>Threading model</h2>
+ * <ul>
+ * <li>Each port owns one receive thread for its unicast socket and one more per joined multicast group
+ * (platform daemon threads named {@code ibex-softroce-rx-…}). They block in
+ * {@link java.nio.channels.DatagramChannel#receive} — the soft NIC's receive engine.</li>
+ * <li>The {@link dev.ibex.softroce.net.DatagramHandler} is never called concurrently for one port: every
+ * delivery (unicast, multicast, and datagrams released later by delay/reorder faults from the port's
+ * fault timer thread) holds the port's delivery lock. It may be called from any of those threads. A
+ * handler that blocks stalls the port like a NIC without receive descriptors; the socket buffer then
+ * fills and the kernel drops datagrams, which RC retransmission and CM retries absorb.</li>
+ * <li>{@link dev.ibex.softroce.net.SoftPort#send} may be called from any thread, including from inside the
+ * handler; concurrent sends are serialised by the channel. A sender's interrupt status is set aside during
+ * the system call and restored, because an interrupted NIO send would close the socket for everyone.</li>
+ * <li>In steady state (no faults, no tap, a stable set of peers) receiving and sending allocate nothing.</li>
+ * </ul>
+ */
+package dev.ibex.softroce.net;

@@ -1,0 +1,83 @@
+package dev.ibex.softroce.net;
+
+import static dev.ibex.softroce.net.PortFixture.datagram;
+import static dev.ibex.softroce.net.PortFixture.next;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ibex.softroce.net.PortFixture.Received;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** IPv4 multicast between soft ports on loopback (wire.md appendix A: joins work on lo). */
+class MulticastTest {
+    private final PortFixture fx = new PortFixture();
+    private final LinkedBlockingQueue<Received> atA = new LinkedBlockingQueue<>(), atB = new LinkedBlockingQueue<>(),
+            atC = new LinkedBlockingQueue<>();
+    // a fresh group per run, so concurrent test JVMs on this host do not hear each other
+    private final int group = 0xEF00_0000 | ThreadLocalRandom.current().nextInt(1, 0xFF_FFFF);
+
+    @AfterEach
+    void close() {
+        fx.close();
+    }
+
+    @Test
+    void groupMembersReceiveWhatIsSentToTheGroup() throws Exception {
+        SoftPort a = fx.open("127.0.0.2", 0, atA);
+        SoftPort b = fx.open("127.0.0.3", a.udpPort(), atB);
+        SoftPort c = fx.open("127.0.0.4", a.udpPort(), atC); // not a member
+        assertThat(b.joinMulticast(group)).isTrue();
+        assertThat(b.joinMulticast(group)).isFalse();
+        assertThat(c.isJoined(group)).isFalse();
+
+        UdpAddress to = UdpAddress.of(group, a.udpPort());
+        assertThat(to.isMulticast()).isTrue();
+        assertThat(a.send(datagram(1, 16), to)).isEqualTo(SendResult.SENT);
+        Received r = next(atB);
+        assertThat(r.tag()).isEqualTo(1);
+        assertThat(r.srcIp()).isEqualTo(a.ip());
+        assertThat(r.dstIp()).isEqualTo(group);
+        assertThat(r.thread()).contains("-group-");
+
+        // a member also hears its own sends (IP multicast loops back); the provider filters by source
+        assertThat(a.joinMulticast(group)).isTrue();
+        b.send(datagram(2, 16), to);
+        assertThat(next(atA).tag()).isEqualTo(2);
+        Received own = next(atB);
+        assertThat(own.tag()).isEqualTo(2);
+        assertThat(own.srcIp()).isEqualTo(b.ip());
+
+        // the non-member hears nothing: a unicast marker is all it gets
+        a.send(datagram(99, 8), c.localAddress());
+        assertThat(next(atC).tag()).isEqualTo(99);
+    }
+
+    @Test
+    void leavingStopsDelivery() throws Exception {
+        SoftPort a = fx.open("127.0.0.2", 0, atA);
+        SoftPort b = fx.open("127.0.0.3", a.udpPort(), atB);
+        b.joinMulticast(group);
+        UdpAddress to = UdpAddress.of(group, a.udpPort());
+        a.send(datagram(1, 8), to);
+        assertThat(next(atB).tag()).isEqualTo(1);
+        assertThat(b.leaveMulticast(group)).isTrue();
+        assertThat(b.leaveMulticast(group)).isFalse();
+        assertThat(SoftPortTest.threadsNamed("-group-")).noneMatch(n -> n.contains(b.address().getHostAddress()));
+        a.send(datagram(2, 8), to);
+        a.send(datagram(99, 8), b.localAddress());
+        assertThat(next(atB).tag()).isEqualTo(99);
+        assertThat(atB).isEmpty();
+        assertThat(b.joinMulticast(group)).isTrue(); // and rejoining works
+        a.send(datagram(3, 8), to);
+        assertThat(next(atB).tag()).isEqualTo(3);
+    }
+
+    @Test
+    void onlyMulticastAddressesCanBeJoined() throws Exception {
+        SoftPort a = fx.open("127.0.0.2", 0, atA);
+        assertThatThrownBy(() -> a.joinMulticast(a.ip())).isInstanceOf(IllegalArgumentException.class);
+    }
+}

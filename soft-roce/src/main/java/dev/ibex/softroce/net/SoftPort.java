@@ -79,7 +79,7 @@ public final class SoftPort implements AutoCloseable {
     private record Group(DatagramChannel channel, MembershipKey key, Thread receiver) {
     }
 
-    private record Pending(ByteBuffer datagram, UdpAddress to) {
+    private record Pending(ByteBuffer datagram, int dstIp, InetSocketAddress destination) {
     }
 
     private SoftPort(Builder b, DatagramChannel channel, NetworkInterface nif) throws IOException {
@@ -184,14 +184,23 @@ public final class SoftPort implements AutoCloseable {
      * @throws IllegalStateException if the port is closed
      */
     public SendResult send(ByteBuffer datagram, UdpAddress to) {
+        return send(datagram, to.ip(), to.socketAddress());
+    }
+
+    /**
+     * As {@link #send(ByteBuffer, UdpAddress)} for callers that keep the destination as an int address and a
+     * cached socket address ({@code destination} must be {@code dstIp} at some port).
+     */
+    public SendResult send(ByteBuffer datagram, int dstIp, InetSocketAddress destination) {
         requireOpen();
         int length = datagram.remaining();
         PcapWriter t = tap;
-        MemorySegment view = t != null || faults.isActive() ? MemorySegment.ofBuffer(datagram) : null;
-        if (faults.isActive()) {
-            return sendWithFaults(datagram, view, length, to);
+        boolean faulty = faults.isActive();
+        MemorySegment view = t != null || faulty ? MemorySegment.ofBuffer(datagram) : null;
+        if (faulty) {
+            return sendWithFaults(datagram, view, length, dstIp, destination);
         }
-        return transmit(datagram, view, length, to, t);
+        return transmit(datagram, view, length, dstIp, destination, t);
     }
 
     /** Sends the first {@code length} bytes of {@code buffer} to {@code to}; see {@link #send(ByteBuffer, UdpAddress)}. */
@@ -200,22 +209,23 @@ public final class SoftPort implements AutoCloseable {
         ByteBuffer bb = buffer.byteBuffer();
         bb.clear().limit(length);
         if (faults.isActive()) {
-            return sendWithFaults(bb, buffer.segment(), length, to);
+            return sendWithFaults(bb, buffer.segment(), length, to.ip(), to.socketAddress());
         }
-        return transmit(bb, buffer.segment(), length, to, tap);
+        return transmit(bb, buffer.segment(), length, to.ip(), to.socketAddress(), tap);
     }
 
-    private SendResult transmit(ByteBuffer datagram, MemorySegment view, int length, UdpAddress to, PcapWriter t) {
+    private SendResult transmit(ByteBuffer datagram, MemorySegment view, int length, int dstIp,
+            InetSocketAddress destination, PcapWriter t) {
         // An interrupted caller would close the channel for every user of the port (NIO's interruptible
         // channels), so the interrupt status is set aside for the send and restored afterwards.
         boolean interrupted = Thread.interrupted();
         try {
-            channel.send(datagram, to.socketAddress());
+            channel.send(datagram, destination);
         } catch (ClosedChannelException e) {
             throw new IllegalStateException("soft port " + name + " is closed", e);
         } catch (IOException e) {
             sendFailures.increment();
-            LOG.debug("port {}: sending {} bytes to {} failed: {}", name, length, to, e.toString());
+            LOG.debug("port {}: sending {} bytes to {} failed: {}", name, length, destination, e.toString());
             return SendResult.FAILED;
         } finally {
             if (interrupted) {
@@ -224,17 +234,18 @@ public final class SoftPort implements AutoCloseable {
         }
         sent.increment();
         if (t != null) {
-            record(t, ip, udpPort, to.ip(), to.port(), view, length);
+            record(t, ip, udpPort, dstIp, destination.getPort(), view, length);
         }
         return SendResult.SENT;
     }
 
-    private SendResult sendWithFaults(ByteBuffer datagram, MemorySegment view, int length, UdpAddress to) {
-        if (faults.isBlackHoled(ip, to.ip())) {
+    private SendResult sendWithFaults(ByteBuffer datagram, MemorySegment view, int length, int dstIp,
+            InetSocketAddress destination) {
+        if (faults.isBlackHoled(ip, dstIp)) {
             faults.countBlackHoled();
             return SendResult.DROPPED;
         }
-        Verdict verdict = faults.onSend().decide(ip, udpPort, to.ip(), to.port(), view, length);
+        Verdict verdict = faults.onSend().decide(ip, udpPort, dstIp, destination.getPort(), view, length);
         switch (verdict) {
             case DROP -> {
                 faults.countDropped();
@@ -242,12 +253,12 @@ public final class SoftPort implements AutoCloseable {
             }
             case DELAY -> {
                 faults.countDelayed();
-                Pending p = new Pending(copy(datagram), to);
+                Pending p = new Pending(copy(datagram), dstIp, destination);
                 schedule(() -> transmitLater(p), faults.onSend().delayNanos());
                 return SendResult.DEFERRED;
             }
             case HOLD -> {
-                Pending p = new Pending(copy(datagram), to);
+                Pending p = new Pending(copy(datagram), dstIp, destination);
                 if (heldSend.compareAndSet(null, p)) {
                     faults.countReordered();
                     schedule(() -> {
@@ -257,20 +268,20 @@ public final class SoftPort implements AutoCloseable {
                     }, faults.onSend().reorderMaxHoldNanos());
                     return SendResult.DEFERRED;
                 }
-                SendResult r = transmit(datagram, view, length, to, tap);
+                SendResult r = transmit(datagram, view, length, dstIp, destination, tap);
                 releaseHeldSend();
                 return r;
             }
             case DUPLICATE -> {
                 faults.countDuplicated();
                 ByteBuffer again = datagram.duplicate();
-                SendResult r = transmit(datagram, view, length, to, tap);
-                transmit(again, view, length, to, tap);
+                SendResult r = transmit(datagram, view, length, dstIp, destination, tap);
+                transmit(again, view, length, dstIp, destination, tap);
                 releaseHeldSend();
                 return r;
             }
             default -> {
-                SendResult r = transmit(datagram, view, length, to, tap);
+                SendResult r = transmit(datagram, view, length, dstIp, destination, tap);
                 releaseHeldSend();
                 return r;
             }
@@ -289,7 +300,8 @@ public final class SoftPort implements AutoCloseable {
             return;
         }
         try {
-            transmit(p.datagram(), MemorySegment.ofBuffer(p.datagram()), p.datagram().remaining(), p.to(), tap);
+            transmit(p.datagram(), MemorySegment.ofBuffer(p.datagram()), p.datagram().remaining(), p.dstIp(),
+                    p.destination(), tap);
         } catch (IllegalStateException closed) {
             // closed while the datagram was held: it is lost, as on a dead link
         }

@@ -16,7 +16,7 @@ import java.nio.file.Path;
  * {@code struct verbs_context} + {@code struct ibv_context} memory whose ops point at its functions, the
  * way a real provider's {@code ibv_open_device} result looks to the static inline verbs.
  */
-final class FakeProvider {
+public final class FakeProvider {
     private static SymbolLookup lookup;
 
     private FakeProvider() {
@@ -45,7 +45,7 @@ final class FakeProvider {
      * An extended context: a zeroed {@code verbs_context} whose embedded {@code ibv_context} has the five
      * data-path ops, {@code abi_compat = __VERBS_ABI_IS_EXTENDED}, {@code sz} and {@code query_port} set.
      */
-    static MemorySegment context(Arena arena) throws IOException, InterruptedException {
+    public static MemorySegment context(Arena arena) throws IOException, InterruptedException {
         MemorySegment vctx = arena.allocate(VerbsContext.LAYOUT);
         MemorySegment ctx = vctx.asSlice(VerbsContext.CONTEXT_OFFSET, IbvContext.SIZE);
         ctx.set(ValueLayout.ADDRESS, IbvContext.OFFSET_OPS_POLL_CQ, fn("fake_poll_cq"));

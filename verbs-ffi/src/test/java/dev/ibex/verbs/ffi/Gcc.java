@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Test helper: compiles and runs small C programs against the installed rdma-core headers. */
-final class Gcc {
+public final class Gcc {
     static final Path VERBS_H = Path.of("/usr/include/infiniband/verbs.h");
     static final Path RDMA_CMA_H = Path.of("/usr/include/rdma/rdma_cma.h");
 
@@ -19,7 +19,7 @@ final class Gcc {
     }
 
     /** Skips the calling test (with the reason shown) unless gcc and the rdma-core headers are installed. */
-    static void assumeToolchain() {
+    public static void assumeToolchain() {
         assumeTrue(onPath("gcc"), "gcc is not installed: apt-get install gcc");
         assumeTrue(Files.exists(VERBS_H) && Files.exists(RDMA_CMA_H),
                 "rdma-core headers are not installed: apt-get install libibverbs-dev librdmacm-dev");

@@ -1,0 +1,220 @@
+package dev.ibex.verbs.provider;
+
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.EventSource;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.verbs.ffi.Epoll;
+import dev.ibex.verbs.ffi.EventFd;
+import dev.ibex.verbs.ffi.LibC;
+import dev.ibex.verbs.ffi.constant.EpollFlags;
+import dev.ibex.verbs.ffi.struct.EpollEvent;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link Poller} over epoll: level-triggered {@code EPOLLIN} on each registered source's non-blocking fd (CM
+ * event channels, completion channels, device async fds) plus an eventfd for {@link #wakeup()}.
+ *
+ * <p>Each registration takes a slot; the slot number is the epoll data, so a ready fd leads to its attachment
+ * with two array reads and {@link #poll} allocates nothing. Registration may happen on any thread (the arrays are
+ * republished through a volatile write). Closing while another thread waits wakes it, and that thread closes the
+ * fds when its wait returns, so an fd is never closed under a running {@code epoll_wait}.
+ */
+final class EpollPoller extends NativeResource implements Poller {
+    private static final int MAX_EVENTS = 64;
+    /** epoll data of the wake-up eventfd (slots are non-negative). */
+    private static final long WAKE = -1L;
+
+    private final Epoll epoll;
+    private final EventFd wake;
+    /** Shared, not automatic: with memory of an automatic arena each epoll_wait may allocate. */
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment events = Epoll.allocateEvents(arena, MAX_EVENTS);
+    /** The eventfd increment (always 1, so any thread may write it). */
+    private final MemorySegment one = arena.allocate(ValueLayout.JAVA_LONG);
+    /** Where the poll thread reads the eventfd counter. */
+    private final MemorySegment counter = arena.allocate(ValueLayout.JAVA_LONG);
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    private final ReentrantLock pollLock = new ReentrantLock();
+    private final Map<EventSource, Integer> slotOf = new IdentityHashMap<>();
+    private volatile EventSource[] sources = new EventSource[16];
+    private volatile Object[] attachments = new Object[16];
+    private int[] freeSlots = new int[16];
+    private int freeCount;
+    private int usedSlots;
+
+    EpollPoller(NativeFabric fabric) {
+        super(fabric);
+        one.set(ValueLayout.JAVA_LONG, 0, 1L);
+        this.epoll = Epoll.create();
+        try {
+            this.wake = EventFd.create();
+            epoll.add(wake.fd(), EpollFlags.EPOLLIN, WAKE);
+        } catch (RuntimeException e) {
+            epoll.close();
+            throw e;
+        }
+        tracked();
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.POLLER;
+    }
+
+    @Override
+    String describe() {
+        return "poller";
+    }
+
+    @Override
+    public synchronized void register(EventSource source, Object attachment) {
+        ensureOpen();
+        if (!(source instanceof FdSource fdSource)) {
+            throw new IllegalArgumentException("not an event source of the rdma-core provider: " + source);
+        }
+        if (slotOf.containsKey(source)) {
+            throw new IllegalArgumentException("already registered: " + source);
+        }
+        int slot = freeCount > 0 ? freeSlots[--freeCount] : usedSlots++;
+        EventSource[] s = sources;
+        Object[] a = attachments;
+        if (slot >= s.length) {
+            s = Arrays.copyOf(s, s.length * 2);
+            a = Arrays.copyOf(a, a.length * 2);
+            freeSlots = Arrays.copyOf(freeSlots, s.length);
+        }
+        s[slot] = source;
+        a[slot] = attachment;
+        attachments = a;
+        sources = s;
+        try {
+            epoll.add(fdSource.pollFd(), EpollFlags.EPOLLIN, slot);
+        } catch (RuntimeException e) {
+            release(slot);
+            throw e;
+        }
+        slotOf.put(source, slot);
+    }
+
+    @Override
+    public synchronized void deregister(EventSource source) {
+        Integer slot = source == null ? null : slotOf.remove(source);
+        if (slot == null) {
+            return;
+        }
+        if (isOpen() && source instanceof FdSource fdSource) {
+            try {
+                epoll.remove(fdSource.pollFd());
+            } catch (RdmaException e) {
+                // the source's fd was closed already, which removed it from the epoll set
+            }
+        }
+        release(slot);
+    }
+
+    private void release(int slot) {
+        EventSource[] s = sources;
+        Object[] a = attachments;
+        s[slot] = null;
+        a[slot] = null;
+        attachments = a;
+        sources = s;
+        freeSlots[freeCount++] = slot;
+    }
+
+    /** Whether {@code source} is registered here. */
+    synchronized boolean isRegistered(EventSource source) {
+        return slotOf.containsKey(source);
+    }
+
+    @Override
+    public int poll(long timeoutNanos, ReadyHandler handler) {
+        ensureOpen();
+        if (handler == null) {
+            throw new IllegalArgumentException("handler is required");
+        }
+        pollLock.lock();
+        try {
+            ensureOpen();
+            int n = epoll.waitFor(events, MAX_EVENTS, toMillis(timeoutNanos));
+            int reported = 0;
+            for (int i = 0; i < n; i++) {
+                long data = EpollEvent.data(events, i);
+                if (data == WAKE) {
+                    wakePending.set(false);
+                    LibC.read(wake.fd(), counter);
+                    continue;
+                }
+                int slot = (int) data;
+                EventSource[] s = sources;
+                Object[] a = attachments;
+                if (slot < 0 || slot >= s.length || s[slot] == null) {
+                    continue; // deregistered by an earlier handler of this batch
+                }
+                handler.ready(a[slot]);
+                reported++;
+            }
+            return reported;
+        } finally {
+            if (!isOpen()) {
+                closeDescriptors();
+            }
+            pollLock.unlock();
+        }
+    }
+
+    static int toMillis(long timeoutNanos) {
+        if (timeoutNanos < 0) {
+            return -1;
+        }
+        long ms = timeoutNanos / 1_000_000L + (timeoutNanos % 1_000_000L == 0 ? 0 : 1);
+        return (int) Math.min(ms, Integer.MAX_VALUE);
+    }
+
+    @Override
+    public void wakeup() {
+        if (!isOpen()) {
+            return;
+        }
+        if (wakePending.compareAndSet(false, true)) {
+            try {
+                LibC.write(wake.fd(), one);
+            } catch (IllegalStateException e) {
+                // closed concurrently: nothing to wake
+            }
+        }
+    }
+
+    @Override
+    void destroy() {
+        try {
+            wake.signal();
+        } catch (IllegalStateException e) {
+            // already closed
+        }
+        if (pollLock.tryLock()) {
+            try {
+                closeDescriptors();
+            } finally {
+                pollLock.unlock();
+            }
+        }
+        // else: a poll is running on another thread; it closes the descriptors when its wait returns
+    }
+
+    private void closeDescriptors() {
+        epoll.close();
+        wake.close();
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,9 @@
+package dev.ibex.verbs.provider;
+
+import dev.ibex.cm.spi.EventSource;
+
+/** An {@link EventSource} backed by a non-blocking file descriptor, which {@link EpollPoller} waits on. */
+interface FdSource extends EventSource {
+    /** The fd to add to epoll (already non-blocking). */
+    int pollFd();
+}

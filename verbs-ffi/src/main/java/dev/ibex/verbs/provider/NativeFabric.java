@@ -1,0 +1,163 @@
+package dev.ibex.verbs.provider;
+
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.ResourceCounts;
+import dev.ibex.cm.spi.ResourceTracker;
+import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.RdmaCm;
+import dev.ibex.verbs.ffi.RdmaErrors;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The opened rdma-core provider: the device contexts librdmacm opened ({@code rdma_get_devices}), the
+ * resource tracker and the handle table shared by everything created from it.
+ *
+ * <p>The contexts are librdmacm's own: every {@code rdma_cm_id} bound to a device points at one of them
+ * ({@code id->verbs}), so PDs, CQs and QPs created here can be used with ids. Closing the fabric closes
+ * every resource still open in {@link dev.ibex.cm.spi.ResourceKind} order, then frees the device list
+ * (librdmacm keeps the devices open until the library is unloaded).
+ */
+final class NativeFabric implements Fabric {
+    private static final Logger LOG = LoggerFactory.getLogger(NativeFabric.class);
+
+    private final ResourceTracker tracker = new ResourceTracker();
+    private final HandleTable handles = new HandleTable();
+    private final MemorySegment deviceList;
+    private final List<NativeDeviceContext> devices = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Small native scratch that lives as long as the fabric (shared: any thread may use it). */
+    private final Arena arena = Arena.ofShared();
+
+    private NativeFabric(MemorySegment deviceList) {
+        this.deviceList = deviceList;
+    }
+
+    /**
+     * Opens the provider.
+     *
+     * @throws dev.ibex.cm.RdmaException ENOSYS without kernel RDMA support, ENODEV without devices or RDMA CM,
+     *     ELIBACC without the libraries; the message says what to do
+     */
+    static NativeFabric open(ProviderConfig config) {
+        if (config.getBoolean(RdmaCoreProvider.FORK_INIT, false)) {
+            IbVerbs.forkInit();
+        }
+        // ibv_get_device_list tells "no kernel support" (ENOSYS) from "no device" apart; librdmacm says ENODEV for both
+        MemorySegment list = IbVerbs.getDeviceList();
+        long count = list.byteSize() / 8;
+        IbVerbs.freeDeviceList(list);
+        if (count == 0) {
+            throw RdmaErrors.zeroDevices();
+        }
+        MemorySegment contexts = RdmaCm.getDevices();
+        NativeFabric fabric = new NativeFabric(contexts);
+        for (long i = 0; i < contexts.byteSize() / 8; i++) {
+            fabric.devices.add(new NativeDeviceContext(fabric, contexts.getAtIndex(ValueLayout.ADDRESS, i)));
+        }
+        LOG.debug("rdma-core fabric opened with devices {}", fabric.devices.stream().map(d -> d.device().name()).toList());
+        return fabric;
+    }
+
+    /** A fabric without devices: for tests of what needs no device (pollers, handles, tracking). */
+    static NativeFabric detached() {
+        return new NativeFabric(MemorySegment.NULL);
+    }
+
+    ResourceTracker tracker() {
+        return tracker;
+    }
+
+    /**
+     * The fabric's shared arena, for per-device scratch that passes through downcalls. Native memory of an
+     * automatic arena would make such calls allocate (the JIT does not always elide keeping its session alive).
+     */
+    Arena arena() {
+        return arena;
+    }
+
+    HandleTable handles() {
+        return handles;
+    }
+
+    void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("the rdma-core fabric is closed");
+        }
+    }
+
+    /**
+     * The context object for {@code verbs} (an {@code id->verbs} pointer), or {@code null} for NULL. A context
+     * librdmacm opened after this fabric (a device added later) is adopted.
+     */
+    NativeDeviceContext deviceFor(MemorySegment verbs) {
+        if (verbs.address() == 0) {
+            return null;
+        }
+        for (NativeDeviceContext d : devices) {
+            if (d.address() == verbs.address()) {
+                return d;
+            }
+        }
+        synchronized (devices) {
+            for (NativeDeviceContext d : devices) {
+                if (d.address() == verbs.address()) {
+                    return d;
+                }
+            }
+            NativeDeviceContext d = new NativeDeviceContext(this, verbs);
+            devices.add(d);
+            return d;
+        }
+    }
+
+    @Override
+    public String providerName() {
+        return RdmaCoreProvider.NAME;
+    }
+
+    @Override
+    public List<DeviceContext> devices() {
+        return List.copyOf(devices);
+    }
+
+    @Override
+    public EventChannel createEventChannel() {
+        ensureOpen();
+        return NativeEventChannel.create(this);
+    }
+
+    @Override
+    public Poller createPoller() {
+        ensureOpen();
+        return new EpollPoller(this);
+    }
+
+    @Override
+    public ResourceCounts resources() {
+        return tracker.snapshot();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        tracker.closeAll();
+        if (deviceList.address() != 0) {
+            RdmaCm.freeDevices(deviceList);
+        }
+        arena.close();
+        LOG.debug("rdma-core fabric closed");
+    }
+}

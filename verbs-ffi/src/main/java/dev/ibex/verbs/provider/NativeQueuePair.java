@@ -1,0 +1,258 @@
+package dev.ibex.verbs.provider;
+
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.QpAttr;
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.RecvBatch;
+import dev.ibex.cm.spi.SendBatch;
+import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.verbs.ffi.ContextOps;
+import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.RdmaCm;
+import dev.ibex.verbs.ffi.struct.IbvGid;
+import dev.ibex.verbs.ffi.struct.IbvQp;
+import dev.ibex.verbs.ffi.struct.IbvQpAttr;
+import dev.ibex.verbs.ffi.struct.IbvQpInitAttr;
+import dev.ibex.verbs.ffi.struct.RdmaCmId;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@code struct ibv_qp}, created with {@code ibv_create_qp} (the caller drives the state machine with
+ * {@link #modify}) or with {@code rdma_create_qp} on a CM id (the CM drives it). Its {@code qp_context} is this
+ * object's handle, which is how async events find it. Posting goes straight to the provider library through the
+ * context's function pointers ({@link BatchPosting}); a refused WR raises a
+ * {@link dev.ibex.cm.spi.PostException} with its index.
+ */
+final class NativeQueuePair extends NativeResource implements QueuePair {
+    private final NativeProtectionDomain pd;
+    private final NativeCompletionQueue sendCq;
+    private final NativeCompletionQueue recvCq;
+    private final NativeSharedReceiveQueue srq;
+    private final QpType type;
+    private final NativeCmId cmId;
+    private final long handle;
+    private final ContextOps ops;
+    /** Shared, not automatic: memory of an automatic arena can make each post allocate. */
+    private final Arena scratch = Arena.ofShared();
+    private final MemorySegment badWr = scratch.allocate(8, 8);
+    private MemorySegment qp;
+    private QpCap cap;
+    private int qpNum;
+    private volatile Object context;
+
+    private NativeQueuePair(NativeProtectionDomain pd, QpInitAttr attr, NativeCmId cmId) {
+        super(pd.fabric);
+        this.pd = pd;
+        this.sendCq = cq(attr.sendCq(), pd, "send");
+        this.recvCq = cq(attr.recvCq(), pd, "receive");
+        this.srq = srq(attr.srq(), pd);
+        this.type = attr.type();
+        this.cmId = cmId;
+        this.context = attr.context();
+        this.ops = pd.deviceContext().ops();
+        this.handle = fabric.handles().register(this);
+    }
+
+    /** {@code ibv_create_qp}: a QP in RESET. */
+    static NativeQueuePair create(NativeProtectionDomain pd, QpInitAttr attr) {
+        NativeQueuePair q = new NativeQueuePair(pd, attr, null);
+        q.createNative(attr);
+        return q;
+    }
+
+    /** {@code rdma_create_qp} on {@code id}: the CM moves it through its states. */
+    static NativeQueuePair createOnId(NativeCmId id, NativeProtectionDomain pd, QpInitAttr attr) {
+        NativeQueuePair q = new NativeQueuePair(pd, attr, id);
+        q.createNative(attr);
+        return q;
+    }
+
+    private void createNative(QpInitAttr attr) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
+            IbvQpInitAttr.qpContext(init, MemorySegment.ofAddress(handle));
+            IbvQpInitAttr.sendCq(init, sendCq.segment());
+            IbvQpInitAttr.recvCq(init, recvCq.segment());
+            IbvQpInitAttr.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
+            QpAttrCodec.writeCap(attr.cap(), IbvQpInitAttr.cap(init));
+            IbvQpInitAttr.qpType(init, type.code());
+            IbvQpInitAttr.sqSigAll(init, attr.signalAll() ? 1 : 0);
+            if (cmId == null) {
+                qp = IbVerbs.createQp(pd.segment(), init);
+            } else {
+                RdmaCm.createQp(cmId.segment(), pd.segment(), init);
+                qp = RdmaCmId.qp(cmId.segment());
+            }
+            cap = QpAttrCodec.readCap(IbvQpInitAttr.cap(init));
+        } catch (RuntimeException e) {
+            fabric.handles().release(handle);
+            scratch.close();
+            throw e;
+        }
+        qp = qp.reinterpret(IbvQp.SIZE);
+        qpNum = IbvQp.qpNum(qp);
+        tracked();
+    }
+
+    private static NativeCompletionQueue cq(CompletionQueue cq, NativeProtectionDomain pd, String which) {
+        if (!(cq instanceof NativeCompletionQueue n) || n.fabric != pd.fabric) {
+            throw new IllegalArgumentException("the " + which + " CQ belongs to another provider or fabric");
+        }
+        if (n.device() != pd.deviceContext()) {
+            throw new IllegalArgumentException("the " + which + " CQ is on another device than the PD");
+        }
+        n.ensureOpen();
+        return n;
+    }
+
+    private static NativeSharedReceiveQueue srq(SharedReceiveQueue srq, NativeProtectionDomain pd) {
+        if (srq == null) {
+            return null;
+        }
+        if (!(srq instanceof NativeSharedReceiveQueue n) || n.fabric != pd.fabric) {
+            throw new IllegalArgumentException("the SRQ belongs to another provider or fabric");
+        }
+        n.ensureOpen();
+        return n;
+    }
+
+    MemorySegment segment() {
+        return qp;
+    }
+
+    @Override
+    String describe() {
+        return type + " QP 0x" + Integer.toHexString(qpNum);
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    @Override
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    @Override
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    @Override
+    public QpCap cap() {
+        return cap;
+    }
+
+    @Override
+    public Object context() {
+        return context;
+    }
+
+    @Override
+    public void context(Object context) {
+        this.context = context;
+    }
+
+    @Override
+    public void modify(QpAttr attr) {
+        ensureOpen();
+        if (attr == null) {
+            throw new IllegalArgumentException("attr is required");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
+            QpAttrCodec.write(attr, a);
+            IbVerbs.modifyQp(qp, a, attr.mask());
+        }
+    }
+
+    @Override
+    public QpAttr query(int mask) {
+        ensureOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
+            MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
+            IbVerbs.queryQp(qp, a, mask, init);
+            return QpAttrCodec.read(a, mask);
+        }
+    }
+
+    @Override
+    public void postSend(SendBatch batch, int count) {
+        ensureOpen();
+        BatchPosting.postSend(ops, qp, batch, count, badWr);
+    }
+
+    @Override
+    public void postRecv(RecvBatch batch, int count) {
+        ensureOpen();
+        if (srq != null) {
+            throw new IllegalStateException(describe() + " takes its receives from an SRQ: post them to the SRQ");
+        }
+        BatchPosting.postRecv(ops, qp, batch, count, badWr);
+    }
+
+    @Override
+    public void attachMulticast(Gid gid, int lid) {
+        mcast(gid, lid, true);
+    }
+
+    @Override
+    public void detachMulticast(Gid gid, int lid) {
+        mcast(gid, lid, false);
+    }
+
+    private void mcast(Gid gid, int lid, boolean attach) {
+        ensureOpen();
+        if (gid == null) {
+            throw new IllegalArgumentException("gid is required");
+        }
+        if (type != QpType.UD) {
+            throw new IllegalStateException("only UD QPs join multicast groups, this is " + describe());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment g = arena.allocate(IbvGid.LAYOUT);
+            IbvGid.raw(g, gid.raw());
+            if (attach) {
+                IbVerbs.attachMcast(qp, g, lid);
+            } else {
+                IbVerbs.detachMcast(qp, g, lid);
+            }
+        }
+    }
+
+    @Override
+    void destroy() {
+        if (cmId != null) {
+            RdmaCm.destroyQp(cmId.segment());
+            cmId.qpDestroyed(this);
+        } else {
+            IbVerbs.destroyQp(qp);
+        }
+        fabric.handles().release(handle);
+        scratch.close();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.ibex.verbs.provider;
+
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.ProviderStatus;
+import dev.ibex.cm.spi.RdmaProvider;
+import dev.ibex.verbs.ffi.RdmaAvailability;
+
+/**
+ * The rdma-core provider: the Ibex SPI over librdmacm and libibverbs (any RDMA device the kernel has —
+ * InfiniBand, RoCE, iWARP, Soft-RoCE). Preferred whenever {@link #probe()} finds a device.
+ *
+ * <p>Configuration keys ({@link ProviderConfig}, also as system properties):
+ * <ul>
+ *   <li>{@value #FORK_INIT} ({@code false}): call {@code ibv_fork_init} when the fabric opens, before any
+ *       memory is registered. Needed only when native code in the process calls {@code fork()};
+ *       {@code ProcessBuilder} spawns with {@code posix_spawn} (vfork semantics) and is safe. See the
+ *       verbs-ffi README, "fork() and ibv_fork_init".</li>
+ * </ul>
+ */
+public final class RdmaCoreProvider implements RdmaProvider {
+    /** The provider's name. */
+    public static final String NAME = "rdma-core";
+    /** Config key: call {@code ibv_fork_init} at open. */
+    public static final String FORK_INIT = "ibex.rdma.forkInit";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** Never throws: libraries missing, no kernel support or no device all come back as an unavailable status. */
+    @Override
+    public ProviderStatus probe() {
+        try {
+            RdmaAvailability a = RdmaAvailability.probe();
+            return a.usable()
+                    ? ProviderStatus.available(NAME, a.devices(), a.reason())
+                    : ProviderStatus.unavailable(NAME, a.reason());
+        } catch (RuntimeException | LinkageError e) {
+            return ProviderStatus.unavailable(NAME, "probing rdma-core failed: " + e);
+        }
+    }
+
+    @Override
+    public boolean preferWhenAvailable() {
+        return true;
+    }
+
+    /**
+     * @throws dev.ibex.cm.RdmaException ENOSYS (no kernel RDMA support), ENODEV (no device, no RDMA CM) or
+     *     ELIBACC (libraries missing), with what to do about it
+     */
+    @Override
+    public Fabric open(ProviderConfig config) {
+        return NativeFabric.open(config == null ? ProviderConfig.DEFAULT : config);
+    }
+
+    @Override
+    public String toString() {
+        return NAME;
+    }
+}

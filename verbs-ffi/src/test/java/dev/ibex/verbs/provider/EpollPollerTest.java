@@ -1,0 +1,180 @@
+package dev.ibex.verbs.provider;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ibex.cm.spi.EventSource;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.verbs.ffi.EventFd;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The epoll poller against the kernel, with eventfds standing in for CM/completion/async fds. */
+class EpollPollerTest {
+    private final NativeFabric fabric = NativeFabric.detached();
+    private final List<EventFd> fds = new ArrayList<>();
+
+    /** An eventfd as an event source. */
+    private record FdOf(EventFd fd) implements FdSource {
+        @Override
+        public int pollFd() {
+            return fd.fd();
+        }
+    }
+
+    private FdOf source() {
+        EventFd fd = EventFd.create();
+        fds.add(fd);
+        return new FdOf(fd);
+    }
+
+    @AfterEach
+    void tearDown() {
+        fabric.close();
+        fds.forEach(EventFd::close);
+    }
+
+    @Test
+    void readySourcesAreReportedWithTheirAttachmentsWhileTheyStayReadable() {
+        EpollPoller poller = (EpollPoller) fabric.createPoller();
+        FdOf a = source();
+        FdOf b = source();
+        poller.register(a, "A");
+        poller.register(b, "B");
+        List<Object> seen = new ArrayList<>();
+
+        assertThat(poller.poll(0, seen::add)).isZero();
+        a.fd().signal();
+        assertThat(poller.poll(TimeUnit.SECONDS.toNanos(5), seen::add)).isEqualTo(1);
+        assertThat(seen).containsExactly("A");
+        assertThat(poller.poll(0, seen::add)).as("level-triggered: still readable").isEqualTo(1);
+        a.fd().drain();
+        b.fd().signal();
+        seen.clear();
+        assertThat(poller.poll(0, seen::add)).isEqualTo(1);
+        assertThat(seen).containsExactly("B");
+
+        poller.deregister(b);
+        assertThat(poller.poll(0, seen::add)).as("deregistered").isZero();
+        assertThat(poller.isRegistered(b)).isFalse();
+        poller.deregister(b);
+    }
+
+    @Test
+    void wakeupFromAnotherThreadEndsAnUnboundedWait() throws Exception {
+        EpollPoller poller = (EpollPoller) fabric.createPoller();
+        poller.register(source(), "never ready");
+        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> poller.poll(-1, x -> { }));
+        Thread.onSpinWait();
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            poller.wakeup();
+            return waiting.isDone();
+        });
+        assertThat(waiting.get()).isZero();
+        poller.wakeup();
+        poller.wakeup();
+        assertThat(poller.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).as("a pending wake-up ends the next poll").isZero();
+        assertThat(poller.poll(0, x -> { })).isZero();
+    }
+
+    @Test
+    void closingWhileAnotherThreadWaitsWakesItAndLaterUseFails() {
+        EpollPoller poller = (EpollPoller) fabric.createPoller();
+        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> poller.poll(-1, x -> { }));
+        await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ofMillis(50)).until(() -> true);
+        poller.close();
+        assertThat(waiting).succeedsWithin(Duration.ofSeconds(10));
+        assertThatThrownBy(() -> poller.poll(0, x -> { })).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> poller.register(source(), null)).isInstanceOf(IllegalStateException.class);
+        poller.wakeup();
+        poller.close();
+        assertThat(fabric.resources().get(ResourceKind.POLLER)).isZero();
+    }
+
+    @Test
+    void onlyProviderSourcesCanBeRegisteredAndOnlyOnce() {
+        Poller poller = fabric.createPoller();
+        assertThatThrownBy(() -> poller.register(new EventSource() { }, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an event source");
+        FdOf a = source();
+        poller.register(a, null);
+        assertThatThrownBy(() -> poller.register(a, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> poller.poll(0, null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void slotsAreReusedAndManySourcesFit() {
+        EpollPoller poller = (EpollPoller) fabric.createPoller();
+        List<FdOf> sources = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            FdOf s = source();
+            sources.add(s);
+            poller.register(s, i);
+        }
+        sources.get(77).fd().signal();
+        List<Object> seen = new ArrayList<>();
+        assertThat(poller.poll(0, seen::add)).isEqualTo(1);
+        assertThat(seen).containsExactly(77);
+        for (FdOf s : sources) {
+            poller.deregister(s);
+        }
+        FdOf again = source();
+        poller.register(again, "again");
+        again.fd().signal();
+        seen.clear();
+        poller.poll(0, seen::add);
+        assertThat(seen).containsExactly("again");
+    }
+
+    @Test
+    void theFabricTracksAndClosesPollers() {
+        fabric.createPoller();
+        fabric.createPoller();
+        assertThat(fabric.resources().get(ResourceKind.POLLER)).isEqualTo(2);
+        assertThat(fabric.resources().userResources()).isZero();
+        fabric.close();
+        assertThat(fabric.resources().total()).isZero();
+        assertThatThrownBy(fabric::createPoller).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void pollingAllocatesNothingOnceCompiled() {
+        EpollPoller poller = (EpollPoller) fabric.createPoller();
+        FdOf a = source();
+        poller.register(a, "A");
+        a.fd().signal();
+        long[] count = new long[1];
+        Poller.ReadyHandler handler = x -> count[0]++;
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // the JIT needs a few hundred thousand calls before escape analysis removes the FFM temporaries
+        long allocated = Long.MAX_VALUE;
+        for (int round = 0; round < 20 && allocated > 0; round++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 50_000; i++) {
+                poller.poll(0, handler);
+                poller.wakeup();
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        assertThat(count[0]).isPositive();
+        assertThat(allocated).as("bytes allocated by 50000 polls and wake-ups, once compiled").isLessThan(4096);
+    }
+
+    @Test
+    void timeoutsRoundUpToMilliseconds() {
+        assertThat(EpollPoller.toMillis(-1)).isEqualTo(-1);
+        assertThat(EpollPoller.toMillis(0)).isZero();
+        assertThat(EpollPoller.toMillis(1)).isEqualTo(1);
+        assertThat(EpollPoller.toMillis(1_000_000)).isEqualTo(1);
+        assertThat(EpollPoller.toMillis(1_000_001)).isEqualTo(2);
+        assertThat(EpollPoller.toMillis(Long.MAX_VALUE)).isEqualTo(Integer.MAX_VALUE);
+    }
+}

@@ -7,6 +7,7 @@ import dev.ibex.cm.spi.ConnParam;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.PathRecord;
+import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpAttr;
@@ -325,7 +326,16 @@ final class NativeCmId extends NativeResource implements CmId {
         if (path.address() == 0 || RdmaCmId.numPaths(id) < 1) {
             return null;
         }
-        return PathRecordCodec.read(path.reinterpret(IbvSaPathRec.SIZE));
+        PathRecord r = PathRecordCodec.read(path.reinterpret(IbvSaPathRec.SIZE));
+        NativeDeviceContext device = nativeDevice();
+        int port = RdmaCmId.portNum(id);
+        if (device != null && port > 0
+                && device.queryPort(port).linkLayer() == PortAttributes.LINK_LAYER_ETHERNET) {
+            // RoCE has no LIDs; Linux 6.1 copies MAC bytes of its RoCE path record into the LID fields
+            r = new PathRecord(r.sgid(), r.dgid(), 0, 0, r.flowLabel(), r.hopLimit(), r.trafficClass(), r.pkey(),
+                    r.sl(), r.mtu(), r.rate(), r.packetLifeTime());
+        }
+        return r;
     }
 
     @Override

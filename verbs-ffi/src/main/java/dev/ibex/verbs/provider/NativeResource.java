@@ -46,6 +46,11 @@ abstract class NativeResource implements ResourceTracker.Tracked {
     abstract void destroy();
 
     @Override
+    public String toString() {
+        return describe();
+    }
+
+    @Override
     public final void close() {
         if (!state.compareAndSet(OPEN, CLOSING)) {
             return;

@@ -207,6 +207,11 @@ public final class BufferPool implements AutoCloseable {
     }
 
     void recycle(Buffer b) {
+        if (closed) { // the memory is gone; nothing to give back
+            b.owner = null;
+            b.state(Buffer.FREE);
+            return;
+        }
         if (Thread.currentThread() == owner) {
             recycleOnOwner(b);
             return;

@@ -50,9 +50,15 @@ public final class LoopDevice implements BufferOwner, Flushable {
             pd = context.allocPd();
             channel = context.createCompletionChannel();
             loop.poller().register(channel, (EventLoop.Source) this::readChannel);
-            sharedCq = createCq(loop.options().cqEntries());
+            sharedCq = watch(loop.options().cqEntries(), true).cq;
             Runnable drain = () -> pool.drainReturns();
-            pool = new BufferPool(pd, loop.options().buffers(), () -> loop.execute(drain));
+            pool = new BufferPool(pd, loop.options().buffers(), () -> {
+                try {
+                    loop.execute(drain);
+                } catch (java.util.concurrent.RejectedExecutionException terminated) {
+                    // the loop closed the pool: released buffers have nowhere to go
+                }
+            });
             int depth = loop.options().srqDepth();
             if (depth > 0) {
                 srq = pd.createSharedReceiveQueue(depth, 1, 0);
@@ -88,9 +94,33 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return pool;
     }
 
-    /** The CQ the loop's endpoints on this device share. */
+    /** The first CQ the loop's endpoints on this device share. */
     public CompletionQueue sharedCq() {
         return sharedCq;
+    }
+
+    /**
+     * A shared CQ with room for {@code entries} more completions (every WR a QP can have outstanding), reserved
+     * until {@link #unreserveCq}: a full CQ overruns and dies ({@code CQ_ERR}), so when the shared CQs are fully
+     * promised another one is created.
+     */
+    public CompletionQueue reserveCq(int entries) {
+        for (WatchedCq w : cqs) {
+            if (w.shared && !w.closed && w.reserved + entries <= w.cq.capacity()) {
+                w.reserved += entries;
+                return w.cq;
+            }
+        }
+        WatchedCq w = watch(Math.max(entries, loop.options().cqEntries()), true);
+        w.reserved = entries;
+        return w.cq;
+    }
+
+    /** Returns a reservation made with {@link #reserveCq}. */
+    public void unreserveCq(CompletionQueue cq, int entries) {
+        if (cq.context() instanceof WatchedCq w && w.shared) {
+            w.reserved = Math.max(0, w.reserved - entries);
+        }
     }
 
     /** The shared receive queue, or {@code null} when the loop runs without one. */
@@ -100,13 +130,17 @@ public final class LoopDevice implements BufferOwner, Flushable {
 
     /** A CQ of its own (e.g. per connection) on this loop's completion channel, armed and watched. */
     public CompletionQueue createCq(int minEntries) {
+        return watch(minEntries, false).cq;
+    }
+
+    private WatchedCq watch(int minEntries, boolean shared) {
         CompletionQueue cq = context.createCompletionQueue(minEntries, channel,
                 loop.index() % Math.max(1, context.numCompVectors()));
-        WatchedCq w = new WatchedCq(cq, this);
+        WatchedCq w = new WatchedCq(cq, this, shared);
         cqs.add(w);
         cq.requestNotify(false);
         loop.ready(w); // poll once: anything that arrived before arming raised no event
-        return cq;
+        return w;
     }
 
     /** Acknowledges the CQ's outstanding events, then destroys it (its QPs must be gone). */

@@ -11,11 +11,15 @@ final class WatchedCq {
     final LoopDevice device;
     int unacked;
     boolean queued;
+    /** Entries promised to QPs (shared CQs only). */
+    int reserved;
+    final boolean shared;
     boolean closed;
 
-    WatchedCq(CompletionQueue cq, LoopDevice device) {
+    WatchedCq(CompletionQueue cq, LoopDevice device, boolean shared) {
         this.cq = cq;
         this.device = device;
+        this.shared = shared;
         cq.context(this);
     }
 

@@ -252,6 +252,9 @@ public final class FakeCmId implements CmId {
             }
             phase = Phase.CONNECTING;
             if (!loopback()) {
+                if (qp != null) {
+                    qp.toState(QpState.RTS); // what the CM does before it reports ESTABLISHED
+                }
                 return;
             }
             listener = fabric.findListener(portSpace, peerAddress);
@@ -303,6 +306,9 @@ public final class FakeCmId implements CmId {
             }
             if (!loopback()) {
                 phase = Phase.CONNECTED;
+                if (qp != null) {
+                    qp.toState(QpState.RTS);
+                }
                 return;
             }
             active = peer;

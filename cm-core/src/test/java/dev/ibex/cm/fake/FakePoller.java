@@ -11,7 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A poller with real wake-up semantics: {@link #poll} parks the calling thread until a registered source becomes
  * ready, {@link #wakeup()} is called (then the current or the next poll returns promptly) or the timeout passes.
- * Its park is the one blocking call BlockHound must allow on loop threads.
+ * Its {@code await} is the one blocking call BlockHound must allow on loop threads (not {@code poll}, which runs the
+ * loop's handlers).
  */
 public final class FakePoller implements Poller, ResourceTracker.Tracked {
     private record Registration(FakeSource source, Object attachment) {}
@@ -83,13 +84,21 @@ public final class FakePoller implements Poller, ResourceTracker.Tracked {
             }
             waiter = Thread.currentThread();
             if (!anyReady() && !woken.get()) {
-                if (timeoutNanos < 0) {
-                    LockSupport.park(this);
-                } else {
-                    LockSupport.parkNanos(this, left);
-                }
+                await(timeoutNanos < 0 ? -1 : left);
             }
             waiter = null;
+        }
+    }
+
+    /**
+     * The one blocking call of an event loop. Kept apart from {@link #poll} (which runs the loop's handlers) so
+     * BlockHound can allow exactly this wait and still catch blocking calls in callbacks.
+     */
+    private void await(long nanos) {
+        if (nanos < 0) {
+            LockSupport.park(this);
+        } else {
+            LockSupport.parkNanos(this, nanos);
         }
     }
 

@@ -504,7 +504,10 @@ public final class FakeQp implements QueuePair {
         if (signalAll) {
             flags |= SendFlags.SIGNALED;
         }
-        return new SendWr(nextSeq++, b.wrId(i), b.opcode(i), flags, b.immData(i), b.remoteAddr(i), b.rkey(i),
+        int opcode = b.opcode(i);
+        boolean atomic = opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        return new SendWr(nextSeq++, b.wrId(i), opcode, flags, b.immData(i), b.remoteAddr(i),
+                atomic ? b.atomicRkey(i) : b.rkey(i),
                 b.atomicCompareAdd(i), b.atomicSwap(i), b.udAh(i), b.udRemoteQpn(i), b.udRemoteQkey(i), a, l, k,
                 inline);
     }
@@ -548,7 +551,7 @@ public final class FakeQp implements QueuePair {
                     return true;
                 }
                 Recv r = to.takeRecv();
-                if (!write && !scatter(r, data, 0)) {
+                if (!write && !to.scatter(r, data, 0)) {
                     to.recvCq.add(new FakeCq.Cqe(r.wrId(), WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, to.qpNum, 0, 0, 0,
                             null, -1));
                     to.flush();

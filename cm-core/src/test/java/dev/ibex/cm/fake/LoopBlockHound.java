@@ -4,8 +4,10 @@ import dev.ibex.cm.loop.EventLoop;
 import reactor.blockhound.BlockHound;
 
 /**
- * Installs BlockHound once per JVM with Ibex's event loop threads marked non-blocking. The fake poller's park
- * (the loop's one legitimate wait) and logback's console writes (test logging) are allowed.
+ * Installs BlockHound once per JVM with Ibex's event loop threads marked non-blocking. The fake poller's wait (the
+ * loop's one legitimate blocking call; only the wait, not {@code poll}, which dispatches the loop's handlers) and
+ * logback's console writes (test logging) are allowed. A provider's poller needs the same: allow its wait method,
+ * never the method that calls the ready handler.
  */
 public final class LoopBlockHound {
     private static boolean installed;
@@ -18,7 +20,7 @@ public final class LoopBlockHound {
         }
         BlockHound.builder()
                 .nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
-                .allowBlockingCallsInside(FakePoller.class.getName(), "poll")
+                .allowBlockingCallsInside(FakePoller.class.getName(), "await")
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .install();
         installed = true;

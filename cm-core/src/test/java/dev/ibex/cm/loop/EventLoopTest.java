@@ -94,16 +94,19 @@ class EventLoopTest {
         EventLoop loop = group(1).next();
         List<String> fired = new CopyOnWriteArrayList<>();
         List<Boolean> onLoop = new CopyOnWriteArrayList<>();
-        loop.schedule(() -> fired.add("30"), 30, TimeUnit.MILLISECONDS);
-        loop.schedule(() -> fired.add("10"), 10, TimeUnit.MILLISECONDS);
-        ScheduledTask cancelled = loop.schedule(() -> fired.add("never"), 15, TimeUnit.MILLISECONDS);
-        loop.schedule(() -> fired.add("20"), 20, TimeUnit.MILLISECONDS);
+        ScheduledTask cancelled = on(loop, () -> { // scheduled together: deadlines 100 ms apart decide the order
+            loop.schedule(() -> fired.add("300"), 300, TimeUnit.MILLISECONDS);
+            loop.schedule(() -> fired.add("100"), 100, TimeUnit.MILLISECONDS);
+            ScheduledTask never = loop.schedule(() -> fired.add("never"), 150, TimeUnit.MILLISECONDS);
+            loop.schedule(() -> fired.add("200"), 200, TimeUnit.MILLISECONDS);
+            return never;
+        });
         for (int i = 0; i < 200; i++) {
             loop.schedule(() -> onLoop.add(loop.inEventLoop()), 5, TimeUnit.MILLISECONDS);
         }
-        cancelled.cancel();
+        cancelled.cancel(); // from another thread
         await().until(() -> fired.size() == 3 && onLoop.size() == 200);
-        assertThat(fired).containsExactly("10", "20", "30");
+        assertThat(fired).containsExactly("100", "200", "300");
         assertThat(onLoop).containsOnly(true);
         assertThat(cancelled.isCancelled()).isTrue();
     }

@@ -1,0 +1,141 @@
+package dev.ibex.cm;
+
+import java.net.InetSocketAddress;
+
+/**
+ * A connection attempt (or a SIDR resolution, or a multicast join) that ended without success, with the reason as
+ * the CM reported it: the event, its status (an errno, an IB CM reject reason or a SIDR status) and the peer's
+ * reject private data.
+ */
+public final class RdmaConnectException extends RdmaException {
+    private static final long serialVersionUID = 1L;
+
+    /** IB CM reject reason: no listener for the service ID (port) on the target device. */
+    public static final int REJECT_INVALID_SERVICE_ID = 8;
+    /** IB CM reject reason: the peer application (or its CM) rejected. */
+    public static final int REJECT_CONSUMER = 28;
+    /** SIDR status: no listener for the service ID. */
+    public static final int SIDR_UNSUPPORTED = 1;
+    /** SIDR status: the peer rejected. */
+    public static final int SIDR_REJECT = 2;
+
+    /** Why the attempt ended. */
+    public enum Reason {
+        /** Address resolution failed ({@code ADDR_ERROR}). */
+        ADDR_ERROR("rdma_resolve_addr"),
+        /** Route resolution failed ({@code ROUTE_ERROR}). */
+        ROUTE_ERROR("rdma_resolve_route"),
+        /** The peer did not answer ({@code UNREACHABLE}: CM retries exhausted, or a SIDR status). */
+        UNREACHABLE("rdma_connect"),
+        /** The peer rejected ({@code REJECTED}); see {@link #status()} and {@link #privateData()}. */
+        REJECTED("rdma_connect"),
+        /** Establishing failed ({@code CONNECT_ERROR}). */
+        CONNECT_ERROR("rdma_connect"),
+        /** No outcome within the endpoint's deadline. */
+        TIMEOUT("rdma_connect"),
+        /** The local device went away ({@code DEVICE_REMOVAL}). */
+        DEVICE_REMOVAL("rdma_connect"),
+        /** The resolved address moved to another hardware address ({@code ADDR_CHANGE}); resolve again. */
+        ADDR_CHANGE("rdma_connect"),
+        /** The peer disconnected before the connection was established ({@code DISCONNECTED}). */
+        DISCONNECTED("rdma_connect"),
+        /** The application closed the endpoint before the outcome. */
+        CLOSED("rdma_connect"),
+        /** A multicast join failed or a joined group was lost ({@code MULTICAST_ERROR}). */
+        MULTICAST_ERROR("rdma_join_multicast");
+
+        private final String verb;
+
+        Reason(String verb) {
+            this.verb = verb;
+        }
+    }
+
+    private final Reason reason;
+    private final int status;
+    private final byte[] privateData;
+    private final InetSocketAddress remote;
+    private final boolean datagram;
+
+    /**
+     * @param status the event's status (negative errno, reject reason or SIDR status; 0 when none)
+     * @param privateData the peer's private data (reject data), copied
+     * @param remote the peer or group, if known
+     * @param datagram whether this was a UD (SIDR) exchange, where statuses are SIDR statuses
+     */
+    public RdmaConnectException(Reason reason, int status, byte[] privateData, InetSocketAddress remote,
+            boolean datagram, String detail) {
+        this(reason, status, privateData, remote, datagram, detail, null);
+    }
+
+    /** As above, caused by {@code cause} (a provider refusal during the attempt). */
+    public RdmaConnectException(Reason reason, int status, byte[] privateData, InetSocketAddress remote,
+            boolean datagram, String detail, Throwable cause) {
+        super(reason.verb, status < 0 ? -status : (reason == Reason.TIMEOUT ? Errno.ETIMEDOUT.number() : 0),
+                describe(reason, status, remote, datagram, detail), cause);
+        this.reason = reason;
+        this.status = status;
+        this.privateData = privateData == null ? new byte[0] : privateData.clone();
+        this.remote = remote;
+        this.datagram = datagram;
+    }
+
+    private static String describe(Reason r, int status, InetSocketAddress remote, boolean datagram, String detail) {
+        String to = remote == null ? "" : " (" + remote.getAddress().getHostAddress() + ":" + remote.getPort() + ")";
+        String what = switch (r) {
+            case REJECTED -> switch (status) {
+                case REJECT_INVALID_SERVICE_ID -> "rejected: nobody listens on that port (IB CM reject reason 8, "
+                        + "invalid service ID)";
+                case REJECT_CONSUMER -> "rejected by the peer (reason 28, consumer reject); its private data "
+                        + "says why";
+                default -> "rejected (IB CM reject reason " + status + ")";
+            };
+            case UNREACHABLE -> datagram && status == SIDR_UNSUPPORTED ? "no UD service listens on that port "
+                    + "(SIDR status 1)" : datagram && status == SIDR_REJECT ? "the UD service rejected the request "
+                    + "(SIDR status 2)" : "the peer did not answer the connection request (CM retries exhausted)";
+            case ADDR_ERROR -> "the address could not be resolved (no route, no neighbour, or no RDMA device on "
+                    + "that path)";
+            case ROUTE_ERROR -> "no route to the peer could be resolved";
+            case CONNECT_ERROR -> "establishing the connection failed";
+            case TIMEOUT -> "no outcome within the deadline";
+            case DEVICE_REMOVAL -> "the RDMA device was removed";
+            case ADDR_CHANGE -> "the local address changed its hardware address (e.g. bonding failover); "
+                    + "connect again";
+            case DISCONNECTED -> "the peer disconnected before the connection was established";
+            case CLOSED -> "the endpoint was closed before the outcome";
+            case MULTICAST_ERROR -> "the multicast group could not be joined or was lost";
+        };
+        return what + to + (detail == null || detail.isEmpty() ? "" : "; " + detail);
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+
+    /** The CM event's status: a negative errno, an IB CM reject reason (REJECTED) or a SIDR status. */
+    public int status() {
+        return status;
+    }
+
+    /** The peer's private data (e.g. what it passed to reject), a copy; empty when none. */
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    /** The peer (or group) the attempt was for, or {@code null}. */
+    public InetSocketAddress remote() {
+        return remote;
+    }
+
+    /** The peer application rejected (reject reason 28, or SIDR reject). */
+    public boolean isConsumerReject() {
+        return (reason == Reason.REJECTED && status == REJECT_CONSUMER)
+                || (datagram && reason == Reason.UNREACHABLE && status == SIDR_REJECT);
+    }
+
+    /** Nobody listens on the target port (reject reason 8, or SIDR status 1). */
+    public boolean isNoListener() {
+        return (reason == Reason.REJECTED && status == REJECT_INVALID_SERVICE_ID)
+                || (datagram && reason == Reason.UNREACHABLE && status == SIDR_UNSUPPORTED);
+    }
+}

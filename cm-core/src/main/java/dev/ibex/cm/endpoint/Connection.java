@@ -1,0 +1,1008 @@
+package dev.ibex.cm.endpoint;
+
+import static dev.ibex.cm.endpoint.ConnectionState.*;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferOwner;
+import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.endpoint.ConnectionTable.Action;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopDevice;
+import dev.ibex.cm.loop.LoopEndpoint;
+import dev.ibex.cm.loop.ScheduledTask;
+import dev.ibex.cm.loop.WrId;
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CmEvent;
+import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.CompletionBatch;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.ConnParam;
+import dev.ibex.cm.spi.DeviceAttributes;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.PortSpace;
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.WcOpcode;
+import dev.ibex.cm.spi.WcStatus;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A reliable connection (RC QP on an {@code RDMA_PS_TCP} id), active ({@link #connect}) or accepted through a
+ * {@link Listener}. Driven by {@link ConnectionTable}; every callback runs on {@link #loop()}.
+ *
+ * <p>Data path (on the loop thread only; allocates nothing): {@link #send}, {@link #write}, {@link #read} and
+ * atomics take a {@link Buffer} of the connection's loop device ({@link #allocate()}), are batched during the loop
+ * turn and posted at its end, and complete through {@link ConnectionHandler#onComplete}/{@code onFailed} with the
+ * caller's {@code attachment}. SEND and WRITE consume their buffer (it returns to the pool when the operation
+ * completes); READ and atomics fill theirs and hand it back with the completion. At most
+ * {@link #writableSlots()} operations fit; beyond that an operation is refused.
+ *
+ * <p>Receiving: the connection keeps its receive window posted; a message belongs to the application until it
+ * releases the buffer, and only then is a receive re-posted.
+ *
+ * <p>{@link #close()} (any thread, any state) disconnects, lets posted work flush (each outstanding operation
+ * fails with a flush {@link WorkCompletionException}), then destroys QP, CQ and id. Once closed, operations throw
+ * {@link IllegalStateException}.
+ */
+public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Owner {
+    private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+    private static final StateTable<ConnectionState, Action> TABLE = ConnectionTable.TABLE;
+    private static final byte[] NONE = new byte[0];
+    private static final ConnectionHandler NO_HANDLER = new ConnectionHandler() {};
+
+    private volatile EventLoop loop;
+    private final ConnectionOptions options;
+    private final InetSocketAddress remote;
+    private final Listener listener;
+    private volatile ConnectionState state = IDLE;
+    private ConnectionHandler handler;
+    private CmId id;
+    private int handle = -1;
+    private LoopDevice device;
+    private QueuePair qp;
+    private CompletionQueue cq;
+    private boolean ownCq;
+    private int cqReserved;
+    private SendQueue sq;
+    private ReceiveQueue rq;
+    private ScheduledTask timer;
+    private byte[] outData = NONE;
+    private byte[] peerData = NONE;
+    private ConnParam peerParam;
+    private EventLoop acceptLoop;
+    private Throwable fatal;
+    private Throwable failure;
+    private boolean lastWqe;
+    private ArrayDeque<Buffer> early;
+    private final AlternatePaths paths = new AlternatePaths(this);
+
+    private Connection(EventLoop loop, ConnectionOptions options, InetSocketAddress remote, Listener listener,
+            ConnectionHandler handler) {
+        this.loop = loop;
+        this.options = options;
+        this.remote = remote;
+        this.listener = listener;
+        this.handler = handler == null ? NO_HANDLER : handler;
+    }
+
+    /** Connects to {@code remote} on the group's next loop with default options. */
+    public static Connection connect(EventLoopGroup group, InetSocketAddress remote, ConnectionHandler handler) {
+        return connect(group.next(), remote, NONE, ConnectionOptions.DEFAULT, handler);
+    }
+
+    /**
+     * Starts connecting to {@code remote} and returns at once; the outcome arrives as
+     * {@link ConnectionHandler#onEstablished} or {@link ConnectionHandler#onError} (an
+     * {@link RdmaConnectException}) on {@code loop}.
+     *
+     * @param privateData sent with the connection request (at most {@value CmId#MAX_CONNECT_PRIVATE_DATA_TCP} bytes)
+     * @throws IllegalArgumentException when the private data is too long
+     */
+    public static Connection connect(EventLoop loop, InetSocketAddress remote, byte[] privateData,
+            ConnectionOptions options, ConnectionHandler handler) {
+        Objects.requireNonNull(loop, "loop");
+        Objects.requireNonNull(remote, "remote");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        byte[] data = privateData == null ? NONE : privateData.clone();
+        if (data.length > CmId.MAX_CONNECT_PRIVATE_DATA_TCP) {
+            throw new IllegalArgumentException("connect carries at most " + CmId.MAX_CONNECT_PRIVATE_DATA_TCP
+                    + " bytes of private data on an RC (RDMA_PS_TCP) id, got " + data.length);
+        }
+        Connection c = new Connection(loop, options, remote, null, handler);
+        c.outData = data;
+        loop.run(() -> {
+            if (c.prepare()) {
+                c.input(Input.START, null);
+            }
+        });
+        return c;
+    }
+
+    /** An active connection in IDLE: registered, with its id, not started (loop thread; tests walk from here). */
+    static Connection idle(EventLoop loop, InetSocketAddress remote, ConnectionOptions options, ConnectionHandler h) {
+        Connection c = new Connection(loop, options, remote, null, h);
+        c.prepare();
+        return c;
+    }
+
+    private boolean prepare() {
+        try {
+            handle = loop.register(this);
+            id = loop.cmChannel().createId(PortSpace.TCP, this);
+            return true;
+        } catch (RuntimeException e) {
+            state = CLOSED;
+            release();
+            notifyError(e);
+            notifyClosed();
+            return false;
+        }
+    }
+
+    /** Replaces the handler (tests observing a request before it is accepted). */
+    void handler(ConnectionHandler h) {
+        handler = h;
+    }
+
+    /** A connection request arriving at {@code l}: the new id's connection, in REQUESTED (listener's loop). */
+    static Connection requested(Listener l, CmEvent e, ConnectionOptions options, Duration requestTimeout) {
+        Connection c = new Connection(l.loop(), options, e.id().peerAddress(), l, null);
+        c.id = e.id();
+        c.id.context(c);
+        c.state = REQUESTED;
+        c.peerData = e.privateData();
+        c.peerParam = e.conn();
+        c.handle = c.loop.register(c);
+        c.armTimer(requestTimeout);
+        return c;
+    }
+
+    // ---- queries ----
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    public ConnectionState state() {
+        return state;
+    }
+
+    public ConnectionOptions options() {
+        return options;
+    }
+
+    /** Whether this side accepted the connection (rather than initiated it). */
+    public boolean isPassive() {
+        return listener != null;
+    }
+
+    /** The private data the peer sent with its connect (passive side) or accept (active side); a copy. */
+    public byte[] peerPrivateData() {
+        return peerData.clone();
+    }
+
+    /** The peer's connection parameters, or {@code null} before they are known. */
+    public ConnParam peerParam() {
+        return peerParam;
+    }
+
+    public InetSocketAddress localAddress() {
+        CmId i = id;
+        return i == null ? null : i.localAddress();
+    }
+
+    /** The peer's address (the target of {@link #connect}, or the requester's). */
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public DeviceContext device() {
+        LoopDevice d = device;
+        return d == null ? (id == null ? null : id.device()) : d.context();
+    }
+
+    /** The QP, or {@code null} before it exists and after teardown (for diagnostics). */
+    public QueuePair qp() {
+        return qp;
+    }
+
+    /** The CM id (for diagnostics). */
+    public CmId cmId() {
+        return id;
+    }
+
+    /** Whether another operation may be posted now (loop thread). */
+    public boolean isWritable() {
+        return sq != null && state == ESTABLISHED && sq.isWritable();
+    }
+
+    /** Operations that may be posted now before the send queue is full (loop thread). */
+    public int writableSlots() {
+        return sq == null || state != ESTABLISHED ? 0 : sq.writableSlots();
+    }
+
+    /** Receives posted now (loop thread). */
+    public int postedReceives() {
+        return rq == null ? 0 : rq.posted();
+    }
+
+    /** Received messages the application holds (loop thread). */
+    public int heldMessages() {
+        return rq == null ? 0 : rq.held();
+    }
+
+    // ---- commands ----
+
+    /** Starts closing (any thread, any state); {@link ConnectionHandler#onClosed} follows. Idempotent. */
+    public void close() {
+        try {
+            loop.run(() -> input(Input.CLOSE, null));
+        } catch (RejectedExecutionException terminated) {
+            // the loop is gone and took the connection with it
+        }
+    }
+
+    @Override
+    public void abort() {
+        if (state == CLOSED) {
+            return;
+        }
+        ConnectionState from = state;
+        state = CLOSED;
+        release();
+        if (ConnectionTable.ATTEMPTING.contains(from) || from == IDLE) {
+            notifyError(Failures.of(Input.CLOSE, null, remote, false, null));
+        }
+        notifyClosed();
+    }
+
+    void accept(ConnectionHandler h, byte[] data, EventLoop target) {
+        Objects.requireNonNull(h, "handler");
+        byte[] d = data == null ? NONE : data.clone();
+        if (d.length > CmId.MAX_ACCEPT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("accept carries at most " + CmId.MAX_ACCEPT_PRIVATE_DATA
+                    + " bytes of private data, got " + d.length);
+        }
+        loop.run(() -> {
+            if (state != REQUESTED) {
+                // the request ended before the application answered: tell the handler it was given
+                ConnectionHandler late = h;
+                safely(() -> late.onError(this, failure != null ? failure : new IllegalStateException(
+                        "the connection request is " + state + ", it can no longer be accepted")));
+                safely(() -> late.onClosed(this));
+                return;
+            }
+            handler = h;
+            outData = d;
+            acceptLoop = target == null || target.isShuttingDown() ? loop : target;
+            input(Input.ACCEPT, null);
+        });
+    }
+
+    void reject(byte[] data) {
+        byte[] d = data == null ? NONE : data.clone();
+        if (d.length > CmId.MAX_REJECT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("reject carries at most " + CmId.MAX_REJECT_PRIVATE_DATA
+                    + " bytes of private data, got " + d.length);
+        }
+        loop.run(() -> {
+            if (state == REQUESTED) {
+                outData = d;
+                input(Input.REJECT, null);
+            }
+        });
+    }
+
+    // ---- the state machine ----
+
+    /** Feeds one input through the table (loop thread). */
+    void input(Input in, CmEvent e) {
+        ConnectionState from = state;
+        StateTable.Transition<ConnectionState, Action> t = TABLE.at(from, in);
+        if (t.action() == Action.REFUSE) {
+            throw new IllegalStateException("cannot " + in.name().toLowerCase() + " a connection that is " + from);
+        }
+        if (t.action() == Action.NONE) {
+            if (in.isCmEvent()) {
+                LOG.debug("{}: {} ignored in {}", this, in, from);
+            }
+            return;
+        }
+        state = t.next();
+        try {
+            perform(t.action(), in, e, from);
+        } catch (RuntimeException ex) {
+            onActionFailed(t.action(), ex);
+        }
+    }
+
+    private void perform(Action action, Input in, CmEvent e, ConnectionState from) {
+        switch (action) {
+            case RESOLVE_ADDR -> {
+                armTimer(options.connectTimeout());
+                id.resolveAddr(null, remote, options.resolveTimeoutMs());
+            }
+            case RESOLVE_ROUTE -> id.resolveRoute(options.resolveTimeoutMs());
+            case CONNECT -> {
+                setUpQp();
+                id.connect(connParam(outData, null));
+            }
+            case ACCEPT -> accept();
+            case REJECT -> {
+                id.reject(outData);
+                release();
+                notifyClosed();
+            }
+            case ESTABLISH -> established(e);
+            case ESTABLISH_USER_QP -> {
+                qp.modify(id.initQpAttr(QpState.RTR));
+                qp.modify(id.initQpAttr(QpState.RTS));
+                id.establish();
+                established(e);
+            }
+            case FAIL -> {
+                if (from == REQUESTED && in != Input.REJECTED) {
+                    rejectQuietly(); // nobody answered: say so instead of leaving the peer to time out
+                }
+                release();
+                RdmaConnectException x = Failures.of(in, e, remote, false, in == Input.FATAL ? fatal : null);
+                failure = x;
+                notifyError(x);
+                notifyClosed();
+            }
+            case PEER_DISCONNECT -> {
+                disconnectQuietly();
+                armTimer(options.drainTimeout());
+                safely(() -> handler.onDisconnected(this));
+                checkDrained();
+            }
+            case DISCONNECT -> {
+                disconnectQuietly();
+                armTimer(options.drainTimeout());
+                checkDrained();
+            }
+            case BREAK -> {
+                Throwable err = in != Input.FATAL ? Failures.of(in, e, remote, false, null)
+                        : fatal != null ? fatal : new RdmaException("ibv_get_async_event", 0, "fatal QP error");
+                disconnectQuietly();
+                armTimer(options.drainTimeout());
+                notifyError(err);
+                checkDrained();
+            }
+            case ABORT -> {
+                release();
+                notifyError(Failures.of(in, e, remote, false, null));
+                notifyClosed();
+            }
+            case FINISH, FORCE -> {
+                release();
+                notifyClosed();
+            }
+            case ADDRESS_CHANGED -> safely(() -> handler.onAddressChange(this));
+            case REJECT_REQUEST -> EventLoop.rejectStray(e.id());
+            case NONE, REFUSE -> throw new AssertionError(action);
+        }
+    }
+
+    /** A provider call inside an action failed. */
+    private void onActionFailed(Action action, RuntimeException ex) {
+        ConnectionState s = state;
+        if (s == CLOSED) {
+            LOG.warn("{}: {} failed during teardown: {}", this, action, ex.toString());
+            return;
+        }
+        if (s == ESTABLISHED || s == DISCONNECTING) {
+            fatal = ex;
+            input(Input.FATAL, null);
+            return;
+        }
+        RdmaConnectException.Reason reason = switch (action) {
+            case RESOLVE_ADDR -> RdmaConnectException.Reason.ADDR_ERROR;
+            case RESOLVE_ROUTE -> RdmaConnectException.Reason.ROUTE_ERROR;
+            default -> RdmaConnectException.Reason.CONNECT_ERROR;
+        };
+        state = CLOSED;
+        release();
+        RdmaConnectException x = Failures.refused(reason, ex, remote, false);
+        failure = x;
+        notifyError(x);
+        notifyClosed();
+    }
+
+    private void accept() {
+        cancelTimer();
+        EventLoop target = acceptLoop;
+        if (target == null || target == loop) {
+            acceptHere();
+            return;
+        }
+        // hand the id to the target loop: from now on its events are polled there
+        EventLoop from = loop;
+        from.unregister(handle, this);
+        handle = -1;
+        loop = target;
+        try {
+            id.migrate(target.cmChannel());
+        } catch (RuntimeException e) {
+            loop = from;
+            handle = from.register(this);
+            throw e;
+        }
+        target.execute(this::acceptHere);
+    }
+
+    private void acceptHere() {
+        if (state != CONNECTING) {
+            return; // failed while moving between loops
+        }
+        try {
+            if (handle < 0) {
+                handle = loop.register(this);
+            }
+            armTimer(options.connectTimeout());
+            setUpQp();
+            id.accept(connParam(outData, peerParam));
+        } catch (RuntimeException e) {
+            onActionFailed(Action.ACCEPT, e);
+        }
+    }
+
+    private void established(CmEvent e) {
+        cancelTimer();
+        if (!isPassive() && e != null) {
+            peerData = e.privateData();
+            peerParam = e.conn();
+        }
+        paths.established(id.localAddress(), id.peerAddress());
+        safely(() -> handler.onEstablished(this));
+        ArrayDeque<Buffer> q = early;
+        early = null;
+        while (q != null && !q.isEmpty() && state == ESTABLISHED) {
+            deliver(q.poll());
+        }
+        if (q != null) {
+            q.forEach(Buffer::release);
+        }
+    }
+
+    private void setUpQp() {
+        device = loop.device(id.device());
+        SharedReceiveQueue srq = device.srq();
+        int depth = options.sendQueueDepth();
+        int window = srq != null ? 0 : options.receiveWindow();
+        cqReserved = depth + window;
+        if (loop.options().perConnectionCq()) {
+            cq = device.createCq(cqReserved);
+            ownCq = true;
+        } else {
+            cq = device.reserveCq(cqReserved);
+        }
+        int inline = options.maxInline();
+        while (true) {
+            try {
+                qp = id.createQp(device.pd(), new QpInitAttr(cq, cq, srq, new QpCap(depth, window, 1, 1, inline),
+                        QpType.RC, false, this));
+                break;
+            } catch (RdmaException ex) {
+                if (inline == 0 || ex.errno() != Errno.EINVAL) {
+                    throw ex;
+                }
+                inline = inline >= 16 ? inline / 2 : 0; // the device's inline limit is not queryable: probe down
+            }
+        }
+        qp.context(this);
+        if (srq != null) {
+            device.bindQp(qp.qpNum(), this);
+        }
+        sq = new SendQueue(loop, qp, handle, options.signalInterval(), this);
+        if (srq == null) {
+            rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, 0);
+            rq.flush(); // receives must be posted before the peer may send
+        }
+    }
+
+    private ConnParam connParam(byte[] data, ConnParam peer) {
+        DeviceAttributes a = device.attributes();
+        int responder = Math.min(options.responderResources(), a.maxQpRdAtom());
+        int initiator = Math.min(options.initiatorDepth(), a.maxQpInitRdAtom());
+        if (peer != null) {
+            initiator = Math.min(initiator, peer.initiatorDepth());
+        }
+        return new ConnParam(data, responder, initiator, false, options.retryCount(), options.rnrRetryCount(), false,
+                0);
+    }
+
+    /** Releases everything in verbs order; the state is already CLOSED. */
+    private void release() {
+        cancelTimer();
+        paths.close();
+        if (qp != null) {
+            if (device.srq() != null) {
+                device.unbindQp(qp.qpNum());
+            }
+            quietly("destroying the QP", id::destroyQp); // first: nothing lands in our buffers any more
+            qp = null;
+        }
+        if (sq != null) {
+            sq.failAll();
+        }
+        if (rq != null) {
+            rq.reclaimAll();
+        }
+        if (early != null) {
+            early.forEach(Buffer::release);
+            early = null;
+        }
+        if (cq != null) {
+            CompletionQueue c = cq;
+            cq = null;
+            if (ownCq) {
+                quietly("destroying the CQ", () -> device.destroyCq(c));
+            } else {
+                device.unreserveCq(c, cqReserved);
+            }
+        }
+        if (id != null) {
+            quietly("destroying the CM id", id::close);
+        }
+        if (handle >= 0) {
+            loop.unregister(handle, this);
+            handle = -1;
+        }
+    }
+
+    private void checkDrained() {
+        if (state != DISCONNECTING) {
+            return;
+        }
+        boolean sends = sq == null || sq.outstanding() == 0;
+        boolean recvs = rq == null ? (qp == null || device.srq() == null || lastWqe) : rq.posted() == 0;
+        if (sends && recvs) {
+            input(Input.DRAINED, null);
+        }
+    }
+
+    private void disconnectQuietly() {
+        quietly("rdma_disconnect", id::disconnect);
+    }
+
+    private void rejectQuietly() {
+        quietly("rdma_reject", () -> id.reject(NONE));
+    }
+
+    private void armTimer(Duration d) {
+        cancelTimer();
+        ScheduledTask[] self = new ScheduledTask[1];
+        self[0] = loop.schedule(() -> {
+            if (timer == self[0]) {
+                timer = null;
+                input(Input.TIMEOUT, null);
+            }
+        }, d.toNanos(), TimeUnit.NANOSECONDS);
+        timer = self[0];
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel();
+            timer = null;
+        }
+    }
+
+    // ---- loop dispatch ----
+
+    @Override
+    public void onCmEvent(CmEvent event) {
+        input(Input.of(event.type()), event);
+    }
+
+    @Override
+    public void onCompletion(CompletionBatch wc, int i, int kind, int slot) {
+        if (kind == WrId.RECV || kind == WrId.SRQ_RECV) {
+            received(wc, i, kind, slot);
+        } else if (sq != null) {
+            sq.complete(slot, kind, wc.status(i), wc.vendorErr(i));
+        }
+        checkDrained();
+    }
+
+    private void received(CompletionBatch wc, int i, int kind, int slot) {
+        Buffer b = device.pool().buffer(slot);
+        boolean srq = kind == WrId.SRQ_RECV;
+        if (!srq && (rq == null || rq.completed(slot) == null)) {
+            return;
+        }
+        int status = wc.statusCode(i);
+        if (status != 0) {
+            recycle(b, srq);
+            WcStatus s = WcStatus.ofCode(status);
+            if (s != WcStatus.WR_FLUSH_ERR && state == ESTABLISHED) {
+                fatal = new WorkCompletionException(null, s, wc.vendorErr(i));
+                input(Input.FATAL, null);
+            }
+            return;
+        }
+        if (wc.opcode(i) == WcOpcode.RECV_RDMA_WITH_IMM) {
+            int imm = wc.immData(i);
+            int len = wc.byteLen(i);
+            recycle(b, srq);
+            if (state == ESTABLISHED) {
+                try {
+                    handler.onRemoteWrite(this, imm, len);
+                } catch (Throwable t) {
+                    loop.reportUncaught(t);
+                }
+            }
+            return;
+        }
+        b.deliver(0, wc.byteLen(i), wc.flags(i), wc.immData(i), wc.srcQp(i), srq ? device : this);
+        if (!srq) {
+            rq.handedOut();
+        }
+        if (state == ESTABLISHED) {
+            deliver(b);
+        } else if (state == CONNECTING) {
+            // data can overtake the passive side's ESTABLISHED (the peer starts once it has its own)
+            if (early == null) {
+                early = new ArrayDeque<>();
+            }
+            early.add(b);
+        } else {
+            b.release();
+        }
+    }
+
+    private void deliver(Buffer b) {
+        try {
+            handler.onMessage(this, b);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    private void recycle(Buffer b, boolean srq) {
+        if (srq) {
+            device.returnSrqBuffer(b);
+        } else {
+            b.reclaim();
+            b.release();
+            if (rq != null) {
+                rq.recycled();
+            }
+        }
+    }
+
+    /** The application released a message. */
+    @Override
+    public void released(Buffer buffer) {
+        if (rq != null) {
+            rq.released();
+        }
+    }
+
+    @Override
+    public void onAsyncEvent(AsyncEvent e) {
+        AsyncEventType t = e.type();
+        boolean mine = switch (t.element()) {
+            case QP -> e.qp() != null && e.qp() == qp;
+            case CQ -> e.cq() != null && e.cq() == cq;
+            case SRQ -> device != null && e.srq() != null && e.srq() == device.srq();
+            case PORT, DEVICE -> true;
+        };
+        if (!mine || state == CLOSED) {
+            return;
+        }
+        switch (t) {
+            case PATH_MIG -> paths.migrated();
+            case PATH_MIG_ERR -> paths.migrationError();
+            case COMM_EST -> {
+                if (state == CONNECTING) {
+                    quietly("rdma_notify", () -> id.notify(AsyncEventType.COMM_EST));
+                }
+            }
+            case QP_LAST_WQE_REACHED -> {
+                lastWqe = true;
+                checkDrained();
+            }
+            case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, CQ_ERR, SRQ_ERR, DEVICE_FATAL -> {
+                fatal = new RdmaException("ibv_get_async_event", 0, t + " on " + device().device().name()
+                        + ": the connection cannot continue");
+                input(Input.FATAL, null);
+            }
+            case SQ_DRAINED -> { }
+            default -> safely(() -> handler.onDeviceEvent(this, e));
+        }
+    }
+
+    // ---- data path ----
+
+    /** A buffer of this connection's pool (loop thread); throws when the pool is exhausted. */
+    public Buffer allocate() {
+        checkLoop();
+        checkEstablished();
+        return device.pool().acquire();
+    }
+
+    /** A buffer of this connection's pool, or {@code null} when it is exhausted (loop thread). */
+    public Buffer tryAllocate() {
+        checkLoop();
+        checkEstablished();
+        return device.pool().tryAcquire();
+    }
+
+    /** Sends {@code length} bytes from the start of {@code buffer}; see {@link #send(Buffer, int, int, long)}. */
+    public void send(Buffer buffer, int length, long attachment) {
+        send(buffer, 0, length, attachment);
+    }
+
+    /**
+     * Sends {@code buffer[offset, offset+length)} as one message. Consumes the buffer (released when the send
+     * completes). Loop thread; allocates nothing.
+     *
+     * @throws IllegalStateException when not established, off the loop, or the send queue is full
+     */
+    public void send(Buffer buffer, int offset, int length, long attachment) {
+        checkOperation(buffer, offset, length);
+        int i = sq.begin(Operation.SEND, buffer, attachment);
+        sq.commit(i, Operation.SEND, buffer, offset, length);
+    }
+
+    /** Sends with 32 bits of immediate data (delivered with the message). */
+    public void sendWithImm(Buffer buffer, int offset, int length, int immData, long attachment) {
+        checkOperation(buffer, offset, length);
+        int i = sq.begin(Operation.SEND_WITH_IMM, buffer, attachment);
+        sq.batch().immData(i, immData);
+        sq.commit(i, Operation.SEND_WITH_IMM, buffer, offset, length);
+    }
+
+    /** RDMA WRITE of {@code buffer[offset, offset+length)} to {@code target} at {@code targetOffset}; consumes it. */
+    public void write(Buffer buffer, int offset, int length, RemoteBuffer target, long targetOffset, long attachment) {
+        checkOperation(buffer, offset, length);
+        target.checkRange(targetOffset, length);
+        int i = sq.begin(Operation.WRITE, buffer, attachment);
+        sq.batch().rdma(i, target.address() + targetOffset, target.rkey());
+        sq.commit(i, Operation.WRITE, buffer, offset, length);
+    }
+
+    /** RDMA WRITE with immediate data: consumes a receive at the peer, which sees {@code onRemoteWrite}. */
+    public void writeWithImm(Buffer buffer, int offset, int length, RemoteBuffer target, long targetOffset,
+            int immData, long attachment) {
+        checkOperation(buffer, offset, length);
+        target.checkRange(targetOffset, length);
+        int i = sq.begin(Operation.WRITE_WITH_IMM, buffer, attachment);
+        sq.batch().rdma(i, target.address() + targetOffset, target.rkey()).immData(i, immData);
+        sq.commit(i, Operation.WRITE_WITH_IMM, buffer, offset, length);
+    }
+
+    /** RDMA READ of {@code length} bytes from {@code source} into {@code buffer[offset…]}, handed back on completion. */
+    public void read(Buffer buffer, int offset, int length, RemoteBuffer source, long sourceOffset, long attachment) {
+        checkOperation(buffer, offset, length);
+        checkReadDepth();
+        source.checkRange(sourceOffset, length);
+        int i = sq.begin(Operation.READ, buffer, attachment);
+        sq.batch().rdma(i, source.address() + sourceOffset, source.rkey());
+        sq.commit(i, Operation.READ, buffer, offset, length);
+    }
+
+    /**
+     * Atomic compare-and-swap of the 8 aligned bytes at {@code target + targetOffset}; the previous value lands in
+     * {@code result[offset, offset+8)} (native byte order).
+     */
+    public void compareAndSwap(Buffer result, int offset, RemoteBuffer target, long targetOffset, long expected,
+            long desired, long attachment) {
+        checkAtomic(result, offset, target, targetOffset);
+        int i = sq.begin(Operation.COMPARE_AND_SWAP, result, attachment);
+        sq.batch().atomic(i, target.address() + targetOffset, expected, desired, target.rkey());
+        sq.commit(i, Operation.COMPARE_AND_SWAP, result, offset, 8);
+    }
+
+    /** Atomic fetch-and-add; the previous value lands in {@code result[offset, offset+8)}. */
+    public void fetchAndAdd(Buffer result, int offset, RemoteBuffer target, long targetOffset, long delta,
+            long attachment) {
+        checkAtomic(result, offset, target, targetOffset);
+        int i = sq.begin(Operation.FETCH_AND_ADD, result, attachment);
+        sq.batch().atomic(i, target.address() + targetOffset, delta, 0, target.rkey());
+        sq.commit(i, Operation.FETCH_AND_ADD, result, offset, 8);
+    }
+
+    /** Posts what this turn batched now instead of at its end (loop thread). */
+    public void flush() {
+        checkLoop();
+        if (sq != null) {
+            sq.flush();
+        }
+    }
+
+    private void checkLoop() {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException("use the connection on its event loop (" + loop + "); from other threads "
+                    + "hand the work over with connection.loop().execute(...)");
+        }
+    }
+
+    private void checkEstablished() {
+        if (state != ESTABLISHED) {
+            throw new IllegalStateException("the connection is " + state + (state == CLOSED ? "" : ", not ESTABLISHED"));
+        }
+    }
+
+    private void checkOperation(Buffer b, int offset, int length) {
+        checkLoop();
+        checkEstablished();
+        if (b.pool() != device.pool()) {
+            throw new IllegalArgumentException("the buffer belongs to " + b.pool() + ", not to this connection's "
+                    + device.pool() + ": its key is not valid here (allocate with connection.allocate())");
+        }
+        if (offset < 0 || length < 0 || offset + length > b.capacity()) {
+            throw new IllegalArgumentException("range [" + offset + ", " + (offset + length) + ") lies outside the "
+                    + b.capacity() + "-byte buffer");
+        }
+    }
+
+    private void checkReadDepth() {
+        if (Math.min(options.initiatorDepth(), device.attributes().maxQpInitRdAtom()) == 0) {
+            throw new IllegalStateException("RDMA READ and atomics need initiatorDepth > 0 (see ConnectionOptions)");
+        }
+    }
+
+    private void checkAtomic(Buffer result, int offset, RemoteBuffer target, long targetOffset) {
+        checkOperation(result, offset, 8);
+        checkReadDepth();
+        target.checkRange(targetOffset, 8);
+        if (((target.address() + targetOffset) & 7) != 0) {
+            throw new IllegalArgumentException("atomics need an 8-byte aligned remote address");
+        }
+        if (!device.attributes().supportsAtomics()) {
+            throw new RdmaException("ibv_post_send", Errno.ENOTSUP, device.context().device().name()
+                    + " does not support atomic operations (atomic_cap is NONE)");
+        }
+    }
+
+    // ---- SendQueue.Owner ----
+
+    @Override
+    public void completed(Operation op, long attachment) {
+        try {
+            handler.onComplete(this, op, attachment);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    @Override
+    public void failed(Operation op, long attachment, RdmaException error) {
+        try {
+            handler.onFailed(this, op, attachment, error);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+        if (state == ESTABLISHED && error instanceof WorkCompletionException w && !w.isFlush()) {
+            fatal = error;
+            input(Input.FATAL, null);
+        }
+    }
+
+    @Override
+    public void writabilityChanged(boolean writable) {
+        if (state == ESTABLISHED) {
+            try {
+                handler.onWritabilityChanged(this, writable);
+            } catch (Throwable t) {
+                loop.reportUncaught(t);
+            }
+        }
+    }
+
+    @Override
+    public void postFailed(RdmaException error) {
+        if (state == ESTABLISHED) {
+            fatal = error;
+            input(Input.FATAL, null);
+        }
+    }
+
+    // ---- APM ----
+
+    /**
+     * Loads an alternate path for automatic path migration: resolves a route from {@code localAlternate} to
+     * {@code remoteAlternate} with a temporary CM id on this loop, loads it into the QP and re-arms it
+     * ({@code IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE = REARM}). The outcome, and later migrations, arrive as
+     * {@link ConnectionHandler#onPathEvent}. Both ends must load matching alternates. Any thread.
+     *
+     * @throws IllegalStateException when not established
+     * @throws RdmaException (ENOTSUP) when the device cannot migrate paths
+     */
+    public void alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate) {
+        Objects.requireNonNull(localAlternate, "localAlternate");
+        Objects.requireNonNull(remoteAlternate, "remoteAlternate");
+        checkEstablished();
+        checkApm();
+        loop.run(() -> {
+            if (state == ESTABLISHED) {
+                paths.load(localAlternate, remoteAlternate);
+            }
+        });
+    }
+
+    /** Forces a migration to the loaded alternate path ({@code path_mig_state = MIGRATED}); any thread. */
+    public void migratePath() {
+        checkEstablished();
+        checkApm();
+        loop.run(() -> {
+            if (state == ESTABLISHED) {
+                paths.force();
+            }
+        });
+    }
+
+    private void checkApm() {
+        LoopDevice d = device;
+        if (d != null && !d.attributes().supportsAutoPathMigration()) {
+            throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, d.context().device().name() + " has no automatic "
+                    + "path migration (IBV_DEVICE_AUTO_PATH_MIG is not set): most RoCE devices and Linux rxe cannot "
+                    + "migrate; InfiniBand HCAs and the soft-roce provider can");
+        }
+    }
+
+    LoopDevice loopDevice() {
+        return device;
+    }
+
+    void pathEvent(PathEvent e) {
+        safely(() -> handler.onPathEvent(this, e));
+    }
+
+    // ---- helpers ----
+
+    private void notifyError(Throwable t) {
+        if (handler == NO_HANDLER) {
+            LOG.debug("{} failed before anyone accepted it: {}", this, t.toString());
+            return;
+        }
+        safely(() -> handler.onError(this, t));
+    }
+
+    private void notifyClosed() {
+        safely(() -> handler.onClosed(this));
+    }
+
+    private void safely(Runnable r) {
+        try {
+            r.run();
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    private void quietly(String what, Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: {} failed: {}", this, what, e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Connection[" + (isPassive() ? "from " : "to ") + remote + " " + state + "]";
+    }
+}

@@ -1,0 +1,64 @@
+package dev.ibex.cm.endpoint;
+
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.spi.AsyncEvent;
+
+/**
+ * Callbacks of a {@link Connection}, all on its event loop thread; they must not block. Guarantees: every posted
+ * operation gets exactly one {@link #onComplete} or {@link #onFailed}, in posting order, before
+ * {@link #onClosed}; {@link #onEstablished}, {@link #onDisconnected} and {@link #onError} happen at most once;
+ * {@link #onClosed} exactly once and last. What a callback throws is logged and reported to the loop's uncaught
+ * handler; the connection carries on.
+ */
+public interface ConnectionHandler {
+
+    /** Connected; {@link Connection#peerPrivateData()} holds what the peer sent with accept (or connect). */
+    default void onEstablished(Connection c) {}
+
+    /**
+     * A message arrived in {@code message} ({@link Buffer#offset()}/{@link Buffer#length()} frame it). The
+     * application owns the buffer until it calls {@link Buffer#release()} (from any thread); only then is a receive
+     * re-posted, so holding messages holds back the peer. The default releases at once.
+     */
+    default void onMessage(Connection c, Buffer message) {
+        message.release();
+    }
+
+    /** The peer's RDMA WRITE with immediate data landed ({@code length} bytes in the target buffer). */
+    default void onRemoteWrite(Connection c, int immData, int length) {}
+
+    /** An operation posted with {@code attachment} completed successfully. */
+    default void onComplete(Connection c, Operation op, long attachment) {}
+
+    /**
+     * An operation posted with {@code attachment} failed: a {@link WorkCompletionException} (its status; a flush
+     * when the connection went down) or a {@link dev.ibex.cm.spi.PostException} when the QP refused it.
+     */
+    default void onFailed(Connection c, Operation op, long attachment, RdmaException error) {}
+
+    /** The send queue filled up ({@code false}) or has room again ({@code true}): see {@link Connection#writableSlots()}. */
+    default void onWritabilityChanged(Connection c, boolean writable) {}
+
+    /** The peer disconnected; the connection closes once its outstanding work has flushed. */
+    default void onDisconnected(Connection c) {}
+
+    /** Alternate path loaded, migrated, or failed (APM). */
+    default void onPathEvent(Connection c, PathEvent event) {}
+
+    /** The local address moved to another hardware address (bonding failover): a hint, the connection stays. */
+    default void onAddressChange(Connection c) {}
+
+    /** A port or device event of the connection's device (PORT_ERR, PORT_ACTIVE, LID/GID/PKEY change …). */
+    default void onDeviceEvent(Connection c, AsyncEvent event) {}
+
+    /**
+     * The connection failed: before ESTABLISHED with an {@link dev.ibex.cm.RdmaConnectException} (typed reason),
+     * afterwards with the fatal error ({@link WorkCompletionException}, {@link dev.ibex.cm.RdmaException}).
+     * {@link #onClosed} follows.
+     */
+    default void onError(Connection c, Throwable error) {}
+
+    /** Everything is released; the connection is {@link ConnectionState#CLOSED}. */
+    default void onClosed(Connection c) {}
+}

@@ -1,0 +1,232 @@
+package dev.ibex.cm.endpoint;
+
+import dev.ibex.cm.endpoint.ListenerTable.Action;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopEndpoint;
+import dev.ibex.cm.spi.CmEvent;
+import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.PortSpace;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A passive RC endpoint: binds, listens, and turns each CONNECT_REQUEST into a {@link ConnectionRequest} whose
+ * connection lives in REQUESTED until the application accepts or rejects it. Accepted connections move to another
+ * loop of the group (round-robin) unless {@link ListenOptions#childrenOnListenerLoop()}. Driven by
+ * {@link ListenerTable}; callbacks run on {@link #loop()}.
+ */
+public final class Listener implements LoopEndpoint {
+    private static final Logger LOG = LoggerFactory.getLogger(Listener.class);
+
+    private final EventLoop loop;
+    private final InetSocketAddress address;
+    private final ListenOptions options;
+    private final ListenerHandler handler;
+    private volatile ListenerState state = ListenerState.IDLE;
+    private volatile InetSocketAddress localAddress;
+    private CmId id;
+    private int handle = -1;
+
+    private Listener(EventLoop loop, InetSocketAddress address, ListenOptions options, ListenerHandler handler) {
+        this.loop = loop;
+        this.address = address;
+        this.options = options;
+        this.handler = handler;
+    }
+
+    /** Listens on {@code address} (port 0: any free port) on the group's next loop. */
+    public static Listener listen(EventLoopGroup group, InetSocketAddress address, ListenerHandler handler) {
+        return listen(group.next(), address, ListenOptions.DEFAULT, handler);
+    }
+
+    /**
+     * Starts listening on {@code address} from {@code loop}; {@link ListenerHandler#onListening} or
+     * {@link ListenerHandler#onError} follows. A specific IP listens on that device only; a wildcard on all.
+     */
+    public static Listener listen(EventLoop loop, InetSocketAddress address, ListenOptions options,
+            ListenerHandler handler) {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        Listener l = new Listener(loop, address, options, handler);
+        loop.run(() -> {
+            if (l.prepare()) {
+                l.input(Input.START, null);
+            }
+        });
+        return l;
+    }
+
+    /** A listener in IDLE with its id, not bound (loop thread; tests walk from here). */
+    static Listener idle(EventLoop loop, InetSocketAddress address, ListenOptions options, ListenerHandler handler) {
+        Listener l = new Listener(loop, address, options, handler);
+        l.prepare();
+        return l;
+    }
+
+    private boolean prepare() {
+        try {
+            handle = loop.register(this);
+            id = loop.cmChannel().createId(PortSpace.TCP, this);
+            return true;
+        } catch (RuntimeException e) {
+            state = ListenerState.CLOSED;
+            release();
+            safely(() -> handler.onError(this, e));
+            safely(() -> handler.onClosed(this));
+            return false;
+        }
+    }
+
+    /** The listening CM id (for diagnostics). */
+    public CmId cmId() {
+        return id;
+    }
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    public ListenerState state() {
+        return state;
+    }
+
+    /** The bound address (with the port actually used), once listening; else {@code null}. */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    public ListenOptions options() {
+        return options;
+    }
+
+    @Override
+    public DeviceContext device() {
+        CmId i = id;
+        return i == null ? null : i.device();
+    }
+
+    /** The loop an accepted connection moves to. */
+    EventLoop childLoop() {
+        return options.childrenOnListenerLoop() ? loop : loop.group().next();
+    }
+
+    /** Stops listening (any thread). Requests already delivered stay answerable. Idempotent. */
+    @Override
+    public void close() {
+        try {
+            loop.run(() -> input(Input.CLOSE, null));
+        } catch (RejectedExecutionException terminated) {
+            // gone with its loop
+        }
+    }
+
+    @Override
+    public void abort() {
+        if (state != ListenerState.CLOSED) {
+            state = ListenerState.CLOSED;
+            release();
+            safely(() -> handler.onClosed(this));
+        }
+    }
+
+    void input(Input in, CmEvent e) {
+        ListenerState from = state;
+        StateTable.Transition<ListenerState, Action> t = ListenerTable.TABLE.at(from, in);
+        if (t.action() == Action.REFUSE) {
+            throw new IllegalStateException("cannot " + in.name().toLowerCase() + " a listener that is " + from);
+        }
+        if (t.action() == Action.NONE) {
+            return;
+        }
+        state = t.next();
+        try {
+            switch (t.action()) {
+                case LISTEN -> {
+                    id.bind(address);
+                    id.listen(options.backlog());
+                    localAddress = id.localAddress();
+                    safely(() -> handler.onListening(this));
+                }
+                case NEW_REQUEST -> request(e);
+                case REJECT_REQUEST -> EventLoop.rejectStray(e.id());
+                case FAIL -> {
+                    release();
+                    safely(() -> handler.onError(this, Failures.of(in, e, localAddress, false, null)));
+                    safely(() -> handler.onClosed(this));
+                }
+                case CLOSE -> {
+                    release();
+                    safely(() -> handler.onClosed(this));
+                }
+                case ADDRESS_CHANGED -> LOG.info("{}: the local address changed its hardware address", this);
+                case NONE, REFUSE -> throw new AssertionError();
+            }
+        } catch (RuntimeException ex) {
+            if (state != ListenerState.CLOSED) {
+                state = ListenerState.CLOSED;
+                release();
+                safely(() -> handler.onError(this, ex));
+                safely(() -> handler.onClosed(this));
+            } else {
+                LOG.warn("{}: {}", this, ex.toString());
+            }
+        }
+    }
+
+    private void request(CmEvent e) {
+        Connection c;
+        try {
+            c = Connection.requested(this, e, options.connection(), options.requestTimeout());
+        } catch (RuntimeException ex) {
+            LOG.warn("{}: cannot take a connection request: {}", this, ex.toString());
+            EventLoop.rejectStray(e.id());
+            return;
+        }
+        ConnectionRequest r = new ConnectionRequest(c, this);
+        try {
+            handler.onConnectionRequest(r);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+            r.reject(null);
+        }
+    }
+
+    private void release() {
+        if (id != null) {
+            try {
+                id.close();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: destroying the id failed: {}", this, e.toString());
+            }
+        }
+        if (handle >= 0) {
+            loop.unregister(handle, this);
+            handle = -1;
+        }
+    }
+
+    @Override
+    public void onCmEvent(CmEvent event) {
+        input(Input.of(event.type()), event);
+    }
+
+    private void safely(Runnable r) {
+        try {
+            r.run();
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Listener[" + (localAddress != null ? localAddress : address) + " " + state + "]";
+    }
+}

@@ -1,0 +1,234 @@
+package dev.ibex.cm.endpoint;
+
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.Flushable;
+import dev.ibex.cm.loop.WrId;
+import dev.ibex.cm.spi.PostException;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.SendBatch;
+import dev.ibex.cm.spi.SendFlags;
+import dev.ibex.cm.spi.WcStatus;
+import java.lang.foreign.Arena;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A QP's send side: a ring of operation slots as deep as {@code max_send_wr}, filled in posting order. Operations
+ * written during a loop turn go out together at its end (one {@code ibv_post_send}); the last work request of each
+ * batch is signaled, so at most a batch goes unsignaled and one signaled completion retires every earlier slot (an
+ * RC send queue completes in order). Slots count until retired, unsignaled ones included, so the QP never holds
+ * more than {@code max_send_wr}. Writability has hysteresis: not writable when full, writable again at half.
+ * Allocates nothing per operation. Loop-confined.
+ */
+final class SendQueue implements Flushable {
+    private static final Logger LOG = LoggerFactory.getLogger(SendQueue.class);
+
+    /** Where completions go. */
+    interface Owner {
+        void completed(Operation op, long attachment);
+
+        void failed(Operation op, long attachment, RdmaException error);
+
+        void writabilityChanged(boolean writable);
+
+        /** The QP refused to post: the connection cannot continue. */
+        void postFailed(RdmaException error);
+    }
+
+    private final EventLoop loop;
+    private final QueuePair qp;
+    private final int handle;
+    private final Owner owner;
+    private final int capacity;
+    private final int maxInline;
+    private final SendBatch batch;
+    private final Operation[] ops;
+    private final long[] attachments;
+    private final Buffer[] buffers;
+    private final boolean[] inline;
+    private long head;
+    private long tail;
+    private int pending;
+    private boolean flushQueued;
+    private boolean writable = true;
+
+    SendQueue(EventLoop loop, QueuePair qp, int handle, int signalInterval, Owner owner) {
+        this.loop = loop;
+        this.qp = qp;
+        this.handle = handle;
+        this.owner = owner;
+        this.capacity = qp.cap().maxSendWr();
+        this.maxInline = qp.cap().maxInlineData();
+        this.batch = SendBatch.allocate(Arena.ofAuto(), Math.max(1, Math.min(signalInterval, capacity)), 1);
+        this.ops = new Operation[capacity];
+        this.attachments = new long[capacity];
+        this.buffers = new Buffer[capacity];
+        this.inline = new boolean[batch.capacity()];
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    /** Slots in use: posted or batched, not yet retired. */
+    int outstanding() {
+        return (int) (head - tail);
+    }
+
+    int writableSlots() {
+        return capacity - outstanding();
+    }
+
+    boolean isWritable() {
+        return writable;
+    }
+
+    /**
+     * Claims the next slot for {@code op} on {@code buffer} (lent to the hardware from now on) and returns its
+     * index in {@link #batch()} so the caller can set the operation's fields before {@link #commit}.
+     *
+     * @throws IllegalStateException when the queue is full or the buffer is not held
+     */
+    int begin(Operation op, Buffer buffer, long attachment) {
+        if (head - tail >= capacity) {
+            throw new IllegalStateException("the send queue is full (" + capacity + " operations outstanding): "
+                    + "wait for onWritabilityChanged(true) or check writableSlots()");
+        }
+        buffer.lend();
+        int slot = (int) (head % capacity);
+        ops[slot] = op;
+        attachments[slot] = attachment;
+        buffers[slot] = buffer;
+        int i = pending;
+        batch.wrId(i, WrId.encode(op.wrKind(), handle, slot)).opcode(i, op.opcode());
+        return i;
+    }
+
+    SendBatch batch() {
+        return batch;
+    }
+
+    /** Adds the data range and queues the batch for posting at the end of the turn (or now, when it is full). */
+    void commit(int i, Operation op, Buffer buffer, int offset, int length) {
+        boolean in = op.mayInline() && length <= maxInline;
+        inline[i] = in;
+        batch.single(i, buffer.address() + offset, length, buffer.lkey()).flags(i, in ? SendFlags.INLINE : 0);
+        head++;
+        pending++;
+        if (head - tail == capacity && writable) {
+            writable = false;
+            owner.writabilityChanged(false);
+        }
+        if (pending == batch.capacity()) {
+            flush();
+        } else if (!flushQueued) {
+            flushQueued = true;
+            loop.requestFlush(this);
+        }
+    }
+
+    @Override
+    public void flush() {
+        flushQueued = false;
+        int n = pending;
+        if (n == 0) {
+            return;
+        }
+        pending = 0;
+        batch.flags(n - 1, batch.flags(n - 1) | SendFlags.SIGNALED);
+        int posted = n;
+        RdmaException error = null;
+        try {
+            qp.postSend(batch, n);
+        } catch (PostException e) {
+            posted = e.failedIndex();
+            error = e;
+        } catch (RdmaException e) {
+            posted = 0;
+            error = e;
+        } catch (IllegalStateException e) {
+            posted = 0;
+            error = new RdmaException("ibv_post_send", 0, e.getMessage(), e);
+        }
+        long first = head - n;
+        for (int i = 0; i < posted; i++) {
+            if (inline[i]) { // the data was copied into the WR: the buffer is free at once
+                int slot = (int) ((first + i) % capacity);
+                Buffer b = buffers[slot];
+                buffers[slot] = null;
+                b.reclaim();
+                b.release();
+            }
+        }
+        if (error != null) {
+            // the newest slots never reached the QP: fail them now and give their slots back
+            for (int i = posted; i < n; i++) {
+                int slot = (int) ((first + i) % capacity);
+                finish(slot, error);
+            }
+            head = first + posted;
+            owner.postFailed(error);
+        }
+    }
+
+    /**
+     * A completion of {@code slot}: retires every slot up to it, in order. Earlier slots completed successfully
+     * (they were unsignaled, and an RC send queue completes in order; failed ones always report themselves).
+     */
+    void complete(int slot, int kind, WcStatus status, int vendorError) {
+        long retired = head - pending;
+        if (tail == retired) {
+            LOG.debug("completion for send slot {} with nothing outstanding", slot);
+            return;
+        }
+        long seq = tail + Math.floorMod(slot - (int) (tail % capacity), capacity);
+        if (seq >= retired || ops[slot] == null || ops[slot].wrKind() != kind) {
+            LOG.warn("completion for send slot {} (kind {}) does not match the send queue; dropped", slot, kind);
+            return;
+        }
+        while (tail <= seq) {
+            int k = (int) (tail % capacity);
+            tail++;
+            if (tail - 1 < seq || status == WcStatus.SUCCESS) {
+                finish(k, null);
+            } else {
+                finish(k, new WorkCompletionException(ops[k], status, vendorError));
+            }
+        }
+        if (!writable && head - tail <= capacity / 2) {
+            writable = true;
+            owner.writabilityChanged(true);
+        }
+    }
+
+    /** Teardown: everything still outstanding completes as flushed (the QP is already destroyed). */
+    void failAll() {
+        pending = 0;
+        while (tail < head) {
+            int k = (int) (tail % capacity);
+            tail++;
+            finish(k, new WorkCompletionException(ops[k], WcStatus.WR_FLUSH_ERR, 0));
+        }
+    }
+
+    private void finish(int slot, RdmaException error) {
+        Operation op = ops[slot];
+        Buffer b = buffers[slot];
+        long attachment = attachments[slot];
+        ops[slot] = null;
+        buffers[slot] = null;
+        if (b != null) {
+            b.reclaim();
+            if (op.consumesBuffer()) {
+                b.release();
+            }
+        }
+        if (error == null) {
+            owner.completed(op, attachment);
+        } else {
+            owner.failed(op, attachment, error);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.ibex.cm.endpoint;
+
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.WcStatus;
+
+/**
+ * An operation that completed with an error status. {@link #isFlush()} marks the expected flush of work that was
+ * outstanding when the connection closed or failed, as opposed to a failure of the operation itself.
+ */
+public final class WorkCompletionException extends RdmaException {
+    private static final long serialVersionUID = 1L;
+
+    private final Operation operation;
+    private final WcStatus status;
+    private final int vendorError;
+
+    public WorkCompletionException(Operation operation, WcStatus status, int vendorError) {
+        super("ibv_poll_cq", 0, (operation == null ? "receive" : operation.name()) + " completed with " + status
+                + ": " + status.description() + (vendorError != 0 ? " (vendor error 0x"
+                + Integer.toHexString(vendorError) + ")" : ""));
+        this.operation = operation;
+        this.status = status;
+        this.vendorError = vendorError;
+    }
+
+    /** The operation, or {@code null} for a receive. */
+    public Operation operation() {
+        return operation;
+    }
+
+    public WcStatus status() {
+        return status;
+    }
+
+    public int vendorError() {
+        return vendorError;
+    }
+
+    /** {@code WR_FLUSH_ERR}: the work was flushed because the QP left RTS (close, disconnect, earlier error). */
+    public boolean isFlush() {
+        return status == WcStatus.WR_FLUSH_ERR;
+    }
+}

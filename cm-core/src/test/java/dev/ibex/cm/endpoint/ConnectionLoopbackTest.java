@@ -1,0 +1,401 @@
+package dev.ibex.cm.endpoint;
+
+import static dev.ibex.cm.fake.Eventually.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.fake.FakeFabric;
+import dev.ibex.cm.fake.FakeQp;
+import dev.ibex.cm.fake.LoopBlockHound;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopOptions;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.cm.spi.SendFlags;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class ConnectionLoopbackTest {
+    static final InetSocketAddress SERVER = new InetSocketAddress("10.0.0.1", 7471);
+
+    private final List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+    FakeFabric fabric;
+    EventLoopGroup group;
+    Recorder server;
+    private Listener listener;
+    private final CompletableFuture<ConnectionRequest> request = new CompletableFuture<>();
+
+    @BeforeAll
+    static void blockHound() {
+        LoopBlockHound.install();
+    }
+
+    void start(LoopOptions options) {
+        fabric = FakeFabric.loopback();
+        group = EventLoopGroup.of(fabric, options.withCloseTimeout(Duration.ofSeconds(2))
+                .withUncaughtHandler(uncaught::add));
+    }
+
+    void start() {
+        start3();
+    }
+
+    void start3() {
+        start(LoopOptions.DEFAULT.withLoops(3).withBuffers(LoopOptions.DEFAULT.buffers().withBufferSize(1024)
+                .withLeakTracking(true)));
+    }
+
+    /** Listens; accepts every request with "welcome" unless told otherwise. */
+    void listen(ConnectionOptions childOptions, boolean autoAccept) throws Exception {
+        server = new Recorder();
+        CompletableFuture<Listener> listening = new CompletableFuture<>();
+        listener = Listener.listen(group.next(), SERVER, ListenOptions.DEFAULT.withConnection(childOptions),
+                new ListenerHandler() {
+                    @Override
+                    public void onConnectionRequest(ConnectionRequest r) {
+                        request.complete(r);
+                        if (autoAccept) {
+                            r.accept(server, "welcome".getBytes(StandardCharsets.UTF_8));
+                        }
+                    }
+
+                    @Override
+                    public void onListening(Listener l) {
+                        listening.complete(l);
+                    }
+
+                    @Override
+                    public void onError(Listener l, Throwable error) {
+                        listening.completeExceptionally(error);
+                    }
+                });
+        listening.get(5, TimeUnit.SECONDS);
+    }
+
+    EventLoop listenerLoop() {
+        return listener.loop();
+    }
+
+    Connection connect(Recorder client, byte[] data, ConnectionOptions options) {
+        return Connection.connect(group.next(), SERVER, data, options, client);
+    }
+
+    static <T> T on(EventLoop loop, Callable<T> c) throws Exception {
+        return loop.submit(c).get(5, TimeUnit.SECONDS);
+    }
+
+    static void send(Connection c, String text, long attachment) throws Exception {
+        on(c.loop(), () -> {
+            Buffer b = c.allocate();
+            c.send(b, Recorder.put(b, text), attachment);
+            return null;
+        });
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (group != null) {
+            group.close();
+            group = null;
+            assertThat(fabric.resources().total()).as(fabric.resources().toString()).isZero();
+            assertThat(fabric.violations()).isEmpty();
+            fabric.close();
+        }
+        assertThat(uncaught).isEmpty();
+    }
+
+    @Test
+    void connectsExchangesPrivateDataAndMessagesAndClosesCleanly() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT, true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, "hi".getBytes(StandardCharsets.UTF_8), ConnectionOptions.DEFAULT);
+        Connection s = server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        assertThat(new String(request.get().privateData(), StandardCharsets.UTF_8)).isEqualTo("hi");
+        assertThat(new String(c.peerPrivateData(), StandardCharsets.UTF_8)).isEqualTo("welcome");
+        assertThat(c.state()).isEqualTo(ConnectionState.ESTABLISHED);
+        assertThat(s.isPassive()).isTrue();
+        assertThat(s.loop()).as("accepted connections move round-robin").isNotSameAs(listener.loop());
+
+        send(c, "ping", 11);
+        await().until(() -> server.messages.contains("ping"));
+        send(s, "pong", 22);
+        await().until(() -> client.messages.contains("pong") && client.completed.contains(11L)
+                && server.completed.contains(22L));
+        assertThat(client.threads).containsOnly(threadOf(c.loop()));
+        assertThat(server.threads).containsOnly(threadOf(s.loop()));
+
+        c.close();
+        client.closed.get(5, TimeUnit.SECONDS);
+        server.closed.get(5, TimeUnit.SECONDS);
+        assertThat(client.events()).containsExactly("established", "complete SEND", "message", "closed");
+        assertThat(server.events()).containsExactly("established", "message", "complete SEND", "disconnected",
+                "closed");
+        assertThat(fabric.count(ResourceKind.QUEUE_PAIR)).isZero();
+        assertThat(fabric.count(ResourceKind.CM_ID)).as("only the listener's id").isEqualTo(1);
+        assertThat(group.bufferLeaks()).isEmpty();
+        assertThatThrownBy(() -> on(c.loop(), c::allocate)).hasCauseInstanceOf(IllegalStateException.class);
+    }
+
+    private static Thread threadOf(EventLoop loop) throws Exception {
+        return on(loop, Thread::currentThread);
+    }
+
+    @Test
+    void aBlockingCallInAConnectionCallbackIsCaughtByBlockHound() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT, true);
+        Recorder client = new Recorder() {
+            @Override
+            public void onEstablished(Connection c) {
+                super.onEstablished(c);
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        connect(client, null, ConnectionOptions.DEFAULT);
+        client.established.get(5, TimeUnit.SECONDS);
+        await().until(() -> !uncaught.isEmpty());
+        assertThat(uncaught.get(0)).isInstanceOf(reactor.blockhound.BlockingOperationError.class);
+        uncaught.clear();
+    }
+
+    @Test
+    void nobodyListeningIsARejectWithReason8() throws Exception {
+        start();
+        Recorder client = new Recorder();
+        connect(client, null, ConnectionOptions.DEFAULT);
+        Throwable e = client.error.get(5, TimeUnit.SECONDS);
+        assertThat(e).isInstanceOfSatisfying(RdmaConnectException.class, x -> {
+            assertThat(x.reason()).isEqualTo(RdmaConnectException.Reason.REJECTED);
+            assertThat(x.status()).isEqualTo(8);
+            assertThat(x.isNoListener()).isTrue();
+            assertThat(x.isConsumerReject()).isFalse();
+            assertThat(x.getMessage()).contains("nobody listens");
+        });
+        client.closed.get(5, TimeUnit.SECONDS);
+        assertThat(client.events()).containsExactly("error", "closed");
+        assertThat(fabric.resources().get(ResourceKind.CM_ID)).isZero();
+    }
+
+    @Test
+    void aRejectCarriesTheServersPrivateData() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT, false);
+        Recorder client = new Recorder();
+        connect(client, null, ConnectionOptions.DEFAULT);
+        ConnectionRequest r = request.get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> r.reject(new byte[149])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("148");
+        r.reject("go away".getBytes(StandardCharsets.UTF_8));
+        RdmaConnectException x = (RdmaConnectException) client.error.get(5, TimeUnit.SECONDS);
+        assertThat(x.isConsumerReject()).isTrue();
+        assertThat(new String(x.privateData(), StandardCharsets.UTF_8)).isEqualTo("go away");
+        await().until(() -> r.connection().state() == ConnectionState.CLOSED);
+        Recorder late = new Recorder();
+        r.accept(late);
+        assertThat(late.error.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void privateDataLimitsAreEnforcedBeforeAnyNativeCall() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT, false);
+        assertThatThrownBy(() -> connect(new Recorder(), new byte[57], ConnectionOptions.DEFAULT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("56");
+        connect(new Recorder(), new byte[56], ConnectionOptions.DEFAULT);
+        ConnectionRequest r = request.get(5, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> r.accept(new Recorder(), new byte[197])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("196");
+        r.accept(new Recorder(), new byte[196]);
+    }
+
+    @Test
+    void unresolvableAndSilentPeersFailTypedAndNeverHang() throws Exception {
+        start();
+        Recorder unknown = new Recorder();
+        Connection.connect(group.next(), new InetSocketAddress("192.0.2.1", 1), null, ConnectionOptions.DEFAULT,
+                unknown);
+        assertThat(((RdmaConnectException) unknown.error.get(5, TimeUnit.SECONDS)).reason())
+                .isEqualTo(RdmaConnectException.Reason.ADDR_ERROR);
+        fabric.blackhole("10.0.1.1");
+        Recorder silent = new Recorder();
+        Connection.connect(group.next(), new InetSocketAddress("10.0.1.1", 1), null,
+                ConnectionOptions.DEFAULT.withConnectTimeout(Duration.ofMillis(100)), silent);
+        RdmaConnectException x = (RdmaConnectException) silent.error.get(5, TimeUnit.SECONDS);
+        assertThat(x.reason()).isEqualTo(RdmaConnectException.Reason.TIMEOUT);
+        assertThat(x.errno()).isEqualTo(dev.ibex.cm.Errno.ETIMEDOUT);
+        silent.closed.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void receivesArePostedOnlyWhenTheApplicationReleasesAndTheSenderWaits() throws Exception {
+        start();
+        int window = 4;
+        listen(ConnectionOptions.DEFAULT.withReceiveWindow(window), true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, ConnectionOptions.DEFAULT.withSendQueueDepth(8));
+        Connection s = server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        server.hold = true;
+        int depth = 8;
+        int total = window + depth; // 4 land in the posted receives, 8 wait for receives and fill the send queue
+        for (int i = 0; i < total; i++) {
+            send(c, "m" + i, i);
+        }
+        await().until(() -> server.messages.size() == window);
+        FakeQp clientQp = (FakeQp) c.qp();
+        await().until(() -> clientQp.blockedSends() == depth);
+        assertThat(on(s.loop(), s::postedReceives)).isZero();
+        assertThat(on(s.loop(), s::heldMessages)).isEqualTo(window);
+        assertThat(on(c.loop(), c::writableSlots)).isZero();
+        assertThat(on(c.loop(), c::isWritable)).isFalse();
+        assertThat(client.events()).containsOnlyOnce("writable false");
+        assertThatThrownBy(() -> send(c, "too much", 99)).hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("send queue is full");
+
+        // releasing (here off the loop) re-posts receives; the waiting sends go through in order
+        List<Buffer> held = List.copyOf(server.held);
+        server.held.clear();
+        server.hold = false;
+        held.forEach(Buffer::release);
+        await().until(() -> server.messages.size() == total && client.completed.size() == total);
+        assertThat(server.messages).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, total).mapToObj(i -> "m" + i).toList());
+        assertThat(client.completed).isSorted().hasSize(total);
+        assertThat(client.events()).contains("writable true");
+        assertThat(on(s.loop(), s::postedReceives)).isEqualTo(window);
+        assertThat(fabric.violations()).as("never past max_send_wr or max_recv_wr").isEmpty();
+    }
+
+    @Test
+    void closingWithTrafficInFlightFlushesEveryOperationAndReleasesEverything() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT.withReceiveWindow(2), true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, ConnectionOptions.DEFAULT);
+        server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        server.hold = true;
+        for (int i = 0; i < 6; i++) {
+            send(c, "x" + i, i);
+        }
+        await().until(() -> server.messages.size() == 2 && ((FakeQp) c.qp()).blockedSends() == 4);
+        c.close();
+        client.closed.get(5, TimeUnit.SECONDS);
+        server.closed.get(5, TimeUnit.SECONDS);
+        assertThat(client.completed).containsExactly(0L, 1L);
+        assertThat(client.failures).hasSize(4).allSatisfy(f -> assertThat(f)
+                .isInstanceOfSatisfying(WorkCompletionException.class, w -> assertThat(w.isFlush()).isTrue()));
+        assertThat(client.events().getLast()).isEqualTo("closed");
+        server.held.forEach(dev.ibex.cm.buffer.Buffer::release);
+        assertThat(fabric.count(ResourceKind.QUEUE_PAIR)).isZero();
+        assertThat(group.bufferLeaks()).isEmpty();
+    }
+
+    @Test
+    void rdmaWriteReadAndAtomicsReachTheAdvertisedBuffer() throws Exception {
+        start(LoopOptions.DEFAULT.withLoops(3).withBuffers(LoopOptions.DEFAULT.buffers().withBufferSize(1024)
+                .withAccess(java.util.EnumSet.of(dev.ibex.cm.spi.Access.LOCAL_WRITE,
+                        dev.ibex.cm.spi.Access.REMOTE_READ, dev.ibex.cm.spi.Access.REMOTE_WRITE,
+                        dev.ibex.cm.spi.Access.REMOTE_ATOMIC))));
+        listen(ConnectionOptions.DEFAULT, true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, ConnectionOptions.DEFAULT);
+        Connection s = server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        // the server advertises a buffer of its pool in a message
+        Buffer target = on(s.loop(), () -> {
+            Buffer t = s.allocate();
+            t.segment().fill((byte) 0);
+            Buffer ad = s.allocate();
+            t.remote().encode(ad.segment(), 0);
+            s.send(ad, RemoteBuffer.BYTES, 1);
+            return t;
+        });
+        await().until(() -> client.raw.size() == 1);
+        RemoteBuffer remote = RemoteBuffer.decode(client.raw.get(0), 0);
+        assertThat(remote).isEqualTo(target.remote());
+        Buffer[] results = on(c.loop(), () -> {
+            Buffer b = c.allocate();
+            int n = Recorder.put(b, "written remotely");
+            c.writeWithImm(b, 0, n, remote, 100, 7, 1);
+            Buffer r = c.allocate();
+            c.read(r, 0, n, remote, 100, 2);
+            Buffer cas = c.allocate();
+            c.compareAndSwap(cas, 0, remote, 0, 0, 41, 3);
+            Buffer faa = c.allocate();
+            c.fetchAndAdd(faa, 0, remote, 0, 1, 4);
+            return new Buffer[] {r, cas, faa};
+        });
+        await().until(() -> client.completed.size() == 4);
+        assertThat(client.completed).containsExactly(1L, 2L, 3L, 4L);
+        await().until(() -> server.events().contains("remoteWrite 7 16"));
+        String written = new String(target.segment().asSlice(100, 16).toArray(ValueLayout.JAVA_BYTE),
+                StandardCharsets.UTF_8);
+        assertThat(written).isEqualTo("written remotely");
+        assertThat(target.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(42);
+        // READ and atomics hand their buffers back with the completion
+        assertThat(new String(results[0].segment().asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE),
+                StandardCharsets.UTF_8)).isEqualTo("written remotely");
+        assertThat(results[1].segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(0);
+        assertThat(results[2].segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(41);
+        for (Buffer r : results) {
+            r.release();
+        }
+        assertThatThrownBy(() -> on(c.loop(), () -> {
+            Buffer b = c.allocate();
+            try {
+                c.read(b, 0, 10, remote, remote.length() - 5, 9);
+            } finally {
+                b.release();
+            }
+            return null;
+        })).hasCauseInstanceOf(IllegalArgumentException.class);
+        target.release();
+        c.close();
+        client.closed.get(5, TimeUnit.SECONDS);
+        assertThat(group.bufferLeaks()).isEmpty();
+    }
+
+    @Test
+    void smallSendsGoInlineAndOnlyTheLastOfABatchIsSignaled() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT.withReceiveWindow(64), true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, ConnectionOptions.DEFAULT.withSignalInterval(16));
+        server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        on(c.loop(), () -> {
+            for (int i = 0; i < 40; i++) {
+                Buffer b = c.allocate();
+                c.send(b, i < 20 ? 8 : 200, i);
+            }
+            return null;
+        });
+        await().until(() -> client.completed.size() == 40);
+        List<FakeQp.SendWr> posted = ((FakeQp) c.qp()).posted();
+        assertThat(posted).hasSize(40);
+        assertThat(posted.stream().filter(w -> (w.flags() & SendFlags.INLINE) != 0).count()).isEqualTo(20);
+        assertThat(posted.stream().filter(FakeQp.SendWr::signaled).count()).isEqualTo(3);
+        assertThat(client.completed).isSorted();
+        assertThat(((FakeQp) c.qp()).outstandingSends()).isZero();
+    }
+}

@@ -40,7 +40,7 @@ final class MadNetwork {
 
     private final Executor executor;
     private final Deque<Packet> queue = new ArrayDeque<>();
-    private final Map<InetAddress, Endpoint> endpoints = new HashMap<>();
+    private final Map<InetAddress, Receiver> endpoints = new HashMap<>();
     private final List<Packet> log = new ArrayList<>();
     private volatile Predicate<Packet> drop = p -> false;
     private volatile Predicate<Packet> duplicate = p -> false;
@@ -53,6 +53,12 @@ final class MadNetwork {
     /** Delivery on {@code executor} (single-threaded keeps send order), or manual when {@code null}. */
     MadNetwork(Executor executor) {
         this.executor = executor;
+    }
+
+    /** Whatever sits at an address: gets each MAD's 256 bytes. */
+    @FunctionalInterface
+    interface Receiver {
+        void receive(InetAddress source, MemorySegment mad);
     }
 
     /** A port at {@code address} feeding {@code cm}. */
@@ -79,6 +85,18 @@ final class MadNetwork {
 
         @Override
         public void send(InetAddress destination, CmMad mad) {
+            transmit(address, destination, mad);
+        }
+
+        @Override
+        public String toString() {
+            return "port " + address.getHostAddress();
+        }
+    }
+
+    /** Puts {@code mad} from {@code address} to {@code destination} on the wire (encoded, logged, faults applied). */
+    void transmit(InetAddress address, InetAddress destination, CmMad mad) {
+        {
             byte[] bytes = new byte[MadHeader.MAD_SIZE];
             mad.encode(MemorySegment.ofArray(bytes), 0);
             CmMad onWire;
@@ -99,17 +117,16 @@ final class MadNetwork {
                 enqueue(p);
             }
         }
-
-        @Override
-        public String toString() {
-            return "port " + address.getHostAddress();
-        }
     }
 
     synchronized Endpoint attach(InetAddress address, long guid, IbCm cm) {
         Endpoint e = new Endpoint(address, guid, cm);
-        endpoints.put(address, e);
+        endpoints.put(address, (src, mad) -> cm.receive(e, src, mad, 0));
         return e;
+    }
+
+    synchronized void attach(InetAddress address, Receiver receiver) {
+        endpoints.put(address, receiver);
     }
 
     synchronized void detach(InetAddress address) {
@@ -151,14 +168,14 @@ final class MadNetwork {
     }
 
     private void deliver(Packet p) {
-        Endpoint to;
+        Receiver to;
         synchronized (this) {
             to = endpoints.get(p.destination());
         }
         if (to == null) {
             return; // nobody at that address: lost like a UDP datagram
         }
-        to.cm.receive(to, p.source(), MemorySegment.ofArray(p.bytes()), 0);
+        to.receive(p.source(), MemorySegment.ofArray(p.bytes()));
     }
 
     /** Every MAD sent so far (before faults), in order. */

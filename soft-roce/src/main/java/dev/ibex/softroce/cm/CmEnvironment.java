@@ -1,0 +1,36 @@
+package dev.ibex.softroce.cm;
+
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.ResourceTracker;
+import java.net.InetAddress;
+import java.util.List;
+
+/** What the soft fabric provides to its connection manager. */
+public interface CmEnvironment {
+
+    /** The fabric's devices now (one per local IP address). */
+    List<? extends CmDevice> devices();
+
+    /** The device owning {@code address}, or {@code null}. */
+    default CmDevice device(InetAddress address) {
+        for (CmDevice d : devices()) {
+            if (d.address().equals(address)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    /** Where CM ids, event channels and multicast memberships are counted. */
+    ResourceTracker tracker();
+
+    /** The fabric's timers (CM retries, timewait, asynchronous events). */
+    CmTimer timer();
+
+    /**
+     * Arranges for {@code onCommEst} to run (on any thread, at most once) when {@code qp} receives its first packet
+     * in RTR ({@code IBV_EVENT_COMM_EST}). The default does nothing: RTU alone establishes the connection.
+     */
+    default void onCommEst(QueuePair qp, Runnable onCommEst) {
+    }
+}

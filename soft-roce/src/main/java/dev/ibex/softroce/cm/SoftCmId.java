@@ -1,0 +1,1168 @@
+package dev.ibex.softroce.cm;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.AhAttr;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CmEvent;
+import dev.ibex.cm.spi.CmEventType;
+import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.CmOption;
+import dev.ibex.cm.spi.ConnParam;
+import dev.ibex.cm.spi.DeviceAttributes;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.PathRecord;
+import dev.ibex.cm.spi.PortSpace;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.QpAttr;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.UdParam;
+import dev.ibex.softroce.mad.CmRej;
+import dev.ibex.softroce.mad.CmRejectReason;
+import dev.ibex.softroce.mad.CmRep;
+import dev.ibex.softroce.mad.CmReq;
+import dev.ibex.softroce.mad.CmSidrRep;
+import dev.ibex.softroce.mad.CmSidrReq;
+import dev.ibex.softroce.mad.CmaHeader;
+import dev.ibex.softroce.mad.Octets;
+import dev.ibex.softroce.mad.PrivateDataLimits;
+import dev.ibex.softroce.mad.SidrStatus;
+import dev.ibex.softroce.wire.MalformedPacketException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An RDMA CM id of the soft provider: the kernel's {@code cma.c} (states, port spaces, address and route
+ * resolution, IB CM event mapping) together with librdmacm's share of the work ({@code rdma_create_qp} moving the
+ * QP to INIT, RTR/RTS + RTU on a REP, QP→ERR on REJECTED and disconnect, attaching the QP when the application takes
+ * MULTICAST_JOIN, the CONNECT_REQUEST backlog). Events are copied records on the id's {@link SoftEventChannel}.
+ *
+ * <p>All state lives under the service's lock; methods may be called from any thread.
+ */
+public final class SoftCmId implements CmId {
+    private static final Logger LOG = LoggerFactory.getLogger(SoftCmId.class);
+    private static final int ETIMEDOUT = 110;
+    private static final int ENOTSUPP = 524; // the kernel's internal "not supported", as rdma_join_multicast returns it
+    private static final int RDMA_MAX_RESP_RES = 0xFF;
+    private static final int RDMA_MAX_INIT_DEPTH = 0xFF;
+    private static final int MAX_BACKLOG = 1024; // net.rdma_ucm.max_backlog
+
+    private final CmService svc;
+    private final PortSpace ps;
+    private final QpType qpType;
+    private SoftEventChannel channel;
+    private volatile Object context;
+
+    private RdmaCmState state = RdmaCmState.IDLE;
+    private boolean closed;
+    private CmDevice device;
+    private InetSocketAddress src;
+    private InetSocketAddress dst;
+    private boolean portBound;
+    private boolean reuseAddr;
+    private boolean afOnly;
+    private boolean afOnlySet;
+    private int tos = -1;
+    private int ackTimeout = -1;
+    private PathRecord route;
+    private QueuePair qp;
+    private IbCmId ibId;
+    private int qpNum;
+    private boolean srq;
+    private final int seqNum;
+    private int qkey;
+    private int responderResources;
+    private int initiatorDepth;
+    private int backlog;
+    private boolean connectError;
+    private SoftCmId listener;
+    private CmTimer.Cancellable work;
+    private final List<McMembership> memberships = new ArrayList<>();
+
+    SoftCmId(CmService svc, SoftEventChannel channel, PortSpace ps, Object context) {
+        this.svc = svc;
+        this.channel = channel;
+        this.ps = ps;
+        this.qpType = ps.qpType();
+        this.context = context;
+        this.seqNum = svc.ibCm.randomPsn();
+        this.qkey = qpType == QpType.UD ? UdParam.RDMA_UDP_QKEY : 0;
+    }
+
+    // ------------------------------------------------------------------------------------------------ accessors
+
+    @Override
+    public EventChannel channel() {
+        return svc.locked(() -> channel);
+    }
+
+    SoftEventChannel channelRef() {
+        return channel;
+    }
+
+    @Override
+    public PortSpace portSpace() {
+        return ps;
+    }
+
+    @Override
+    public QpType qpType() {
+        return qpType;
+    }
+
+    @Override
+    public Object context() {
+        return context;
+    }
+
+    @Override
+    public void context(Object context) {
+        this.context = context;
+    }
+
+    /** The RDMA CM state (diagnostics and tests). */
+    public RdmaCmState state() {
+        return svc.locked(() -> state);
+    }
+
+    /** The IB CM id below, or {@code null} (diagnostics and tests). */
+    public IbCmId ibCmId() {
+        return svc.locked(() -> ibId);
+    }
+
+    @Override
+    public DeviceContext device() {
+        return svc.locked(() -> device == null ? null : device.context());
+    }
+
+    CmDevice cmDevice() {
+        return device;
+    }
+
+    @Override
+    public int portNum() {
+        return svc.locked(() -> device == null ? 0 : 1);
+    }
+
+    @Override
+    public PathRecord route() {
+        return svc.locked(() -> route);
+    }
+
+    @Override
+    public QueuePair qp() {
+        return svc.locked(() -> qp);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return svc.locked(() -> src);
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return svc.locked(() -> dst);
+    }
+
+    PortSpace portSpaceRef() {
+        return ps;
+    }
+
+    InetAddress boundAddress() {
+        return src.getAddress();
+    }
+
+    boolean reuseAddr() {
+        return reuseAddr;
+    }
+
+    boolean afOnly() {
+        return afOnly;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the CM id is closed");
+        }
+    }
+
+    private static RdmaException invalid(String verb, String why) {
+        return new RdmaException(verb, Errno.EINVAL, why);
+    }
+
+    private String stateWhy() {
+        return "not allowed in state " + state;
+    }
+
+    // ------------------------------------------------------------------------------------------------ options
+
+    @Override
+    public void setOption(CmOption option, int value) {
+        if (option == null) {
+            throw new IllegalArgumentException("option is required");
+        }
+        switch (option) {
+            case TOS, ACK_TIMEOUT -> {
+                int max = option == CmOption.TOS ? 255 : 31;
+                if (value < 0 || value > max) {
+                    throw new IllegalArgumentException(option + " must be within 0.." + max + ", got " + value);
+                }
+            }
+            default -> {
+            }
+        }
+        svc.locked(() -> {
+            checkOpen();
+            switch (option) {
+                case TOS -> tos = value;
+                case REUSEADDR -> {
+                    boolean reuse = value != 0;
+                    if ((reuse && state != RdmaCmState.LISTEN) || state == RdmaCmState.IDLE) {
+                        reuseAddr = reuse;
+                    } else {
+                        throw invalid("rdma_set_option", "REUSEADDR " + stateWhy());
+                    }
+                }
+                case AFONLY -> {
+                    if (state != RdmaCmState.IDLE && state != RdmaCmState.ADDR_BOUND) {
+                        throw invalid("rdma_set_option", "AFONLY " + stateWhy());
+                    }
+                    afOnly = value != 0;
+                    afOnlySet = true;
+                }
+                case ACK_TIMEOUT -> {
+                    if (qpType != QpType.RC) {
+                        throw invalid("rdma_set_option", "ACK_TIMEOUT applies to RC ids only");
+                    }
+                    ackTimeout = value;
+                }
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ addresses
+
+    @Override
+    public void bind(InetSocketAddress address) {
+        checkAddress(address, "address");
+        svc.locked(() -> {
+            checkOpen();
+            if (state != RdmaCmState.IDLE) {
+                throw invalid("rdma_bind_addr", stateWhy());
+            }
+            bindLocked(address);
+        });
+    }
+
+    private static void checkAddress(InetSocketAddress a, String what) {
+        if (a == null) {
+            throw new IllegalArgumentException(what + " is required");
+        }
+        if (a.isUnresolved()) {
+            throw new IllegalArgumentException(what + " " + a + " is unresolved");
+        }
+    }
+
+    private void bindLocked(InetSocketAddress address) {
+        InetAddress ip = address.getAddress();
+        CmDevice d = null;
+        if (!ip.isAnyLocalAddress()) {
+            d = svc.env.device(ip);
+            if (d == null) {
+                boolean local = ip.isLoopbackAddress() || isInterfaceAddress(ip);
+                throw new RdmaException("rdma_bind_addr", local ? Errno.ENODEV : Errno.EADDRNOTAVAIL,
+                        ip.getHostAddress() + (local ? " has no soft-roce device; open the fabric with a device on it"
+                                : " is not a local address"));
+            }
+        }
+        if (!afOnlySet) {
+            afOnly = ip instanceof Inet4Address; // IPv6 follows net.ipv6.bindv6only (0)
+        }
+        src = new InetSocketAddress(ip, address.getPort());
+        device = d;
+        int port = svc.ports.bind(this, address.getPort());
+        src = new InetSocketAddress(ip, port);
+        portBound = true;
+        state = RdmaCmState.ADDR_BOUND;
+    }
+
+    private static boolean isInterfaceAddress(InetAddress ip) {
+        try {
+            return java.net.NetworkInterface.getByInetAddress(ip) != null;
+        } catch (java.net.SocketException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void resolveAddr(InetSocketAddress source, InetSocketAddress destination, int timeoutMs) {
+        checkAddress(destination, "destination");
+        if (source != null) {
+            checkAddress(source, "source");
+        }
+        svc.locked(() -> {
+            checkOpen();
+            if (state == RdmaCmState.IDLE) {
+                InetAddress any = destination.getAddress() instanceof Inet4Address ? anyV4() : anyV6();
+                bindLocked(source != null ? source : new InetSocketAddress(any, 0));
+            }
+            if ((src.getAddress() instanceof Inet4Address) != (destination.getAddress() instanceof Inet4Address)) {
+                throw invalid("rdma_resolve_addr", "source and destination families differ");
+            }
+            if (state != RdmaCmState.ADDR_BOUND) {
+                throw invalid("rdma_resolve_addr", stateWhy());
+            }
+            InetAddress dip = destination.getAddress();
+            CmDevice d = device;
+            if (dip.isAnyLocalAddress()) {
+                // cma_resolve_loopback: the destination is ourselves
+                if (d == null) {
+                    d = firstLoopbackDevice(dip);
+                }
+            } else if (d == null) {
+                InetAddress osSource = SourceSelection.routeSource(null, dip); // may throw: synchronous failure
+                d = SourceSelection.device(svc.env, osSource, dip);
+            } else if (!dip.isMulticastAddress()) {
+                SourceSelection.routeSource(d.address(), dip);
+            }
+            state = RdmaCmState.ADDR_QUERY;
+            dst = new InetSocketAddress(dip.isAnyLocalAddress() && d != null ? d.address() : dip,
+                    destination.getPort());
+            CmDevice chosen = d;
+            if (svc.faults().addrTimesOut(dip)) {
+                work = svc.env.timer().schedule(Math.max(0, timeoutMs), () -> svc.locked(() -> addrResolved(null,
+                        -ETIMEDOUT)));
+            } else {
+                work = svc.env.timer().schedule(0, () -> svc.locked(() -> addrResolved(chosen,
+                        chosen == null ? -Errno.ENODEV.number() : 0)));
+            }
+        });
+    }
+
+    private CmDevice firstLoopbackDevice(InetAddress like) {
+        for (CmDevice c : svc.env.devices()) {
+            if (c.address().getClass() == like.getClass()) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static InetAddress anyV4() {
+        try {
+            return InetAddress.getByAddress(new byte[4]);
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static InetAddress anyV6() {
+        try {
+            return InetAddress.getByAddress(new byte[16]);
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** {@code addr_handler}. */
+    private void addrResolved(CmDevice d, int status) {
+        work = null;
+        if (closed || state != RdmaCmState.ADDR_QUERY) {
+            return;
+        }
+        if (status != 0) {
+            state = RdmaCmState.ADDR_BOUND;
+            emit(CmEventType.ADDR_ERROR, status);
+            return;
+        }
+        if (device == null) {
+            device = d;
+            src = new InetSocketAddress(d.address(), src.getPort());
+        }
+        state = RdmaCmState.ADDR_RESOLVED;
+        emit(CmEventType.ADDR_RESOLVED, 0);
+    }
+
+    @Override
+    public void resolveRoute(int timeoutMs) {
+        svc.locked(() -> {
+            checkOpen();
+            if (state != RdmaCmState.ADDR_RESOLVED) {
+                throw invalid("rdma_resolve_route", stateWhy());
+            }
+            state = RdmaCmState.ROUTE_QUERY;
+            if (svc.faults().routeFails(dst.getAddress())) {
+                int status = svc.faults().routeErrorStatus();
+                work = svc.env.timer().schedule(Math.max(0, timeoutMs), () -> svc.locked(() -> routeResolved(null,
+                        status)));
+                return;
+            }
+            PathRecord path = roceRoute();
+            work = svc.env.timer().schedule(0, () -> svc.locked(() -> routeResolved(path, 0)));
+        });
+    }
+
+    /** {@code cma_resolve_iboe_route}: the path record RoCE synthesises locally. */
+    private PathRecord roceRoute() {
+        int plt = ackTimeout > 0 ? ackTimeout - 1 : svc.timings.packetLifeTime();
+        int flowLabel = (src.getPort() * 31 + dst.getPort()) & 0xFFFFF;
+        return new PathRecord(Gid.of(src.getAddress()), Gid.of(dst.getAddress()), 0, 0, flowLabel, 64,
+                tos < 0 ? 0 : tos, 0xFFFF, 0, device.activeMtu(), 0, plt);
+    }
+
+    private void routeResolved(PathRecord path, int status) {
+        work = null;
+        if (closed || state != RdmaCmState.ROUTE_QUERY) {
+            return;
+        }
+        if (status != 0) {
+            state = RdmaCmState.ADDR_RESOLVED;
+            emit(CmEventType.ROUTE_ERROR, status);
+            return;
+        }
+        route = path;
+        state = RdmaCmState.ROUTE_RESOLVED;
+        emit(CmEventType.ROUTE_RESOLVED, 0);
+    }
+
+    // ------------------------------------------------------------------------------------------------ listen
+
+    @Override
+    public void listen(int backlog) {
+        svc.locked(() -> {
+            checkOpen();
+            if (state == RdmaCmState.IDLE) {
+                bindLocked(new InetSocketAddress(anyV4(), 0));
+            }
+            if (state != RdmaCmState.ADDR_BOUND) {
+                throw invalid("rdma_listen", stateWhy());
+            }
+            if (reuseAddr) {
+                Errno e = svc.ports.checkUnique(this, src.getPort());
+                if (e != null) {
+                    throw new RdmaException("rdma_listen", e, "another id shares port " + src.getPort()
+                            + "; a listener needs it to itself");
+                }
+                reuseAddr = false;
+            }
+            IbCmId l = svc.ibCm.createId(this::onConnectRequest, this);
+            int ret = l.listen(device, ps.serviceId(src.getPort()));
+            if (ret != 0) {
+                l.destroy();
+                throw new RdmaException("rdma_listen", Errno.EADDRINUSE, "service " + ps + ":" + src.getPort()
+                        + " already has a listener");
+            }
+            ibId = l;
+            this.backlog = backlog > 0 && backlog < MAX_BACKLOG ? backlog : MAX_BACKLOG;
+            state = RdmaCmState.LISTEN;
+        });
+    }
+
+    /** {@code cma_ib_req_handler}: a REQ or SIDR_REQ reached this listener. */
+    private int onConnectRequest(IbCmEvent e) {
+        if (state != RdmaCmState.LISTEN) {
+            return -Errno.ECONNABORTED.number();
+        }
+        boolean sidr = e.type() == IbCmEventType.SIDR_REQ_RECEIVED;
+        if (sidr ? qpType != QpType.UD : qpType != QpType.RC) {
+            return -Errno.EINVAL.number();
+        }
+        Octets pd = e.message().privateData();
+        CmaHeader hdr;
+        try {
+            hdr = CmaHeader.decode(pd);
+        } catch (MalformedPacketException | IllegalArgumentException ex) {
+            return -Errno.EINVAL.number();
+        }
+        if (!matches(hdr)) {
+            return -Errno.EINVAL.number();
+        }
+        if (backlog == 0) {
+            return -IbCmId.ENOMEM; // dropped silently: the peer's retry may find room
+        }
+        backlog--;
+        IbCmId child = e.id();
+        SoftCmId conn = new SoftCmId(svc, channel, ps, context);
+        conn.listener = this;
+        conn.device = (CmDevice) child.port();
+        conn.src = new InetSocketAddress(hdr.destination(), src.getPort());
+        conn.dst = new InetSocketAddress(hdr.source(), hdr.port());
+        conn.afOnly = afOnly;
+        conn.ibId = child;
+        conn.state = RdmaCmState.CONNECT;
+        child.handler(conn::onIbEvent);
+        child.context(conn);
+        svc.register(conn);
+        byte[] user = CmaHeader.userData(pd).toArray();
+        if (sidr) {
+            channel.enqueue(new CmEvent(CmEventType.CONNECT_REQUEST, conn, this, 0, user, null,
+                    new UdParam(user, null, 0, 0), null));
+        } else {
+            conn.route = child.path();
+            CmReq req = (CmReq) e.message();
+            conn.responderResources = req.initiatorDepth();
+            conn.initiatorDepth = req.responderResources();
+            ConnParam cp = new ConnParam(user, req.initiatorDepth(), req.responderResources(),
+                    req.endToEndFlowControl(), req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn());
+            channel.enqueue(new CmEvent(CmEventType.CONNECT_REQUEST, conn, this, 0, user, cp, null, null));
+            // The RDMA CM's delayed MRA: sent only if the REQ is retried before the application accepts.
+            child.sendMra(svc.timings.mraServiceTimeout(), true, Octets.EMPTY);
+        }
+        return 0;
+    }
+
+    /** {@code cma_match_private_data}: does the REQ's cma_hdr address this listener? */
+    private boolean matches(CmaHeader hdr) {
+        InetAddress a = src.getAddress();
+        if (a.isAnyLocalAddress() && !afOnly) {
+            return true;
+        }
+        boolean v4 = a instanceof Inet4Address;
+        if (hdr.ipVersion() != (v4 ? 4 : 6)) {
+            return false;
+        }
+        return a.isAnyLocalAddress() || a.equals(hdr.destination());
+    }
+
+    /** librdmacm's share of {@code rdma_get_cm_event}. */
+    CmEvent delivered(CmEvent e) {
+        if (e.type() == CmEventType.CONNECT_REQUEST) {
+            backlog++;
+            return e;
+        }
+        for (McMembership m : memberships) {
+            if (m.queued == e) {
+                m.queued = null;
+                if (qp != null && !m.sendOnly) {
+                    try {
+                        qp.attachMulticast(m.mgid, 0); // ucma_process_join
+                        m.attached = true;
+                    } catch (RuntimeException ex) {
+                        int errno = ex instanceof RdmaException r && r.errnoValue() != 0 ? r.errnoValue()
+                                : Errno.EINVAL.number();
+                        return new CmEvent(CmEventType.MULTICAST_ERROR, this, null, -errno, null, null, e.ud(),
+                                e.context());
+                    }
+                }
+                return e;
+            }
+        }
+        return e;
+    }
+
+    // ------------------------------------------------------------------------------------------------ connect
+
+    @Override
+    public void connect(ConnParam param) {
+        if (param != null) {
+            PrivateDataLimits.checkConnect(wirePs(), param.privateData().length);
+        }
+        svc.locked(() -> {
+            checkOpen();
+            if (state != RdmaCmState.ROUTE_RESOLVED) {
+                throw invalid("rdma_connect", stateWhy());
+            }
+            validParam(param, "rdma_connect");
+            DeviceAttributes attrs = device.context().queryDevice();
+            initiatorDepth = param != null && param.initiatorDepth() != RDMA_MAX_INIT_DEPTH ? param.initiatorDepth()
+                    : attrs.maxQpInitRdAtom();
+            responderResources = param != null && param.responderResources() != RDMA_MAX_RESP_RES
+                    ? param.responderResources() : attrs.maxQpRdAtom();
+            if (qp != null) {
+                qpNum = qp.qpNum();
+                srq = qp.srq() != null;
+            } else {
+                qpNum = param.qpNum();
+                srq = param.srq();
+            }
+            Octets pd = CmaHeader.of(src.getPort(), src.getAddress(), dst.getAddress())
+                    .withUserData(Octets.of(param == null ? new byte[0] : param.privateData()));
+            state = RdmaCmState.CONNECT;
+            int ret;
+            if (qpType == QpType.UD) {
+                ibId = svc.ibCm.createId(this::onSidrEvent, this);
+                ret = ibId.sendSidrReq(new IbCmSidrReqParam(device, dst.getAddress(), ps.serviceId(dst.getPort()),
+                        route.pkey(), pd));
+            } else {
+                ibId = svc.ibCm.createId(this::onIbEvent, this);
+                ConnParam p = param == null ? ConnParam.DEFAULT : param;
+                ret = ibId.sendReq(new IbCmReqParam(device, dst.getAddress(), ps.serviceId(dst.getPort()), route,
+                        qpNum, seqNum, responderResources, initiatorDepth, p.flowControl(),
+                        Math.min(7, p.retryCount()), Math.min(7, p.rnrRetryCount()), srq, pd));
+            }
+            if (ret != 0) {
+                ibId.destroy();
+                ibId = null;
+                state = RdmaCmState.ROUTE_RESOLVED;
+                throw new RdmaException("rdma_connect", -ret, "the IB CM refused the request");
+            }
+        });
+    }
+
+    /** The wire module's view of the port space, for the private-data limits. */
+    private dev.ibex.softroce.mad.PortSpace wirePs() {
+        return dev.ibex.softroce.mad.PortSpace.of(ps.code());
+    }
+
+    /** {@code ucma_valid_param}. */
+    private void validParam(ConnParam param, String verb) {
+        if (ps != PortSpace.TCP) {
+            return;
+        }
+        if (qp == null && param == null) {
+            throw invalid(verb, "an id without a QP needs connection parameters (qpNum)");
+        }
+        if (param == null) {
+            return;
+        }
+        DeviceAttributes attrs = device.context().queryDevice();
+        if (param.responderResources() != RDMA_MAX_RESP_RES && param.responderResources() > attrs.maxQpRdAtom()) {
+            throw invalid(verb, "responderResources " + param.responderResources() + " exceeds the device's "
+                    + attrs.maxQpRdAtom());
+        }
+        if (param.initiatorDepth() != RDMA_MAX_INIT_DEPTH && param.initiatorDepth() > attrs.maxQpInitRdAtom()) {
+            throw invalid(verb, "initiatorDepth " + param.initiatorDepth() + " exceeds the device's "
+                    + attrs.maxQpInitRdAtom());
+        }
+    }
+
+    /** {@code cma_ib_handler} with librdmacm's event processing folded in. */
+    private int onIbEvent(IbCmEvent e) {
+        if ((e.type() != IbCmEventType.TIMEWAIT_EXIT && state != RdmaCmState.CONNECT)
+                || (e.type() == IbCmEventType.TIMEWAIT_EXIT && state != RdmaCmState.DISCONNECT)) {
+            return 0;
+        }
+        switch (e.type()) {
+            case REQ_ERROR, REP_ERROR -> emit(CmEventType.UNREACHABLE, -ETIMEDOUT);
+            case REP_RECEIVED -> {
+                ibId.sendMra(svc.timings.mraServiceTimeout(), true, Octets.EMPTY);
+                CmRep rep = (CmRep) e.message();
+                byte[] pd = rep.privateData().toArray();
+                ConnParam cp = new ConnParam(pd, rep.initiatorDepth(), rep.responderResources(),
+                        rep.endToEndFlowControl(), 0, rep.rnrRetryCount(), rep.srq(), rep.localQpn());
+                if (qp == null) {
+                    responderResources = rep.initiatorDepth();
+                    initiatorDepth = rep.responderResources();
+                    emit(CmEventType.CONNECT_RESPONSE, 0, pd, cp, null, null);
+                } else {
+                    int status = connResp();
+                    if (status == 0) {
+                        emit(CmEventType.ESTABLISHED, 0, pd, cp, null, null);
+                    } else {
+                        connectError = true;
+                        emit(CmEventType.CONNECT_ERROR, status, pd, cp, null, null);
+                    }
+                }
+            }
+            case RTU_RECEIVED, USER_ESTABLISHED -> emit(CmEventType.ESTABLISHED, 0, null,
+                    new ConnParam(null, 0, 0, false, 0, 0, false, 0), null, null);
+            case DREQ_ERROR, DREQ_RECEIVED, DREP_RECEIVED -> {
+                state = RdmaCmState.DISCONNECT;
+                if (!connectError) {
+                    emit(CmEventType.DISCONNECTED, e.type() == IbCmEventType.DREQ_ERROR ? -ETIMEDOUT : 0, null,
+                            new ConnParam(null, 0, 0, false, 0, 0, false, 0), null, null);
+                }
+            }
+            case TIMEWAIT_EXIT -> emit(CmEventType.TIMEWAIT_EXIT, 0);
+            case REJ_RECEIVED -> {
+                if (!connectError) {
+                    qpToError();
+                    CmRej rej = (CmRej) e.message();
+                    byte[] pd = rej.privateData().toArray();
+                    emit(CmEventType.REJECTED, rej.reason().code(), pd,
+                            new ConnParam(pd, 0, 0, false, 0, 0, false, 0), null, null);
+                }
+            }
+            default -> {
+                // MRA_RECEIVED is ignored
+            }
+        }
+        return 0;
+    }
+
+    /** {@code ucma_process_conn_resp} + {@code cma_rep_recv}: RTR, RTS, RTU; REJ 28 when the QP refuses. */
+    private int connResp() {
+        try {
+            modifyQp(QpState.RTR, RDMA_MAX_RESP_RES);
+            modifyQp(QpState.RTS, RDMA_MAX_INIT_DEPTH);
+        } catch (RuntimeException ex) {
+            LOG.debug("RTR/RTS after REP failed: {}", ex.toString());
+            qpToError();
+            ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
+            return ex instanceof RdmaException r && r.errnoValue() != 0 ? -r.errnoValue() : -Errno.EINVAL.number();
+        }
+        int ret = ibId.sendRtu(Octets.EMPTY);
+        if (ret != 0) {
+            qpToError();
+            ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
+        }
+        return ret;
+    }
+
+    /** {@code cma_sidr_rep_handler}. */
+    private int onSidrEvent(IbCmEvent e) {
+        if (state != RdmaCmState.CONNECT) {
+            return 0;
+        }
+        switch (e.type()) {
+            case SIDR_REQ_ERROR -> emit(CmEventType.UNREACHABLE, -ETIMEDOUT);
+            case SIDR_REP_RECEIVED -> {
+                CmSidrRep rep = (CmSidrRep) e.message();
+                byte[] pd = rep.privateData().toArray();
+                if (rep.status() != SidrStatus.SUCCESS) {
+                    emit(CmEventType.UNREACHABLE, rep.status().code(), pd, null, new UdParam(pd, null, 0, 0), null);
+                } else if (rep.qKey() != qkey && qkey != 0) {
+                    emit(CmEventType.ADDR_ERROR, -Errno.EINVAL.number()); // cma_set_qkey refuses another Q_Key
+                } else {
+                    AhAttr ah = new AhAttr(route.dgid(), route.flowLabel(), device.gidIndex(), route.hopLimit(),
+                            route.trafficClass(), 0, route.sl(), 0, route.rate(), true, 1);
+                    emit(CmEventType.ESTABLISHED, 0, pd, null, new UdParam(pd, ah, rep.qpn(), rep.qKey()), null);
+                }
+            }
+            default -> {
+            }
+        }
+        return 0;
+    }
+
+    @Override
+    public void accept(ConnParam param) {
+        if (param != null) {
+            PrivateDataLimits.checkAccept(wirePs(), param.privateData().length);
+        }
+        svc.locked(() -> {
+            checkOpen();
+            if (state != RdmaCmState.CONNECT || ibId == null || listener == null) {
+                throw invalid("rdma_accept", stateWhy() + " (accept an id from CONNECT_REQUEST)");
+            }
+            byte[] data = param == null ? new byte[0] : param.privateData();
+            if (qpType == QpType.UD) {
+                int qpn = qp != null ? qp.qpNum() : param == null ? 0 : param.qpNum();
+                int ret = ibId.sendSidrRep(SidrStatus.SUCCESS, qpn, qkey, Octets.of(data));
+                if (ret != 0) {
+                    throw new RdmaException("rdma_accept", -ret, "the request was already answered");
+                }
+                return;
+            }
+            validParam(param, "rdma_accept");
+            if (qp == null) {
+                qpNum = param.qpNum();
+                srq = param.srq();
+            } else {
+                qpNum = qp.qpNum();
+                srq = qp.srq() != null;
+            }
+            ConnParam p = param == null ? ConnParam.DEFAULT.withRdmaDepth(RDMA_MAX_RESP_RES, RDMA_MAX_INIT_DEPTH)
+                    : param;
+            if (p.initiatorDepth() != RDMA_MAX_INIT_DEPTH) {
+                initiatorDepth = p.initiatorDepth();
+            }
+            if (p.responderResources() != RDMA_MAX_RESP_RES) {
+                responderResources = p.responderResources();
+            }
+            try {
+                if (qp != null) {
+                    modifyQp(QpState.RTR, responderResources);
+                    modifyQp(QpState.RTS, initiatorDepth);
+                }
+                int ret = ibId.sendRep(new IbCmRepParam(qpNum, seqNum, responderResources, initiatorDepth,
+                        p.flowControl(), Math.min(7, p.rnrRetryCount()), srq, Octets.of(data)));
+                if (ret != 0) {
+                    throw new RdmaException("rdma_accept", -ret, "the connection request is no longer pending");
+                }
+            } catch (RuntimeException ex) {
+                // rdma_accept's failure path: QP to ERR and REJ CONSUMER_DEFINED without private data
+                qpToError();
+                ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
+                throw ex;
+            }
+        });
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        byte[] data = privateData == null ? new byte[0] : privateData;
+        PrivateDataLimits.checkReject(wirePs(), data.length);
+        svc.locked(() -> {
+            checkOpen();
+            if (ibId == null) {
+                throw invalid("rdma_reject", "no connection request or response to reject");
+            }
+            int ret = qpType == QpType.UD ? ibId.sendSidrRep(SidrStatus.REJECT, 0, 0, Octets.of(data))
+                    : ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.of(data));
+            if (ret != 0) {
+                throw new RdmaException("rdma_reject", -ret, stateWhy());
+            }
+        });
+    }
+
+    @Override
+    public void disconnect() {
+        svc.locked(() -> {
+            checkOpen();
+            if (ibId == null) {
+                throw invalid("rdma_disconnect", "the id is not connected");
+            }
+            qpToError(); // ucma_shutdown: posted work flushes before the DREQ leaves
+            if (ibId.sendDreq(Octets.EMPTY) != 0) {
+                ibId.sendDrep(Octets.EMPTY);
+            }
+        });
+    }
+
+    @Override
+    public void establish() {
+        svc.locked(() -> {
+            checkOpen();
+            if (qp != null || ibId == null) {
+                throw invalid("rdma_establish", qp != null ? "the id has a QP: the CM establishes it"
+                        : "the id is not connecting");
+            }
+            int ret = ibId.sendRtu(Octets.EMPTY);
+            if (ret != 0) {
+                throw new RdmaException("rdma_establish", -ret, "no CONNECT_RESPONSE is pending");
+            }
+        });
+    }
+
+    @Override
+    public void notify(AsyncEventType event) {
+        if (event == null) {
+            throw new IllegalArgumentException("event is required");
+        }
+        svc.locked(() -> {
+            checkOpen();
+            if (ibId == null) {
+                throw invalid("rdma_notify", "the id has no connection");
+            }
+            int ret = switch (event) {
+                case COMM_EST -> ibId.establish();
+                case PATH_MIG -> ibId.state() == IbCmState.ESTABLISHED ? 0 : -Errno.EINVAL.number();
+                default -> -Errno.EINVAL.number();
+            };
+            if (ret != 0) {
+                throw new RdmaException("rdma_notify", -ret, event + " " + stateWhy());
+            }
+        });
+    }
+
+    /** The QP received its first packet in RTR: the connection is usable even if the RTU was lost. */
+    private void commEst() {
+        svc.locked(() -> {
+            if (!closed && ibId != null) {
+                ibId.establish(); // EISCONN when the RTU already did it: nothing to do
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ QP
+
+    @Override
+    public QpAttr initQpAttr(QpState target) {
+        if (target == null) {
+            throw new IllegalArgumentException("state is required");
+        }
+        return svc.locked(() -> {
+            checkOpen();
+            return initQpAttrLocked(target);
+        });
+    }
+
+    /** {@code rdma_init_qp_attr}. */
+    private QpAttr initQpAttrLocked(QpState target) {
+        if (device == null) {
+            throw invalid("rdma_init_qp_attr", "the id is not bound to a device");
+        }
+        QpAttr a;
+        if (ibId == null || qpType == QpType.UD || state == RdmaCmState.LISTEN) {
+            // cma_ib_init_qp_attr
+            a = new QpAttr().state(target).pkeyIndex(0).portNum(1);
+            if (qpType == QpType.UD) {
+                a.qkey(qkey);
+            } else {
+                a.accessFlags(0);
+            }
+        } else {
+            a = ibId.initQpAttr(target);
+            if (a == null) {
+                throw invalid("rdma_init_qp_attr", target + " attributes in IB CM state " + ibId.state());
+            }
+        }
+        if (target == QpState.RTR && a.has(QpAttr.RQ_PSN)) {
+            a.rqPsn(seqNum);
+        }
+        if (a.has(QpAttr.TIMEOUT) && ackTimeout >= 0) {
+            a.timeout(ackTimeout);
+        }
+        return a;
+    }
+
+    /** {@code ucma_modify_qp_rtr/rts}: the CM's attributes, with the resources the application chose. */
+    private void modifyQp(QpState target, int resources) {
+        QpAttr a = initQpAttrLocked(target);
+        if (target == QpState.RTR && resources != RDMA_MAX_RESP_RES) {
+            a.maxDestRdAtomic(resources);
+        }
+        if (target == QpState.RTS && resources != RDMA_MAX_INIT_DEPTH) {
+            a.maxRdAtomic(resources);
+        }
+        qp.modify(a);
+    }
+
+    private void qpToError() {
+        if (qp != null) {
+            try {
+                qp.modify(new QpAttr().state(QpState.ERR));
+            } catch (RuntimeException e) {
+                LOG.debug("QP {} to ERR failed: {}", qp.qpNum(), e.toString());
+            }
+        }
+    }
+
+    @Override
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        if (pd == null || attr == null) {
+            throw new IllegalArgumentException("pd and attr are required");
+        }
+        return svc.locked(() -> {
+            checkOpen();
+            if (device == null) {
+                throw invalid("rdma_create_qp", "the id is not bound to a device yet (bind or resolve first)");
+            }
+            if (qp != null) {
+                throw invalid("rdma_create_qp", "the id already has a QP");
+            }
+            if (pd.device() != device.context()) {
+                throw invalid("rdma_create_qp", "the PD belongs to another device than the id's");
+            }
+            if (attr.type() != qpType) {
+                throw invalid("rdma_create_qp", ps + " ids take " + qpType + " QPs, not " + attr.type());
+            }
+            QueuePair q = pd.createQueuePair(attr);
+            try {
+                if (qpType == QpType.UD) {
+                    q.modify(initQpAttrLocked(QpState.INIT).state(QpState.INIT));
+                    q.modify(new QpAttr().state(QpState.RTR));
+                    q.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+                } else {
+                    QpAttr init = ibId != null && state != RdmaCmState.LISTEN ? ibId.initQpAttr(QpState.INIT) : null;
+                    q.modify(init != null ? init : initQpAttrLocked(QpState.INIT));
+                }
+            } catch (RuntimeException e) {
+                q.close();
+                throw e;
+            }
+            qp = q;
+            if (qpType != QpType.UD) {
+                svc.env.onCommEst(q, () -> svc.env.timer().execute(this::commEst));
+            }
+            return q;
+        });
+    }
+
+    @Override
+    public void destroyQp() {
+        svc.locked(() -> {
+            checkOpen();
+            if (qp != null) {
+                QueuePair q = qp;
+                qp = null;
+                for (McMembership m : memberships) {
+                    m.attached = false;
+                }
+                q.close();
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ multicast
+
+    @Override
+    public void joinMulticast(InetSocketAddress group, boolean sendOnly, Object context) {
+        checkAddress(group, "group");
+        svc.locked(() -> {
+            checkOpen();
+            if (device == null || (state != RdmaCmState.ADDR_BOUND && state != RdmaCmState.ADDR_RESOLVED)) {
+                throw invalid("rdma_join_multicast", "bind or resolve the id first; " + stateWhy());
+            }
+            if (qpType != QpType.UD) {
+                throw invalid("rdma_join_multicast", "only UD ids (UDP, IPOIB) join multicast groups");
+            }
+            InetAddress g = group.getAddress();
+            if (g.isAnyLocalAddress()) {
+                throw invalid("rdma_join_multicast", "the wildcard address is no group");
+            }
+            if (g instanceof Inet6Address) {
+                throw new RdmaException("rdma_join_multicast", ENOTSUPP, "IPv6 groups are not supported on RoCEv2"
+                        + " (the kernel's cma_iboe_join_multicast refuses them too)");
+            }
+            McMembership m = new McMembership(this, group, Gid.of(g), sendOnly, context);
+            memberships.add(m);
+            svc.tracker().opened(m);
+            AhAttr ah = new AhAttr(m.mgid, 0, device.gidIndex(), 64, 0, 0, 0, 0, 0, true, 1);
+            CmEvent ev = new CmEvent(CmEventType.MULTICAST_JOIN, this, null, 0, null, null,
+                    new UdParam(null, ah, UdParam.MULTICAST_QPN, qkey), context);
+            m.pending = svc.env.timer().schedule(0, () -> svc.locked(() -> {
+                m.pending = null;
+                if (!closed && memberships.contains(m) && state != RdmaCmState.DEVICE_REMOVAL) {
+                    m.queued = ev;
+                    channel.enqueue(ev);
+                }
+            }));
+        });
+    }
+
+    @Override
+    public void leaveMulticast(InetSocketAddress group) {
+        checkAddress(group, "group");
+        svc.locked(() -> {
+            checkOpen();
+            for (McMembership m : memberships) {
+                if (m.group.equals(group)) {
+                    leave(m);
+                    return;
+                }
+            }
+            throw new RdmaException("rdma_leave_multicast", Errno.EADDRNOTAVAIL, "the id has not joined " + group);
+        });
+    }
+
+    /** Detaches (if attached), cancels a join in progress, drops its undelivered event. */
+    void leave(McMembership m) {
+        svc.locked(() -> {
+            if (!memberships.remove(m)) {
+                return;
+            }
+            if (m.pending != null) {
+                m.pending.cancel();
+            }
+            if (m.queued != null) {
+                CmEvent q = m.queued;
+                channel.remove(e -> e == q);
+            }
+            if (m.attached && qp != null) {
+                try {
+                    qp.detachMulticast(m.mgid, 0);
+                } catch (RuntimeException e) {
+                    LOG.debug("detach from {} failed: {}", m.group, e.toString());
+                }
+            }
+            svc.tracker().closed(m);
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ channel
+
+    @Override
+    public void migrate(EventChannel target) {
+        if (!(target instanceof SoftEventChannel to) || to.service() != svc) {
+            throw new IllegalArgumentException("the channel belongs to another fabric");
+        }
+        if (to.isClosed()) {
+            throw new IllegalStateException("the target channel is closed");
+        }
+        svc.locked(() -> {
+            checkOpen();
+            if (to == channel) {
+                return;
+            }
+            List<CmEvent> moved = channel.remove(e -> e.id() == this || e.listenId() == this);
+            for (CmEvent e : moved) {
+                if (e.listenId() == this && e.id() instanceof SoftCmId conn) {
+                    conn.channel = to; // a request not yet taken follows its listener
+                }
+            }
+            channel = to;
+            to.enqueueAll(moved);
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ teardown
+
+    /** The device went away. */
+    void deviceRemoved() {
+        if (closed || state == RdmaCmState.DEVICE_REMOVAL) {
+            return;
+        }
+        state = RdmaCmState.DEVICE_REMOVAL;
+        cancelWork();
+        emit(CmEventType.DEVICE_REMOVAL, 0);
+    }
+
+    private void cancelWork() {
+        if (work != null) {
+            work.cancel();
+            work = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        svc.locked(() -> {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            state = RdmaCmState.DESTROYING;
+            cancelWork();
+            for (McMembership m : new ArrayList<>(memberships)) {
+                leave(m);
+            }
+            if (qp != null) {
+                QueuePair q = qp;
+                qp = null;
+                try {
+                    q.close();
+                } catch (RuntimeException e) {
+                    LOG.debug("closing QP {} failed: {}", q.qpNum(), e.toString());
+                }
+            }
+            if (ibId != null) {
+                ibId.destroy(); // REJ, DREQ, DREP or SIDR_REP as the IB CM state requires
+                ibId = null;
+            }
+            if (portBound && listener == null) {
+                svc.ports.release(this, src.getPort());
+                portBound = false;
+            }
+            List<CmEvent> dropped = channel.remove(e -> e.id() == this || e.listenId() == this);
+            svc.forget(this);
+            for (CmEvent e : dropped) {
+                if (e.type() == CmEventType.CONNECT_REQUEST) {
+                    if (e.listenId() == this) {
+                        ((SoftCmId) e.id()).close(); // a request nobody will take: rejected
+                    } else if (listener != null) {
+                        listener.backlog++;
+                    }
+                }
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ events
+
+    private void emit(CmEventType type, int status) {
+        emit(type, status, null, null, null, null);
+    }
+
+    private void emit(CmEventType type, int status, byte[] privateData, ConnParam conn, UdParam ud, Object ctx) {
+        channel.enqueue(new CmEvent(type, this, null, status, privateData, conn, ud, ctx));
+    }
+
+    @Override
+    public String toString() {
+        return "SoftCmId[" + ps + " " + state + (src != null ? " " + src : "") + (dst != null ? " -> " + dst : "")
+                + "]";
+    }
+}

@@ -33,4 +33,8 @@ public interface CmEnvironment {
      */
     default void onCommEst(QueuePair qp, Runnable onCommEst) {
     }
+
+    /** Drops what {@link #onCommEst} registered for {@code qp} (the QP is being destroyed). */
+    default void forgetCommEst(QueuePair qp) {
+    }
 }

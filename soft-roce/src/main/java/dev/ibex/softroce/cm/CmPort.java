@@ -17,6 +17,14 @@ public interface CmPort {
         return 0;
     }
 
+    /**
+     * The device this port belongs to: listeners are per device (a device may have several addresses, and a
+     * request to another address of a listening device reaches the listener, which refuses it with REJ 28).
+     */
+    default Object deviceKey() {
+        return this;
+    }
+
     /** The local CA GUID that REQ/REP carry and REJ TIMEOUT's ARI names. */
     long caGuid();
 

@@ -60,8 +60,8 @@ public final class IbCm {
     private final Map<CmPort, Integer> hiTids = new IdentityHashMap<>();
     private final Map<CmPort, Boolean> removedPorts = new IdentityHashMap<>();
 
-    /** A listen registration: a port, or {@code null} for every port, and a service ID. */
-    record ListenKey(CmPort port, long serviceId) {}
+    /** A listen registration: a device ({@link CmPort#deviceKey()}), or {@code null} for all, and a service ID. */
+    record ListenKey(Object device, long serviceId) {}
 
     /** A remote communication ID or QPN qualified by the remote CA GUID. */
     record RemoteKey(int value, long caGuid) {}
@@ -134,7 +134,7 @@ public final class IbCm {
                     id.stopTimers();
                 }
             }
-            listeners.keySet().removeIf(k -> k.port() == port);
+            listeners.keySet().removeIf(k -> k.device() == port.deviceKey());
         });
     }
 
@@ -291,7 +291,7 @@ public final class IbCm {
     }
 
     private IbCmId findListener(CmPort port, long serviceId) {
-        IbCmId l = listeners.get(new ListenKey(port, serviceId));
+        IbCmId l = listeners.get(new ListenKey(port.deviceKey(), serviceId));
         return l != null ? l : listeners.get(new ListenKey(null, serviceId));
     }
 
@@ -304,7 +304,7 @@ public final class IbCm {
     // ------------------------------------------------------------------------------------------------ tables
 
     boolean listen(IbCmId id, CmPort port, long serviceId) {
-        ListenKey key = new ListenKey(port, serviceId);
+        ListenKey key = new ListenKey(port == null ? null : port.deviceKey(), serviceId);
         if (listeners.containsKey(key)) {
             return false;
         }

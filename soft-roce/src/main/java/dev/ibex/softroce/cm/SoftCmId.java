@@ -58,7 +58,7 @@ public final class SoftCmId implements CmId {
     private static final int RDMA_MAX_INIT_DEPTH = 0xFF;
     private static final int MAX_BACKLOG = 1024; // net.rdma_ucm.max_backlog
 
-    private final CmService svc;
+    private final RdmaCm svc;
     private final PortSpace ps;
     private final QpType qpType;
     private SoftEventChannel channel;
@@ -90,7 +90,7 @@ public final class SoftCmId implements CmId {
     private CmTimer.Cancellable work;
     private final List<McMembership> memberships = new ArrayList<>();
 
-    SoftCmId(CmService svc, SoftEventChannel channel, PortSpace ps, Object context) {
+    SoftCmId(RdmaCm svc, SoftEventChannel channel, PortSpace ps, Object context) {
         this.svc = svc;
         this.channel = channel;
         this.ps = ps;
@@ -981,6 +981,7 @@ public final class SoftCmId implements CmId {
                 for (McMembership m : memberships) {
                     m.attached = false;
                 }
+                svc.env.forgetCommEst(q);
                 q.close();
             }
         });
@@ -1122,6 +1123,7 @@ public final class SoftCmId implements CmId {
             if (qp != null) {
                 QueuePair q = qp;
                 qp = null;
+                svc.env.forgetCommEst(q);
                 try {
                     q.close();
                 } catch (RuntimeException e) {

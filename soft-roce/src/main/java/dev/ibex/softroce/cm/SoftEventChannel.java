@@ -6,6 +6,7 @@ import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.cm.spi.ResourceTracker;
+import dev.ibex.softroce.verbs.ReadySource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -14,16 +15,14 @@ import java.util.function.Predicate;
 
 /**
  * A CM event channel of the soft provider: a queue of events already copied into records. {@link #poll()} never
- * blocks; a poller learns that the channel has events through {@link #onReady(Runnable)} (level-triggered:
- * ready while {@link #ready()}).
+ * blocks; a {@link dev.ibex.softroce.verbs.SoftPoller} reports it ready while events wait (level-triggered).
  */
-public final class SoftEventChannel implements EventChannel, ResourceTracker.Tracked {
-    private final CmService service;
+public final class SoftEventChannel extends ReadySource implements EventChannel, ResourceTracker.Tracked {
+    private final RdmaCm service;
     private final ArrayDeque<CmEvent> queue = new ArrayDeque<>();
-    private volatile Runnable readySignal;
     private volatile boolean closed;
 
-    SoftEventChannel(CmService service) {
+    SoftEventChannel(RdmaCm service) {
         this.service = service;
     }
 
@@ -52,8 +51,8 @@ public final class SoftEventChannel implements EventChannel, ResourceTracker.Tra
         return e == null ? null : service.delivered(e);
     }
 
-    /** Whether an event is waiting (a poller reports the channel ready while this holds). */
-    public boolean ready() {
+    @Override
+    protected boolean isReady() {
         synchronized (queue) {
             return !queue.isEmpty();
         }
@@ -66,25 +65,11 @@ public final class SoftEventChannel implements EventChannel, ResourceTracker.Tra
         }
     }
 
-    /**
-     * Sets what to call when an event arrives (a poller's wake-up); called at once if events are already waiting.
-     * {@code null} removes it.
-     */
-    public void onReady(Runnable signal) {
-        readySignal = signal;
-        if (signal != null && ready()) {
-            signal.run();
-        }
-    }
-
     void enqueue(CmEvent e) {
         synchronized (queue) {
             queue.add(e);
         }
-        Runnable s = readySignal;
-        if (s != null) {
-            s.run();
-        }
+        signalReady();
     }
 
     void enqueueAll(List<CmEvent> events) {
@@ -94,10 +79,7 @@ public final class SoftEventChannel implements EventChannel, ResourceTracker.Tra
         synchronized (queue) {
             queue.addAll(events);
         }
-        Runnable s = readySignal;
-        if (s != null) {
-            s.run();
-        }
+        signalReady();
     }
 
     /** Removes and returns the waiting events matching {@code p}, in order. */
@@ -115,7 +97,7 @@ public final class SoftEventChannel implements EventChannel, ResourceTracker.Tra
         return out;
     }
 
-    CmService service() {
+    RdmaCm service() {
         return service;
     }
 

@@ -69,6 +69,11 @@ public final class SoftAsyncEvents extends ReadySource implements AsyncEventSour
         post(new AsyncEvent(type, device, null, null, srq, 0));
     }
 
+    /** An unaffiliated device event (DEVICE_FATAL when the device goes away: the CM's DEVICE_REMOVAL). */
+    void raiseDevice(AsyncEventType type) {
+        post(new AsyncEvent(type, device, null, null, null, 0));
+    }
+
     void raisePort(AsyncEventType type, int port) {
         post(new AsyncEvent(type, device, null, null, null, port));
     }

@@ -400,6 +400,8 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
             }
             closed = true;
         }
+        // Like uverbs on hot-unplug: applications see DEVICE_FATAL, the CM reports DEVICE_REMOVAL to ids on it.
+        asyncEvents.raiseDevice(dev.ibex.cm.spi.AsyncEventType.DEVICE_FATAL);
         for (Link l : links) {
             l.close();
         }

@@ -20,7 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * One "host" for RDMA CM tests: cm-core's fake devices (and their PDs, CQs and QPs) stand in for the soft verbs,
- * {@link MadNetwork} for the devices' QP1s; the CM under test is a real {@link CmService}.
+ * {@link MadNetwork} for the devices' QP1s; the CM under test is a real {@link RdmaCm}.
  */
 final class CmTestHost implements CmEnvironment, AutoCloseable {
     final FakeFabric fabric;
@@ -28,7 +28,7 @@ final class CmTestHost implements CmEnvironment, AutoCloseable {
     final CmTimer timer;
     final MadNetwork net;
     final List<Device> devices = new CopyOnWriteArrayList<>();
-    final CmService cm;
+    final RdmaCm cm;
 
     /** A fake device with its QP1 on the network. */
     final class Device implements CmDevice {
@@ -77,7 +77,7 @@ final class CmTestHost implements CmEnvironment, AutoCloseable {
             Device d = new Device(fabric.device(i));
             devices.add(d);
         }
-        this.cm = new CmService(this, timings);
+        this.cm = new RdmaCm(this, timings);
         for (Device d : devices) {
             net.attach(d.address(), (src, mad) -> cm.receive(d, src, mad, 0));
         }

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * it, hands it every CM MAD its devices receive ({@link #receive}) and tells it when a device goes away
  * ({@link #deviceRemoved}).
  */
-public final class CmService implements AutoCloseable {
+public final class RdmaCm implements dev.ibex.softroce.CmService {
     final CmEnvironment env;
     final ReentrantLock lock = new ReentrantLock();
     final CmTimings timings;
@@ -32,12 +32,13 @@ public final class CmService implements AutoCloseable {
     private final Set<SoftCmId> ids = new LinkedHashSet<>();
     private final Set<SoftEventChannel> channels = new LinkedHashSet<>();
     private volatile boolean closed;
+    private volatile Runnable onClose = () -> { };
 
-    public CmService(CmEnvironment env, CmTimings timings) {
+    public RdmaCm(CmEnvironment env, CmTimings timings) {
         this(env, timings, new SecureRandom());
     }
 
-    CmService(CmEnvironment env, CmTimings timings, Random random) {
+    RdmaCm(CmEnvironment env, CmTimings timings, Random random) {
         this.env = env;
         this.timings = timings;
         this.random = random;
@@ -46,6 +47,7 @@ public final class CmService implements AutoCloseable {
     }
 
     /** {@code rdma_create_event_channel}. */
+    @Override
     public EventChannel createEventChannel() {
         if (closed) {
             throw new IllegalStateException("the fabric is closed");
@@ -141,13 +143,18 @@ public final class CmService implements AutoCloseable {
         }
     }
 
-    /** Closes every channel (and so every id). */
+    /** Closes every channel (and so every id), then detaches from the fabric. */
     @Override
     public void close() {
         closed = true;
         for (SoftEventChannel c : locked(() -> new ArrayList<>(channels))) {
             c.close();
         }
+        onClose.run();
+    }
+
+    void onClose(Runnable r) {
+        onClose = r;
     }
 
     void locked(Runnable r) {

@@ -88,6 +88,28 @@ final class CmTestHost implements CmEnvironment, AutoCloseable {
         return devices;
     }
 
+    private final java.util.Map<dev.ibex.cm.spi.QueuePair, Runnable> commEst =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public void onCommEst(dev.ibex.cm.spi.QueuePair qp, Runnable r) {
+        commEst.put(qp, r);
+    }
+
+    @Override
+    public void forgetCommEst(dev.ibex.cm.spi.QueuePair qp) {
+        commEst.remove(qp);
+    }
+
+    /** As the device does when {@code qp} receives its first packet in RTR; false if nobody registered. */
+    boolean raiseCommEst(dev.ibex.cm.spi.QueuePair qp) {
+        Runnable r = commEst.remove(qp);
+        if (r != null) {
+            r.run();
+        }
+        return r != null;
+    }
+
     @Override
     public ResourceTracker tracker() {
         return tracker;

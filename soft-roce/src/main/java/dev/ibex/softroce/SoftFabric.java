@@ -8,6 +8,7 @@ import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.cm.spi.ResourceTracker;
 import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.transport.Timers;
+import dev.ibex.softroce.transport.WorkQueue;
 import dev.ibex.softroce.verbs.Link;
 import dev.ibex.softroce.verbs.SoftDevice;
 import dev.ibex.softroce.verbs.SoftPoller;
@@ -38,6 +39,7 @@ public final class SoftFabric implements Fabric {
     private final SoftRoceConfig config;
     private final ResourceTracker tracker = new ResourceTracker();
     private final Timers timers;
+    private final WorkQueue workQueue;
     private final ScheduledExecutorService scheduler;
     private final PcapWriter pcap;
     private final List<SoftDevice> devices = new ArrayList<>();
@@ -47,6 +49,7 @@ public final class SoftFabric implements Fabric {
     SoftFabric(SoftRoceConfig config) {
         this.config = config;
         this.timers = new Timers("soft-roce-timers");
+        this.workQueue = new WorkQueue("soft-roce-work");
         this.scheduler = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("soft-roce-events").factory());
         PcapWriter p = null;
@@ -57,7 +60,7 @@ public final class SoftFabric implements Fabric {
             this.pcap = p;
             Link.Factory links = UdpLink.factory(config, pcap);
             for (DeviceConfig d : config.devices()) {
-                devices.add(new SoftDevice(d.name(), d.addresses(), config, tracker, timers, links, scheduler));
+                devices.add(new SoftDevice(d.name(), d.addresses(), config, tracker, timers, workQueue, links, scheduler));
             }
         } catch (IOException e) {
             shutdown();
@@ -80,6 +83,7 @@ public final class SoftFabric implements Fabric {
             d.close();
         }
         timers.close();
+        workQueue.close();
         scheduler.shutdownNow();
         if (pcap != null) {
             pcap.close();

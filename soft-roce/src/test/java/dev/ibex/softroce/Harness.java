@@ -19,6 +19,7 @@ import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.VerbsAbi;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -48,7 +49,7 @@ public final class Harness implements AutoCloseable {
         Map<String, String> p = new HashMap<>();
         p.put(SoftRoceConfig.PORT, Integer.toString(freePort()));
         p.put(SoftRoceConfig.DEVICES, "softa=127.0.0.2,softb=127.0.0.3");
-        p.put(SoftRoceConfig.TIMER_SCALE, "0.01");
+        p.put(SoftRoceConfig.TIMER_SCALE, "0.1"); // retransmit timeout 18: 107 ms, generous on a loaded machine
         p.putAll(extra);
         fabric = (SoftFabric) new SoftRoceProvider().open(ProviderConfig.of(p));
         a = fabric.devices().get(0);
@@ -126,7 +127,7 @@ public final class Harness implements AutoCloseable {
 
     /** Default connection parameters; tweak with the setters. */
     public static final class Params {
-        public int timeout = 10;
+        public int timeout = 18;
         public int retryCnt = 7;
         public int rnrRetry = 7;
         public int minRnrTimer = 1;
@@ -164,18 +165,32 @@ public final class Harness implements AutoCloseable {
                 .sqPsn(myPsn).maxRdAtomic(p.maxRdAtomic));
     }
 
-    /** Polls {@code cq} until it returns {@code n} completions (bounded wait); returns how many it got. */
+    /**
+     * Polls {@code cq} until {@code n} completions arrived (bounded wait), storing them at indexes 0.. of
+     * {@code wc}; returns how many it got (at most {@code wc.capacity()}).
+     */
     public static int pollAtLeast(CompletionQueue cq, CompletionBatch wc, int n, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         int got = 0;
-        while (got < n && System.nanoTime() < deadline) {
-            int k = cq.poll(wc);
-            got += k;
-            if (k == 0) {
-                Thread.onSpinWait();
+        try (Arena a = Arena.ofConfined()) {
+            CompletionBatch scratch = CompletionBatch.allocate(a, wc.capacity());
+            while (got < n && System.nanoTime() < deadline) {
+                int k = cq.poll(scratch);
+                k = Math.min(k, wc.capacity() - got);
+                MemorySegment.copy(scratch.segment(), 0, wc.segment(), (long) got * VerbsAbi.WC_SIZE,
+                        (long) k * VerbsAbi.WC_SIZE);
+                got += k;
+                if (k == 0) {
+                    Thread.yield();
+                }
             }
         }
         return got;
+    }
+
+    /** Transport state of a QP, for failure messages. */
+    public static String describe(QueuePair qp) {
+        return ((dev.ibex.softroce.verbs.SoftQueuePair) qp).describe();
     }
 
     @Override

@@ -20,14 +20,29 @@ public final class Dispatcher implements Link.Handler {
     private final RocePacket packet = new RocePacket();
     private final LongAdder malformed = new LongAdder();
     private final LongAdder unknownQp = new LongAdder();
+    private static final ThreadLocal<Boolean> RECEIVE_THREAD = ThreadLocal.withInitial(() -> Boolean.FALSE);
+    private Thread lastThread;
 
     public Dispatcher(SoftDevice device, Gsi gsi) {
         this.device = device;
         this.gsi = gsi;
     }
 
+    /**
+     * Whether the calling thread delivers received packets (a link's receive thread): such a thread must not be
+     * kept busy by long transmissions, or nothing is received meanwhile; it hands them to the {@link WorkQueue}.
+     */
+    static boolean onReceiveThread() {
+        return RECEIVE_THREAD.get();
+    }
+
     @Override
     public void onPacket(MemorySegment segment, long offset, int length, int srcIp, int srcPort, int dstIp) {
+        Thread t = Thread.currentThread();
+        if (t != lastThread) {
+            RECEIVE_THREAD.set(Boolean.TRUE);
+            lastThread = t;
+        }
         try {
             packet.parseIpv4(segment, offset, length, srcIp, dstIp, srcPort, device.config().udpPort());
         } catch (MalformedPacketException e) {

@@ -51,6 +51,8 @@ final class Requester {
     boolean waitPsn;
     boolean waitFence;
     boolean needRdAtomic;
+    /** Whether the last {@link #run} stopped because it had sent its budget of packets. */
+    boolean budgetExhausted;
 
     Requester(SoftQueuePair qp, Sender sender) {
         this.qp = qp;
@@ -74,23 +76,30 @@ final class Requester {
     }
 
     /**
-     * Sends what the window allows.
+     * Sends what the window allows, at most {@code budget} packets.
      *
      * @return whether anything was sent or completed locally
      */
-    boolean run() {
+    boolean run(int budget) {
+        budgetExhausted = false;
         int state = qp.stateCode();
         if (state != QpState.RTS.ordinal() && state != QpState.SQD.ordinal()) {
             return false;
         }
         if (needRetry && !waitForRnrTimer) {
+            sender.retries++;
             retry();
             needRetry = false;
         }
         SendQueue sq = qp.sq();
         boolean rc = qp.type() == QpType.RC;
         boolean progress = false;
+        int sent = 0;
         while (wqeIndex != sq.producerIndex()) {
+            if (sent == budget) {
+                budgetExhausted = true;
+                break;
+            }
             SendWqe w = sq.at(wqeIndex);
             if (state == QpState.SQD.ordinal() && w.state != SendWqe.PROCESSING) {
                 break; // draining: finish the message in flight, start no new one
@@ -131,6 +140,7 @@ final class Requester {
                 return true;
             }
             progress = true;
+            sent++;
             boolean end = op.position().isLast();
             // wqe state
             w.state = end ? (rc ? SendWqe.PENDING : SendWqe.DONE) : SendWqe.PROCESSING;

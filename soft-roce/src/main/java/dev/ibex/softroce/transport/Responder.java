@@ -77,8 +77,16 @@ public final class Responder {
     private boolean commEstRaised;
     private boolean lastWqeRaised;
 
-    public Responder(SoftQueuePair qp) {
+    /** READ response packets a receive thread sends before it hands the rest to the work queue. */
+    static final int RECEIVE_THREAD_BUDGET = 32;
+
+    private final WorkQueue work;
+    /** A READ reply that is still being sent (by the work queue), or null; later requests wait behind it. */
+    private ResponderResource pendingRead;
+
+    public Responder(SoftQueuePair qp, WorkQueue work) {
         this.qp = qp;
+        this.work = work;
         this.task = new SerialTask("receive task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
         SoftSharedReceiveQueue srq = qp.softSrq();
         this.srqWqe = srq == null ? null : SoftQueuePair.newScratchRecvWqe(srq.maxSge());
@@ -106,6 +114,7 @@ public final class Responder {
         resourceHead = 0;
         commEstRaised = false;
         lastWqeRaised = false;
+        pendingRead = null;
         inbox.clear();
     }
 
@@ -115,7 +124,11 @@ public final class Responder {
             try {
                 if (isReceiving(qp.stateCode())) {
                     drainInbox();
-                    handle(pkt, srcIp, dstIp);
+                    if (pendingRead == null) {
+                        handle(pkt, srcIp, dstIp);
+                    } else {
+                        inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), srcIp, dstIp); // wait behind it
+                    }
                 }
             } finally {
                 task.leave();
@@ -144,14 +157,22 @@ public final class Responder {
         }
         if (!isReceiving(state)) {
             inbox.clear();
+            pendingRead = null;
             return;
         }
         drainInbox();
     }
 
     private void drainInbox() {
+        if (pendingRead != null) {
+            ResponderResource res = pendingRead;
+            pendingRead = null;
+            if (!readReply(res.curPsn, res)) {
+                return;
+            }
+        }
         long off;
-        while ((off = inbox.peekOffset()) >= 0) {
+        while (pendingRead == null && (off = inbox.peekOffset()) >= 0) {
             try {
                 queued.wrap(inbox.memory(), off, inbox.length());
                 handle(queued, inbox.srcIp(), inbox.dstIp());
@@ -395,23 +416,37 @@ public final class Responder {
         res.rkey = readKey;
         res.started = false;
         markEstablished();
-        readReply(pkt, res);
+        readReply(pkt.psn(), res);
     }
 
-    private void readReply(RocePacket request, ResponderResource res) {
+    /**
+     * Sends the READ response packets of {@code res} from its current position. On a receive thread it sends at
+     * most {@link #RECEIVE_THREAD_BUDGET} and leaves the rest to the work queue.
+     *
+     * @param requestPsn the PSN a NAK names if the memory turns out to be gone
+     * @return whether the reply is complete (or failed)
+     */
+    private boolean readReply(int requestPsn, ResponderResource res) {
+        int budget = Dispatcher.onReceiveThread() ? RECEIVE_THREAD_BUDGET : Integer.MAX_VALUE;
         int mtu = qp.mtuBytes();
         SoftMemoryRegion mr = null;
         if (res.resid > 0) {
             mr = qp.device().memoryRegion(res.rkey);
             if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
                     || mr.check(res.va, res.resid, Access.REMOTE_READ.bit()) != SoftMemoryRegion.OK) {
-                classC(request, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
+                classC(requestPsn, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
                         AsyncEventType.QP_ACCESS_ERR);
-                return;
+                return true;
             }
         }
         Route route = qp.route();
+        int sent = 0;
         do {
+            if (sent == budget) {
+                pendingRead = res;
+                work.defer(task);
+                return false;
+            }
             boolean first = !res.started;
             boolean last = res.resid <= mtu;
             Opcode op = Opcode.rcReadResponse(Opcode.Position.of(first, last));
@@ -425,13 +460,14 @@ public final class Responder {
                     MemorySegment.copy(mr.segment(), mr.offsetOf(res.va), tx, builder.payloadOffset(), payload);
                 } catch (IllegalStateException freed) {
                     builder.payloadLength(0);
-                    classC(request, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
+                    classC(requestPsn, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
                             AsyncEventType.QP_ACCESS_ERR);
-                    return;
+                    return true;
                 }
                 builder.payloadLength(payload);
             }
             transmit(route);
+            sent++;
             res.started = true;
             res.va += payload;
             res.resid -= payload;
@@ -443,6 +479,7 @@ public final class Responder {
         if (Psn.compare(res.curPsn, psn) >= 0) {
             psn = res.curPsn;
         }
+        return true;
     }
 
     private void executeAtomic(RocePacket pkt) {
@@ -537,7 +574,7 @@ public final class Responder {
                 res.vaOrg = iova;
                 res.va = iova;
                 res.resid = len;
-                readReply(pkt, res);
+                readReply(pkt.psn(), res);
             }
             case COMPARE_SWAP, FETCH_ADD -> {
                 ResponderResource res = findResource(pkt.psn(), ResponderResource.ATOMIC);
@@ -568,10 +605,14 @@ public final class Responder {
      * the affiliated event and move the QP to ERR (which flushes the rest).
      */
     private void classC(RocePacket pkt, Aeth.NakCode nak, WcStatus status, AsyncEventType event) {
+        classC(pkt.psn(), nak, status, event);
+    }
+
+    private void classC(int requestPsn, Aeth.NakCode nak, WcStatus status, AsyncEventType event) {
         if (wqe != null) {
             completeReceive(WcOpcode.RECV, 0, 0, 0, 0, status.code(), false);
         }
-        sendAck(Aeth.nak(nak), pkt.psn());
+        sendAck(Aeth.nak(nak), requestPsn);
         qp.raise(event);
         qp.error();
     }
@@ -682,6 +723,13 @@ public final class Responder {
         grh.set(ValueLayout.JAVA_BYTE, at + 1, (byte) (v >>> 16));
         grh.set(ValueLayout.JAVA_BYTE, at + 2, (byte) (v >>> 8));
         grh.set(ValueLayout.JAVA_BYTE, at + 3, (byte) v);
+    }
+
+    /** The receive side's state, for diagnostics. */
+    public String describe() {
+        return "resp{psn=0x" + Integer.toHexString(psn) + " ackPsn=0x" + Integer.toHexString(ackPsn) + " msn=" + msn
+                + " opcode=" + opcode + " sentPsnNak=" + sentPsnNak + " wqe=" + (wqe != null) + " rq="
+                + (qp.rq() == null ? "srq" : qp.rq().size()) + " inboxDropped=" + inbox.dropped() + "}";
     }
 
     // ---- error state ------------------------------------------------------------------------------------

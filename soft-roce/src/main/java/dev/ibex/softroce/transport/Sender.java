@@ -32,20 +32,32 @@ public final class Sender {
     private volatile boolean timeoutFired;
     private volatile boolean rnrFired;
     private long retransmitNanos;
+    // diagnostics (racy counters)
+    long retries;
+    long timeouts;
+    long responsesInline;
+    long responsesQueued;
+    long responsesProcessed;
 
-    public Sender(SoftQueuePair qp, Timers timers, boolean retrySevenIsInfinite) {
+    /** Packets a receive thread may send before it hands the rest to the work queue. */
+    static final int RECEIVE_THREAD_BUDGET = 16;
+
+    private final WorkQueue work;
+
+    public Sender(SoftQueuePair qp, Timers timers, WorkQueue work, boolean retrySevenIsInfinite) {
         this.qp = qp;
+        this.work = work;
         this.retrySevenIsInfinite = retrySevenIsInfinite;
         this.requester = new Requester(qp, this);
         this.completer = new Completer(qp, this);
         this.task = new SerialTask("send task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
         this.retransmitTimer = timers.newTimer(() -> {
             timeoutFired = true;
-            task.schedule();
+            work.defer(task);
         });
         this.rnrTimer = timers.newTimer(() -> {
             rnrFired = true;
-            task.schedule();
+            work.defer(task);
         });
     }
 
@@ -89,16 +101,19 @@ public final class Sender {
     /** A response packet for this QP arrived (receive thread). */
     public void onResponse(RocePacket pkt) {
         if (task.tryEnter()) {
+            responsesInline++;
             try {
                 if (isSending(qp.stateCode())) {
                     drainInbox();
                     retryIfNeeded();
+                    responsesProcessed++;
                     completer.onResponse(pkt);
                 }
             } finally {
                 task.leave();
             }
         } else {
+            responsesQueued++;
             inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), 0, 0);
             task.schedule();
         }
@@ -110,6 +125,7 @@ public final class Sender {
 
     private void retryIfNeeded() {
         if (requester.needRetry && !requester.waitForRnrTimer) {
+            retries++;
             requester.retry();
             requester.needRetry = false;
         }
@@ -121,6 +137,7 @@ public final class Sender {
             try {
                 queued.wrap(inbox.memory(), off, inbox.length());
                 retryIfNeeded();
+                responsesProcessed++;
                 completer.onResponse(queued);
             } catch (MalformedPacketException e) {
                 // it was valid when queued; cannot happen
@@ -148,14 +165,23 @@ public final class Sender {
             requester.needRetry = true;
             requester.waitForRnrTimer = false;
         }
+        int budget = Dispatcher.onReceiveThread() ? RECEIVE_THREAD_BUDGET : Integer.MAX_VALUE;
         for (;;) {
             long beforeConsumer = qp.sq().consumerIndex();
             int beforePsn = completer.psn;
-            boolean progress = requester.run();
+            boolean progress = requester.run(budget);
+            if (requester.budgetExhausted) {
+                // a receive thread must get back to receiving: the rest goes to the work queue
+                drainInbox();
+                completer.onIdle(false);
+                work.defer(task);
+                return;
+            }
             drainInbox();
             boolean timedOut = timeoutFired;
             if (timedOut) {
                 timeoutFired = false;
+                timeouts++;
             }
             completer.onIdle(timedOut);
             if (qp.stateCode() == QpState.ERR.ordinal()) {
@@ -199,6 +225,18 @@ public final class Sender {
     /** The BTH MigReq bit to send (APM is not implemented: always 0, like rxe). */
     boolean migReq() {
         return false;
+    }
+
+    /** The send side's state, for diagnostics. */
+    public String describe() {
+        return "req{psn=0x" + Integer.toHexString(requester.psn) + " wqe=" + requester.wqeIndex + " opcode="
+                + requester.opcode + " rdAtomicFree=" + requester.rdAtomicFree + " needRetry=" + requester.needRetry
+                + " waitRnr=" + requester.waitForRnrTimer + " waitPsn=" + requester.waitPsn + "} comp{psn=0x"
+                + Integer.toHexString(completer.psn) + " retry=" + completer.retryCount + " rnrRetry="
+                + completer.rnrRetryCount + "} sq{prod=" + qp.sq().producerIndex() + " cons=" + qp.sq().consumerIndex()
+                + "} timer{armed=" + retransmitTimer.isArmed() + " rnr=" + rnrTimer.isArmed() + "} inboxDropped="
+                + inbox.dropped() + " retries=" + retries + " timeouts=" + timeouts + " inline=" + responsesInline
+                + " queued=" + responsesQueued + " processed=" + responsesProcessed;
     }
 
     /** Raises SQ_DRAINED once the QP in SQD has every sent message acknowledged. */

@@ -19,6 +19,8 @@ public final class SerialTask {
     private static final Logger LOG = LoggerFactory.getLogger(SerialTask.class);
 
     private final AtomicInteger wip = new AtomicInteger();
+    /** Whether the task sits in a {@code WorkQueue} (so it is queued at most once). */
+    public final java.util.concurrent.atomic.AtomicBoolean queued = new java.util.concurrent.atomic.AtomicBoolean();
     private final Runnable body;
     private final String name;
     private volatile Thread owner;

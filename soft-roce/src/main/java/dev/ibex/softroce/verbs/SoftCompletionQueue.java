@@ -39,7 +39,6 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final SoftCompletionChannel channel;
     private final int capacity;
     private final int mask;
-    private final Arena arena = Arena.ofShared();
     private final MemorySegment ring;
     private final AtomicLongArray sequence;
     private final AtomicLong tail = new AtomicLong();
@@ -60,7 +59,8 @@ public final class SoftCompletionQueue implements CompletionQueue {
         int cap = Integer.highestOneBit(Math.max(1, minEntries - 1)) << 1;
         this.capacity = Math.max(cap, 1);
         this.mask = capacity - 1;
-        this.ring = arena.allocate((long) capacity * WC_SIZE, 8);
+        // automatic: freed by the GC once the CQ is unreachable, so a late producer can never touch freed memory
+        this.ring = Arena.ofAuto().allocate((long) capacity * WC_SIZE, 8);
         this.sequence = new AtomicLongArray(capacity);
         for (int i = 0; i < capacity; i++) {
             sequence.set(i, i);
@@ -264,7 +264,6 @@ public final class SoftCompletionQueue implements CompletionQueue {
             channel.detach(this);
         }
         device.events().purge(this);
-        arena.close();
         device.tracker().closed(this);
     }
 }

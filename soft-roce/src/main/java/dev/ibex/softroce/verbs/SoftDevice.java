@@ -20,6 +20,7 @@ import dev.ibex.softroce.SoftRoceConfig;
 import dev.ibex.softroce.transport.Dispatcher;
 import dev.ibex.softroce.transport.Gsi;
 import dev.ibex.softroce.transport.Timers;
+import dev.ibex.softroce.transport.WorkQueue;
 import dev.ibex.softroce.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -53,6 +54,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final SoftRoceConfig config;
     private final ResourceTracker tracker;
     private final Timers timers;
+    private final WorkQueue workQueue;
     private final int[] addresses;
     private final Gid[] gids;
     private final Link[] links;
@@ -76,11 +78,12 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
      * @param events where async-event listeners are called (off the NIC threads)
      */
     public SoftDevice(String name, List<Inet4Address> addresses, SoftRoceConfig config, ResourceTracker tracker,
-            Timers timers, Link.Factory linkFactory, Executor events) {
+            Timers timers, WorkQueue workQueue, Link.Factory linkFactory, Executor events) {
         this.name = name;
         this.config = config;
         this.tracker = tracker;
         this.timers = timers;
+        this.workQueue = workQueue;
         this.addresses = new int[addresses.size()];
         this.gids = new Gid[addresses.size()];
         for (int i = 0; i < this.addresses.length; i++) {
@@ -247,6 +250,11 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
 
     public Timers timers() {
         return timers;
+    }
+
+    /** Where receive and timer threads hand over long work. */
+    public WorkQueue workQueue() {
+        return workQueue;
     }
 
     ResourceTracker tracker() {

@@ -51,7 +51,6 @@ public final class SoftQueuePair implements QueuePair {
     private final SoftSharedReceiveQueue srq;
     private final QpCap cap;
     private final boolean signalAll;
-    private final Arena arena = Arena.ofShared();
     private final SendQueue sq;
     private final RecvQueue rq;
     private final AtomicInteger state = new AtomicInteger(QpState.RESET.ordinal());
@@ -118,16 +117,16 @@ public final class SoftQueuePair implements QueuePair {
                 c.maxInlineData());
         this.signalAll = attr.signalAll();
         this.context = attr.context();
-        this.sq = new SendQueue(cap.maxSendWr(), cap.maxSendSge(), cap.maxInlineData(), arena);
+        this.sq = new SendQueue(cap.maxSendWr(), cap.maxSendSge(), cap.maxInlineData(), Arena.ofAuto());
         this.rq = srq == null ? new RecvQueue(cap.maxRecvWr(), cap.maxRecvSge()) : null;
         int n = device.registerQueuePair(this);
         if (n < 0) {
-            arena.close();
             throw new RdmaException("ibv_create_qp", Errno.ENOMEM, "the device's QP table is full");
         }
         this.qpn = n;
-        this.sender = new Sender(this, device.timers(), device.config().retryCountSevenIsInfinite());
-        this.responder = new Responder(this);
+        this.sender = new Sender(this, device.timers(), device.workQueue(),
+                device.config().retryCountSevenIsInfinite());
+        this.responder = new Responder(this, device.workQueue());
         sendCq.attach(this);
         recvCq.attach(this);
         if (srq != null) {
@@ -763,8 +762,12 @@ public final class SoftQueuePair implements QueuePair {
         }
         pd.removeChild();
         device.events().purge(this);
-        arena.close();
         device.tracker().closed(this);
+    }
+
+    /** Transport state for diagnostics (racy snapshot). */
+    public String describe() {
+        return this + " " + sender.describe() + " " + responder.describe();
     }
 
     @Override

@@ -87,7 +87,6 @@ final class Requester {
             return false;
         }
         if (needRetry && !waitForRnrTimer) {
-            sender.retries++;
             retry();
             needRetry = false;
         }
@@ -267,6 +266,7 @@ final class Requester {
      * SEND/WRITE skips the packets already acknowledged; a partly answered READ asks for the rest only.
      */
     void retry() {
+        sender.retries++;
         SendQueue sq = qp.sq();
         int compPsn = sender.completer.psn;
         int mtu = qp.mtuBytes();

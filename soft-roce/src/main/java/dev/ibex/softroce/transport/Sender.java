@@ -125,7 +125,6 @@ public final class Sender {
 
     private void retryIfNeeded() {
         if (requester.needRetry && !requester.waitForRnrTimer) {
-            retries++;
             requester.retry();
             requester.needRetry = false;
         }
@@ -225,6 +224,11 @@ public final class Sender {
     /** The BTH MigReq bit to send (APM is not implemented: always 0, like rxe). */
     boolean migReq() {
         return false;
+    }
+
+    /** How many times the requester went back to the oldest unacknowledged PSN (timeouts, NAKs, RNR). */
+    public long retries() {
+        return retries;
     }
 
     /** The send side's state, for diagnostics. */

@@ -765,6 +765,11 @@ public final class SoftQueuePair implements QueuePair {
         device.tracker().closed(this);
     }
 
+    /** How many go-back-N retries the send side made (diagnostics and tests). */
+    public long retries() {
+        return sender.retries();
+    }
+
     /** Transport state for diagnostics (racy snapshot). */
     public String describe() {
         return this + " " + sender.describe() + " " + responder.describe();

@@ -194,6 +194,26 @@ public final class BufferPool implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Takes back every buffer still lent to the hardware. Only for whoever has just destroyed every QP and SRQ that
+     * could hold them (then nothing can touch them any more). Owner thread.
+     *
+     * @return how many came back
+     */
+    public int reclaimLent() {
+        checkOwner();
+        int n = 0;
+        for (int i = 0; i < count; i++) {
+            Buffer b = buffers[i];
+            if (b.lent()) {
+                b.reclaim();
+                b.release();
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Takes back buffers released on other threads. Owner thread only. */
     public void drainReturns() {
         signalPending.set(false);

@@ -89,6 +89,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private Throwable fatal;
     private Throwable failure;
     private boolean lastWqe;
+    private boolean closedNotified;
     private ArrayDeque<Buffer> early;
     private final AlternatePaths paths = new AlternatePaths(this);
 
@@ -406,8 +407,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /** A provider call inside an action failed. */
     private void onActionFailed(Action action, RuntimeException ex) {
         ConnectionState s = state;
-        if (s == CLOSED) {
-            LOG.warn("{}: {} failed during teardown: {}", this, action, ex.toString());
+        if (s == CLOSED) { // e.g. rdma_reject refused: finish releasing anyway
+            LOG.warn("{}: {} failed: {}", this, action, ex.toString());
+            release();
+            notifyClosed();
             return;
         }
         if (s == ESTABLISHED || s == DISCONNECTING) {
@@ -982,7 +985,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     private void notifyClosed() {
-        safely(() -> handler.onClosed(this));
+        if (!closedNotified) {
+            closedNotified = true;
+            safely(() -> handler.onClosed(this));
+        }
     }
 
     private void safely(Runnable r) {

@@ -44,6 +44,7 @@ public final class EventLoop implements Executor {
     private static final int RUNNING = 0;
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
+    private static final int MAX_TASKS_PER_TURN = 1024;
 
     /** A pollable source's reader (the poller's attachment). */
     @FunctionalInterface
@@ -67,6 +68,7 @@ public final class EventLoop implements Executor {
     private final EventChannel cmChannel;
     private final LoopThread thread;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
     private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
     private final List<AsyncEventSource> asyncSources = new ArrayList<>();
@@ -146,6 +148,7 @@ public final class EventLoop implements Executor {
         if (phase == TERMINATED) {
             throw new RejectedExecutionException("event loop " + thread.getName() + " has terminated");
         }
+        queued.incrementAndGet();
         tasks.add(task);
         if (sleeping && !inEventLoop()) {
             poller.wakeup();
@@ -304,13 +307,14 @@ public final class EventLoop implements Executor {
     }
 
     private void runTasks() {
-        // only the tasks present now: tasks that submit tasks must not starve I/O
-        int n = tasks.size();
+        // only the tasks queued when the turn began: tasks that keep submitting tasks must not starve I/O
+        int n = Math.min(queued.get(), MAX_TASKS_PER_TURN);
         for (int i = 0; i < n; i++) {
             Runnable r = tasks.poll();
             if (r == null) {
                 break;
             }
+            queued.decrementAndGet();
             guarded(r);
         }
     }

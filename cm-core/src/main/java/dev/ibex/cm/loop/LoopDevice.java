@@ -275,6 +275,8 @@ public final class LoopDevice implements BufferOwner, Flushable {
             quietly("destroying the completion channel", channel::close);
         }
         if (pool != null) {
+            // QPs and the SRQ are gone: what was posted to them can come back before the memory is deregistered
+            quietly("reclaiming posted buffers", pool::reclaimLent);
             quietly("closing the buffer pool", pool::close);
         }
         if (pd != null) {

@@ -257,10 +257,13 @@ class ConnectionLoopbackTest {
         server.hold = true;
         int depth = 8;
         int total = window + depth; // 4 land in the posted receives, 8 wait for receives and fill the send queue
-        for (int i = 0; i < total; i++) {
+        for (int i = 0; i < window; i++) {
             send(c, "m" + i, i);
         }
-        await().until(() -> server.messages.size() == window);
+        await().until(() -> server.messages.size() == window && client.completed.size() == window);
+        for (int i = window; i < total; i++) {
+            send(c, "m" + i, i);
+        }
         FakeQp clientQp = (FakeQp) c.qp();
         await().until(() -> clientQp.blockedSends() == depth);
         assertThat(on(s.loop(), s::postedReceives)).isZero();

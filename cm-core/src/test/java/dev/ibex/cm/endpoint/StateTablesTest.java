@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class StateTablesTest {
 
     static Stream<StateTable<?, ?>> tables() {
-        return Stream.of(ConnectionTable.TABLE, ListenerTable.TABLE, RouteLookup.TABLE);
+        return Stream.of(ConnectionTable.TABLE, ListenerTable.TABLE, RouteLookup.TABLE, DatagramTable.TABLE,
+                MembershipTable.TABLE, ResolutionTable.TABLE);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -68,6 +69,18 @@ class StateTablesTest {
                 if (ConnectionTable.TABLE.at(s, i).next() != ConnectionState.CLOSED) {
                     hanging.add(s + " × " + i);
                 }
+            }
+        }
+        for (ResolutionTable.State s : ResolutionTable.WAITING) {
+            for (Input i : ends) {
+                if (ResolutionTable.TABLE.at(s, i).next() != ResolutionTable.State.CLOSED) {
+                    hanging.add("resolution " + s + " × " + i);
+                }
+            }
+        }
+        for (Input i : EnumSet.of(Input.MULTICAST_ERROR, Input.DEVICE_REMOVAL, Input.TIMEOUT, Input.CLOSE)) {
+            if (MembershipTable.TABLE.at(MembershipState.JOINING, i).next() != MembershipState.LEFT) {
+                hanging.add("membership JOINING × " + i);
             }
         }
         for (RouteLookup.State s : EnumSet.of(RouteLookup.State.ADDR_RESOLVING, RouteLookup.State.ROUTE_RESOLVING)) {

@@ -109,6 +109,15 @@ public final class FakeCmId implements CmId {
         return child;
     }
 
+    void requested(FakeDevice d) {
+        synchronized (fabric.lock) {
+            device = d;
+            local = new InetSocketAddress(d.ip(), fabric.nextPort++);
+            peerAddress = new InetSocketAddress(fabric.device(fabric.devices().size() - 1).ip(), 5000);
+            phase = Phase.REQUESTED;
+        }
+    }
+
     /** What was called on this id, in order ("connect", "accept", "disconnect" …). */
     public List<String> calls() {
         return List.copyOf(calls);

@@ -36,6 +36,14 @@ public final class FakeEventChannel extends FakeSource implements EventChannel, 
         return new FakeCmId(fabric, this, portSpace, context);
     }
 
+    /** A new id in the state of a received connection request (scripted passive tests). */
+    public FakeCmId requestId(PortSpace portSpace) {
+        check();
+        FakeCmId id = new FakeCmId(fabric, this, portSpace, null);
+        id.requested(fabric.device(0));
+        return id;
+    }
+
     @Override
     public CmEvent poll() {
         check();

@@ -1,0 +1,653 @@
+package dev.ibex.cm.endpoint;
+
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferOwner;
+import dev.ibex.cm.endpoint.DatagramTable.Action;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopDevice;
+import dev.ibex.cm.loop.LoopEndpoint;
+import dev.ibex.cm.loop.WrId;
+import dev.ibex.cm.spi.AhAttr;
+import dev.ibex.cm.spi.AsyncEvent;
+import dev.ibex.cm.spi.AsyncEventType;
+import dev.ibex.cm.spi.CmEvent;
+import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.CompletionBatch;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.PortSpace;
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.UdParam;
+import dev.ibex.cm.spi.VerbsAbi;
+import dev.ibex.cm.spi.WcStatus;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An unreliable datagram endpoint ({@code RDMA_PS_UDP} id with a UD QP), bound to an address of an RDMA device.
+ * Sends go to {@link UdPeer}s: remote UD services found with {@link #resolve} (SIDR), reply addresses made with
+ * {@link #peerOf} from received datagrams, or multicast groups {@link #join joined}. Received datagrams carry the
+ * 40-byte GRH in front of the payload. With {@link DatagramOptions#listen()} the endpoint answers SIDR requests.
+ * Driven by {@link DatagramTable}; every callback runs on {@link #loop()}; the data path is loop-confined and
+ * allocation-free like {@link Connection}'s.
+ */
+public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owner {
+    private static final Logger LOG = LoggerFactory.getLogger(Datagram.class);
+    private static final DatagramHandler NO_HANDLER = new DatagramHandler() {};
+
+    private final EventLoop loop;
+    private final InetSocketAddress address;
+    private final DatagramOptions options;
+    private final DatagramHandler handler;
+    private volatile DatagramState state = DatagramState.IDLE;
+    private volatile InetSocketAddress localAddress;
+    private CmId id;
+    private int handle = -1;
+    private LoopDevice device;
+    private QueuePair qp;
+    private CompletionQueue cq;
+    private int cqReserved;
+    private SendQueue sq;
+    private ReceiveQueue rq;
+    private int mtu;
+    private boolean listening;
+    private Throwable fatal;
+    private final List<UdPeer> peers = new ArrayList<>();
+    private final List<Membership> memberships = new ArrayList<>();
+    private final List<Resolution> exchanges = new ArrayList<>();
+
+    private Datagram(EventLoop loop, InetSocketAddress address, DatagramOptions options, DatagramHandler handler) {
+        this.loop = loop;
+        this.address = address;
+        this.options = options;
+        this.handler = handler == null ? NO_HANDLER : handler;
+    }
+
+    /** Binds on the group's next loop with default options. */
+    public static Datagram bind(EventLoopGroup group, InetSocketAddress address, DatagramHandler handler) {
+        return bind(group.next(), address, DatagramOptions.DEFAULT, handler);
+    }
+
+    /**
+     * Starts binding to {@code address} (an address of an RDMA device; port 0 picks one) and returns at once;
+     * {@link DatagramHandler#onBound} or {@link DatagramHandler#onError} follows.
+     *
+     * @throws IllegalArgumentException for the wildcard address (a UD QP needs its device)
+     */
+    public static Datagram bind(EventLoop loop, InetSocketAddress address, DatagramOptions options,
+            DatagramHandler handler) {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        if (address.getAddress() == null || address.getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("bind a datagram endpoint to an address of an RDMA device, not "
+                    + address + ": its UD QP lives on that device");
+        }
+        Datagram d = new Datagram(loop, address, options, handler);
+        loop.run(() -> {
+            if (d.prepare()) {
+                d.input(Input.START, null);
+            }
+        });
+        return d;
+    }
+
+    /** A datagram endpoint in IDLE with its id (loop thread; tests walk from here). */
+    static Datagram idle(EventLoop loop, InetSocketAddress address, DatagramOptions options, DatagramHandler h) {
+        Datagram d = new Datagram(loop, address, options, h);
+        d.prepare();
+        return d;
+    }
+
+    private boolean prepare() {
+        try {
+            handle = loop.register(this);
+            id = loop.cmChannel().createId(PortSpace.UDP, this);
+            return true;
+        } catch (RuntimeException e) {
+            state = DatagramState.CLOSED;
+            release();
+            safely(() -> handler.onError(this, e));
+            safely(() -> handler.onClosed(this));
+            return false;
+        }
+    }
+
+    // ---- queries ----
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    public DatagramState state() {
+        return state;
+    }
+
+    public DatagramOptions options() {
+        return options;
+    }
+
+    /** The bound address (port assigned), once bound. */
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    /** The QP number peers send to. */
+    public int qpNum() {
+        QueuePair q = qp;
+        return q == null ? 0 : q.qpNum();
+    }
+
+    /** The largest payload one datagram can carry (the port's active MTU). */
+    public int maxPayload() {
+        return mtu;
+    }
+
+    @Override
+    public DeviceContext device() {
+        LoopDevice d = device;
+        return d == null ? null : d.context();
+    }
+
+    public CmId cmId() {
+        return id;
+    }
+
+    public QueuePair qp() {
+        return qp;
+    }
+
+    LoopDevice loopDevice() {
+        return device;
+    }
+
+    /** Receives posted now (loop thread). */
+    public int postedReceives() {
+        return rq == null ? 0 : rq.posted();
+    }
+
+    public boolean isWritable() {
+        return sq != null && state == DatagramState.BOUND && sq.isWritable();
+    }
+
+    public int writableSlots() {
+        return sq == null || state != DatagramState.BOUND ? 0 : sq.writableSlots();
+    }
+
+    // ---- commands ----
+
+    /** Closes (any thread): leaves every group, destroys QP, address handles and id. Idempotent. */
+    @Override
+    public void close() {
+        try {
+            loop.run(() -> input(Input.CLOSE, null));
+        } catch (RejectedExecutionException terminated) {
+            // gone with its loop
+        }
+    }
+
+    @Override
+    public void abort() {
+        if (state != DatagramState.CLOSED) {
+            state = DatagramState.CLOSED;
+            release();
+            safely(() -> handler.onClosed(this));
+        }
+    }
+
+    /**
+     * Looks up the UD service at {@code remote} (SIDR) with up to {@value CmId#MAX_CONNECT_PRIVATE_DATA_UDP} bytes
+     * of private data; {@link DatagramHandler#onResolved} or {@link DatagramHandler#onResolveFailed} follows. Any
+     * thread.
+     */
+    public void resolve(InetSocketAddress remote, byte[] privateData) {
+        Objects.requireNonNull(remote, "remote");
+        byte[] data = privateData == null ? new byte[0] : privateData.clone();
+        if (data.length > CmId.MAX_CONNECT_PRIVATE_DATA_UDP) {
+            throw new IllegalArgumentException("a UD service lookup carries at most "
+                    + CmId.MAX_CONNECT_PRIVATE_DATA_UDP + " bytes of private data, got " + data.length);
+        }
+        loop.run(() -> {
+            if (state != DatagramState.BOUND) {
+                safely(() -> handler.onResolveFailed(this, remote, new IllegalStateException(
+                        "the datagram endpoint is " + state + ", not BOUND")));
+                return;
+            }
+            Resolution r;
+            try {
+                r = Resolution.active(this, remote, data);
+            } catch (RuntimeException e) {
+                safely(() -> handler.onResolveFailed(this, remote, e));
+                return;
+            }
+            exchanges.add(r);
+            r.input(Input.START, null);
+        });
+    }
+
+    /**
+     * Joins the multicast group {@code group} ({@code sendOnly}: send without receiving, no IGMP join). The
+     * outcome arrives as {@link DatagramHandler#onJoined} or {@link DatagramHandler#onMembershipError}. Any thread.
+     */
+    public Membership join(InetSocketAddress group, boolean sendOnly) {
+        Objects.requireNonNull(group, "group");
+        if (!group.getAddress().isMulticastAddress()) {
+            throw new IllegalArgumentException(group.getAddress() + " is not a multicast address");
+        }
+        Membership m = new Membership(this, group, sendOnly);
+        loop.run(() -> {
+            if (state != DatagramState.BOUND) {
+                safely(() -> handler.onMembershipError(this, m, new IllegalStateException(
+                        "the datagram endpoint is " + state + ", not BOUND")));
+                return;
+            }
+            memberships.add(m);
+            m.input(Input.START, null);
+        });
+        return m;
+    }
+
+    /** The memberships not yet left (loop thread). */
+    public List<Membership> memberships() {
+        return List.copyOf(memberships);
+    }
+
+    /**
+     * A reply address for the sender of {@code message} (from its GRH and source QP), using the default Q_Key.
+     * Loop thread; creates an address handle (close it, or let the endpoint's close do it).
+     */
+    public UdPeer peerOf(Buffer message) {
+        checkLoop();
+        checkBound();
+        Gid source = message.sourceGid();
+        if (source == null) {
+            throw new IllegalArgumentException("the datagram carries no valid GRH: no reply address");
+        }
+        int port = id.portNum();
+        int sgid = Math.max(0, device.context().gidIndexOf(port, Gid.of(localAddress.getAddress())));
+        UdPeer p = new UdPeer(this, device.pd().createAddressHandle(AhAttr.roce(source, sgid, port)),
+                message.sourceQp(), UdParam.RDMA_UDP_QKEY, null, null);
+        peers.add(p);
+        return p;
+    }
+
+    // ---- data path ----
+
+    /** A buffer of this endpoint's pool (loop thread). */
+    public Buffer allocate() {
+        checkLoop();
+        checkBound();
+        return device.pool().acquire();
+    }
+
+    /**
+     * Sends {@code buffer[offset, offset+length)} as one datagram to {@code peer}; consumes the buffer.
+     *
+     * @throws IllegalArgumentException when the payload exceeds the path MTU or the peer belongs elsewhere
+     * @throws IllegalStateException when not bound, off the loop, or the send queue is full
+     */
+    public void send(UdPeer peer, Buffer buffer, int offset, int length, long attachment) {
+        checkSend(peer, buffer, offset, length);
+        int i = sq.begin(Operation.SEND, buffer, attachment);
+        sq.batch().ud(i, peer.ah(), peer.qpNum(), peer.qkey());
+        sq.commit(i, Operation.SEND, buffer, offset, length);
+    }
+
+    /** Sends with immediate data (e.g. the sender's QP number, the mc example's convention). */
+    public void sendWithImm(UdPeer peer, Buffer buffer, int offset, int length, int immData, long attachment) {
+        checkSend(peer, buffer, offset, length);
+        int i = sq.begin(Operation.SEND_WITH_IMM, buffer, attachment);
+        sq.batch().ud(i, peer.ah(), peer.qpNum(), peer.qkey()).immData(i, immData);
+        sq.commit(i, Operation.SEND_WITH_IMM, buffer, offset, length);
+    }
+
+    private void checkSend(UdPeer peer, Buffer b, int offset, int length) {
+        checkLoop();
+        checkBound();
+        if (peer.datagram() != this || peer.isClosed()) {
+            throw new IllegalArgumentException("the peer belongs to another datagram endpoint or is closed");
+        }
+        if (b.pool() != device.pool()) {
+            throw new IllegalArgumentException("the buffer belongs to " + b.pool() + ", not to this endpoint's "
+                    + device.pool());
+        }
+        if (offset < 0 || length < 0 || offset + length > b.capacity()) {
+            throw new IllegalArgumentException("range [" + offset + ", " + (offset + length) + ") lies outside the "
+                    + b.capacity() + "-byte buffer");
+        }
+        if (length > mtu) {
+            throw new IllegalArgumentException("a datagram carries at most the path MTU of " + mtu + " bytes, got "
+                    + length);
+        }
+    }
+
+    private void checkLoop() {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException("use the datagram endpoint on its event loop (" + loop + ")");
+        }
+    }
+
+    private void checkBound() {
+        if (state != DatagramState.BOUND) {
+            throw new IllegalStateException("the datagram endpoint is " + state + ", not BOUND");
+        }
+    }
+
+    // ---- the state machine ----
+
+    void input(Input in, CmEvent e) {
+        DatagramState from = state;
+        StateTable.Transition<DatagramState, Action> t = DatagramTable.TABLE.at(from, in);
+        if (t.action() == Action.REFUSE) {
+            throw new IllegalStateException("cannot " + in.name().toLowerCase() + " a datagram endpoint that is "
+                    + from);
+        }
+        if (t.action() == Action.NONE) {
+            return;
+        }
+        state = t.next();
+        try {
+            switch (t.action()) {
+                case BIND -> bindNow();
+                case NEW_REQUEST -> request(e);
+                case REJECT_REQUEST -> EventLoop.rejectStray(e.id());
+                case MEMBERSHIP -> {
+                    if (e.context() instanceof Membership m && memberships.contains(m)) {
+                        m.input(Input.of(e.type()), e);
+                    }
+                }
+                case FAIL -> {
+                    release();
+                    Throwable err = in == Input.FATAL && fatal != null ? fatal : Failures.of(in, e, address, true, null);
+                    safely(() -> handler.onError(this, err));
+                    safely(() -> handler.onClosed(this));
+                }
+                case CLOSE -> {
+                    release();
+                    safely(() -> handler.onClosed(this));
+                }
+                case NONE, REFUSE -> throw new AssertionError();
+            }
+        } catch (RuntimeException ex) {
+            if (state != DatagramState.CLOSED) {
+                state = DatagramState.CLOSED;
+                release();
+                safely(() -> handler.onError(this, ex));
+                safely(() -> handler.onClosed(this));
+            } else {
+                LOG.warn("{}: {}", this, ex.toString());
+            }
+        }
+    }
+
+    private void bindNow() {
+        id.bind(address);
+        localAddress = id.localAddress();
+        device = loop.device(id.device());
+        mtu = device.context().queryPort(id.portNum()).activeMtu().bytes();
+        int depth = options.sendQueueDepth();
+        int window = options.receiveWindow();
+        if (device.pool().bufferSize() < VerbsAbi.GRH_SIZE + mtu) {
+            LOG.warn("{}: buffers of {} bytes cannot take a full {}-byte datagram plus its 40-byte GRH", this,
+                    device.pool().bufferSize(), mtu);
+        }
+        cqReserved = depth + window;
+        cq = device.reserveCq(cqReserved);
+        qp = id.createQp(device.pd(), new QpInitAttr(cq, cq, null, new QpCap(depth, window, 1, 1,
+                options.maxInline()), QpType.UD, false, this));
+        qp.context(this);
+        sq = new SendQueue(loop, qp, handle, options.signalInterval(), this);
+        rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, VerbsAbi.GRH_SIZE);
+        rq.flush();
+        if (options.listen()) {
+            id.listen(options.backlog());
+            listening = true;
+        }
+        safely(() -> handler.onBound(this));
+    }
+
+    private void request(CmEvent e) {
+        if (!listening) {
+            EventLoop.rejectStray(e.id());
+            return;
+        }
+        Resolution r;
+        try {
+            r = Resolution.requested(this, e, options.requestTimeout());
+        } catch (RuntimeException ex) {
+            LOG.warn("{}: cannot take a SIDR request: {}", this, ex.toString());
+            EventLoop.rejectStray(e.id());
+            return;
+        }
+        exchanges.add(r);
+        DatagramRequest req = new DatagramRequest(r);
+        try {
+            handler.onRequest(this, req);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+            req.reject(null);
+        }
+    }
+
+    /** Releases in verbs order: exchanges, memberships (left before the id goes), QP, work, AHs, CQ, id. */
+    private void release() {
+        for (Resolution r : new ArrayList<>(exchanges)) {
+            r.abort();
+        }
+        for (Membership m : new ArrayList<>(memberships)) {
+            m.input(Input.CLOSE, null);
+        }
+        if (qp != null) {
+            quietly("destroying the QP", id::destroyQp);
+            qp = null;
+        }
+        if (sq != null) {
+            sq.failAll();
+        }
+        if (rq != null) {
+            rq.reclaimAll();
+        }
+        for (UdPeer p : peers) {
+            quietly("destroying an address handle", p::destroy);
+        }
+        peers.clear();
+        if (cq != null) {
+            device.unreserveCq(cq, cqReserved);
+            cq = null;
+        }
+        if (id != null) {
+            quietly("destroying the CM id", id::close);
+        }
+        if (handle >= 0) {
+            loop.unregister(handle, this);
+            handle = -1;
+        }
+    }
+
+    // ---- from exchanges and memberships ----
+
+    void resolved(Resolution r, UdParam ud) {
+        exchanges.remove(r);
+        if (state != DatagramState.BOUND) {
+            return;
+        }
+        UdPeer p;
+        try {
+            p = new UdPeer(this, device.pd().createAddressHandle(ud.ahAttr()), ud.qpNum(), ud.qkey(), r.remote(),
+                    ud.privateData());
+        } catch (RuntimeException e) {
+            safely(() -> handler.onResolveFailed(this, r.remote(), e));
+            return;
+        }
+        peers.add(p);
+        safely(() -> handler.onResolved(this, p));
+    }
+
+    void resolveFailed(Resolution r, Throwable error) {
+        exchanges.remove(r);
+        if (state == DatagramState.BOUND) {
+            safely(() -> handler.onResolveFailed(this, r.remote(), error));
+        }
+    }
+
+    void ended(Resolution r) {
+        exchanges.remove(r);
+    }
+
+    void forget(UdPeer p) {
+        peers.remove(p);
+        p.destroy();
+    }
+
+    void joined(Membership m) {
+        safely(() -> handler.onJoined(this, m));
+    }
+
+    void membershipFailed(Membership m, Throwable error) {
+        memberships.remove(m);
+        safely(() -> handler.onMembershipError(this, m, error));
+    }
+
+    void left(Membership m) {
+        memberships.remove(m);
+        safely(() -> handler.onLeft(this, m));
+    }
+
+    // ---- loop dispatch ----
+
+    @Override
+    public void onCmEvent(CmEvent event) {
+        input(Input.of(event.type()), event);
+    }
+
+    @Override
+    public void onCompletion(CompletionBatch wc, int i, int kind, int slot) {
+        if (kind != WrId.RECV) {
+            if (sq != null) {
+                sq.complete(slot, kind, wc.status(i), wc.vendorErr(i));
+            }
+            return;
+        }
+        if (rq == null || rq.completed(slot) == null) {
+            return;
+        }
+        Buffer b = device.pool().buffer(slot);
+        if (!wc.isSuccess(i) || state != DatagramState.BOUND) {
+            b.reclaim();
+            b.release();
+            rq.recycled();
+            if (!wc.isSuccess(i) && wc.status(i) != WcStatus.WR_FLUSH_ERR) {
+                LOG.debug("{}: a receive completed with {}", this, wc.status(i));
+            }
+            return;
+        }
+        int len = Math.max(0, wc.byteLen(i) - VerbsAbi.GRH_SIZE);
+        b.deliver(VerbsAbi.GRH_SIZE, len, wc.flags(i), wc.immData(i), wc.srcQp(i), this);
+        rq.handedOut();
+        try {
+            handler.onMessage(this, b);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    @Override
+    public void released(Buffer buffer) {
+        if (rq != null) {
+            rq.released();
+        }
+    }
+
+    @Override
+    public void onAsyncEvent(AsyncEvent e) {
+        AsyncEventType t = e.type();
+        boolean mine = switch (t.element()) {
+            case QP -> e.qp() != null && e.qp() == qp;
+            case CQ -> e.cq() != null && e.cq() == cq;
+            case SRQ -> false;
+            case PORT, DEVICE -> true;
+        };
+        if (!mine || state != DatagramState.BOUND) {
+            return;
+        }
+        switch (t) {
+            case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, CQ_ERR, DEVICE_FATAL -> {
+                fatal = new RdmaException("ibv_get_async_event", 0, t + ": the datagram endpoint cannot continue");
+                input(Input.FATAL, null);
+            }
+            case SM_CHANGE, CLIENT_REREGISTER -> {
+                LOG.info("{}: {}: multicast subscriptions may need to be joined again", this, t);
+                safely(() -> handler.onDeviceEvent(this, e));
+            }
+            default -> safely(() -> handler.onDeviceEvent(this, e));
+        }
+    }
+
+    // ---- SendQueue.Owner ----
+
+    @Override
+    public void completed(Operation op, long attachment) {
+        try {
+            handler.onComplete(this, attachment);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    @Override
+    public void failed(Operation op, long attachment, RdmaException error) {
+        try {
+            handler.onFailed(this, attachment, error);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    @Override
+    public void writabilityChanged(boolean writable) {
+        if (state == DatagramState.BOUND) {
+            safely(() -> handler.onWritabilityChanged(this, writable));
+        }
+    }
+
+    @Override
+    public void postFailed(RdmaException error) {
+        if (state == DatagramState.BOUND) {
+            fatal = error;
+            input(Input.FATAL, null);
+        }
+    }
+
+    private void safely(Runnable r) {
+        try {
+            r.run();
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    private void quietly(String what, Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: {} failed: {}", this, what, e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Datagram[" + (localAddress != null ? localAddress : address) + " " + state + "]";
+    }
+}

@@ -1,0 +1,69 @@
+package dev.ibex.cm.endpoint;
+
+import dev.ibex.cm.spi.AddressHandle;
+import java.net.InetSocketAddress;
+
+/**
+ * Where a {@link Datagram} sends: an address handle with the remote QP number and Q_Key (a resolved UD service, a
+ * reply address from a received datagram, or a multicast group). Lives until closed or until its datagram closes.
+ */
+public final class UdPeer {
+    private final Datagram datagram;
+    private final AddressHandle ah;
+    private final int qpNum;
+    private final int qkey;
+    private final InetSocketAddress remote;
+    private final byte[] privateData;
+    private volatile boolean closed;
+
+    UdPeer(Datagram datagram, AddressHandle ah, int qpNum, int qkey, InetSocketAddress remote, byte[] privateData) {
+        this.datagram = datagram;
+        this.ah = ah;
+        this.qpNum = qpNum;
+        this.qkey = qkey;
+        this.remote = remote;
+        this.privateData = privateData == null ? new byte[0] : privateData;
+    }
+
+    public int qpNum() {
+        return qpNum;
+    }
+
+    public int qkey() {
+        return qkey;
+    }
+
+    /** The address it was resolved from (or the group), {@code null} for reply addresses. */
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    /** What the remote service sent with its SIDR answer; a copy. */
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    public Datagram datagram() {
+        return datagram;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    AddressHandle ah() {
+        return ah;
+    }
+
+    /** Destroys the address handle (sends already posted to it must have completed). Any thread. */
+    public void close() {
+        datagram.loop().run(() -> datagram.forget(this));
+    }
+
+    void destroy() {
+        if (!closed) {
+            closed = true;
+            ah.close();
+        }
+    }
+}

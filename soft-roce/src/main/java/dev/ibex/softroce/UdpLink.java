@@ -134,6 +134,8 @@ final class UdpLink implements Link {
             return;
         }
         int pos = datagram.position();
+        // ofBuffer covers [position, limit): take the view before send() moves the position to the limit
+        MemorySegment sent = pcap != null ? MemorySegment.ofBuffer(datagram) : null;
         try {
             channel.send(datagram, destination);
         } catch (ClosedChannelException e) {
@@ -143,8 +145,7 @@ final class UdpLink implements Link {
             return;
         }
         if (pcap != null) {
-            pcap.writeIpv4(address, port, dstIp, destination.getPort(), MemorySegment.ofBuffer(datagram), pos,
-                    datagram.position() - pos);
+            pcap.writeIpv4(address, port, dstIp, destination.getPort(), sent, 0, datagram.position() - pos);
         }
     }
 

@@ -25,9 +25,9 @@ public record CmTimings(int cmResponseTimeout, int maxCmRetries, int packetLifeT
 
     /**
      * For tests: REQ retried every 48 ms, UNREACHABLE after 192 ms (4 tries), REP/DREQ/SIDR_REQ every 16 ms,
-     * timewait and QP ACK timeout 32 ms (ACK timeout 13), MRA service timeout 64 ms.
+     * timewait and QP ACK timeout 32 ms (ACK timeout 13), MRA service timeout 512 ms (a slow accept survives).
      */
-    public static final CmTimings FAST = new CmTimings(12, 3, 12, 14, 10);
+    public static final CmTimings FAST = new CmTimings(12, 3, 12, 17, 10);
 
     /** Provider-config keys (ProviderConfig or system properties). */
     public static final String PREFIX = "ibex.softroce.cm.";

@@ -109,21 +109,31 @@ class RdmaCmLifecycleTest {
 
     @Test
     void aFullBacklogDropsRequestsSilentlyUntilTheApplicationTakesOne() {
-        listen(7602, 1);
-        CmId c1 = routed(cch, 7602);
-        c1.createQp(client.pd(0), client.qpAttr(0, QpType.RC));
-        EventChannel ch2 = client.cm.createEventChannel();
-        CmId c2 = routed(ch2, 7602);
-        c2.createQp(client.pd(0), client.qpAttr(0, QpType.RC));
-        c1.connect(ConnParam.DEFAULT);
-        Awaitility.await().atMost(CmWorld.WAIT).until(() -> ((SoftEventChannel) sch).pending() == 1);
-        c2.connect(ConnParam.DEFAULT);
-        Awaitility.await().atMost(CmWorld.WAIT).until(() -> w.net.sent(CmAttribute.REQ).size() >= 3); // retried
-        assertThat(w.net.sent(CmAttribute.REJ)).isEmpty();
-        assertThat(((SoftEventChannel) sch).pending()).isEqualTo(1);
-        CmEvent first = expect(sch, CmEventType.CONNECT_REQUEST); // taking it frees the backlog slot
-        CmEvent second = expect(sch, CmEventType.CONNECT_REQUEST);
-        assertThat(second.id()).isNotSameAs(first.id());
+        // 15 retries (≈ 770 ms of REQ tries) so that the dropped request outlives the test thread's pace
+        try (CmWorld slow = new CmWorld(new CmTimings(12, 15, 12, 14, 10))) {
+            CmTestHost srv = slow.host("127.0.0.2");
+            CmTestHost cli = slow.host("127.0.0.3");
+            EventChannel sc = srv.cm.createEventChannel();
+            CmId l = sc.createId(PortSpace.TCP, null);
+            l.bind(at("127.0.0.2", 7602));
+            l.listen(1);
+            EventChannel ch1 = cli.cm.createEventChannel();
+            EventChannel ch2 = cli.cm.createEventChannel();
+            CmId c1 = routed(ch1, 7602);
+            CmId c2 = routed(ch2, 7602);
+            c1.createQp(cli.pd(0), cli.qpAttr(0, QpType.RC));
+            c2.createQp(cli.pd(0), cli.qpAttr(0, QpType.RC));
+            c1.connect(ConnParam.DEFAULT);
+            Awaitility.await().atMost(CmWorld.WAIT).until(() -> ((SoftEventChannel) sc).pending() == 1);
+            c2.connect(ConnParam.DEFAULT);
+            Awaitility.await().atMost(CmWorld.WAIT).until(() -> slow.net.sent(CmAttribute.REQ).size() >= 3);
+            assertThat(slow.net.sent(CmAttribute.REJ)).isEmpty(); // dropped without an answer
+            assertThat(((SoftEventChannel) sc).pending()).isEqualTo(1);
+            CmEvent first = expect(sc, CmEventType.CONNECT_REQUEST); // taking it frees the backlog slot
+            CmEvent second = expect(sc, CmEventType.CONNECT_REQUEST); // the next retry gets in
+            assertThat(second.id()).isNotSameAs(first.id());
+            assertThat(ch2.poll()).isNull();
+        }
     }
 
     @Test

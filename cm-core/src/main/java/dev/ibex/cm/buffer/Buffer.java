@@ -127,14 +127,12 @@ public final class Buffer {
         return (flags & WcFlags.GRH) != 0;
     }
 
-    /** The sender's GID from a datagram's GRH, or {@code null} when the GRH is not valid. */
+    /**
+     * The sender's GID from a datagram's GRH (on RoCEv2 over IPv4: the IPv4-mapped source address of the IPv4 header
+     * in its last 20 bytes), or {@code null} when the GRH is not valid.
+     */
     public Gid sourceGid() {
-        if (!hasGrh()) {
-            return null;
-        }
-        byte[] raw = new byte[16];
-        MemorySegment.copy(segment, 8, MemorySegment.ofArray(raw), 0, 16);
-        return Gid.of(raw);
+        return hasGrh() ? Grh.sourceGid(segment) : null;
     }
 
     /** Whether the pool has this buffer (it is neither held nor lent). */

@@ -962,7 +962,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (d != null && !d.attributes().supportsAutoPathMigration()) {
             throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, d.context().device().name() + " has no automatic "
                     + "path migration (IBV_DEVICE_AUTO_PATH_MIG is not set): most RoCE devices and Linux rxe cannot "
-                    + "migrate; InfiniBand HCAs and the soft-roce provider can");
+                    + "migrate paths");
         }
     }
 

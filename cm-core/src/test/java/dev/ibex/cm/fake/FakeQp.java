@@ -660,9 +660,7 @@ public final class FakeQp implements QueuePair {
                 continue; // UD drops what finds no receive
             }
             byte[] grh = new byte[VerbsAbi.GRH_SIZE + data.length];
-            byte[] sgid = pd.device().gid().raw();
-            System.arraycopy(sgid, 0, grh, 8, 16);
-            System.arraycopy(dgid.raw(), 0, grh, 24, 16);
+            writeGrh(grh, pd.device().gid(), dgid, data.length);
             System.arraycopy(data, 0, grh, VerbsAbi.GRH_SIZE, data.length);
             if (!t.scatter(r, grh, 0)) {
                 t.recvCq.add(new FakeCq.Cqe(r.wrId(), WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, t.qpNum, 0, 0, 0, null,
@@ -674,6 +672,47 @@ public final class FakeQp implements QueuePair {
                     WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), wr.imm(), qpNum, null, -1));
         }
         sendCqe(wr, WcStatus.SUCCESS, false);
+    }
+
+    /**
+     * What rxe puts in front of a UD receive: over IPv4 the IPv4 header in bytes 20..39 (the first 20 undefined),
+     * otherwise an IPv6 header with the GIDs at 8 and 24.
+     */
+    static void writeGrh(byte[] grh, Gid sgid, Gid dgid, int payload) {
+        if (sgid.isIpv4Mapped() && dgid.isIpv4Mapped()) {
+            int o = 20;
+            int total = 20 + 8 + 12 + 8 + payload + 4; // IPv4 + UDP + BTH + DETH + payload + ICRC
+            grh[o] = 0x45;
+            grh[o + 2] = (byte) (total >> 8);
+            grh[o + 3] = (byte) total;
+            grh[o + 6] = 0x40; // don't fragment
+            grh[o + 8] = 64;
+            grh[o + 9] = 17; // UDP
+            for (int i = 0; i < 4; i++) {
+                grh[o + 12 + i] = sgid.byteAt(12 + i);
+                grh[o + 16 + i] = dgid.byteAt(12 + i);
+            }
+            int sum = 0;
+            for (int i = 0; i < 20; i += 2) {
+                sum += ((grh[o + i] & 0xFF) << 8) | (grh[o + i + 1] & 0xFF);
+            }
+            while ((sum >> 16) != 0) {
+                sum = (sum & 0xFFFF) + (sum >> 16);
+            }
+            int check = ~sum & 0xFFFF;
+            grh[o + 10] = (byte) (check >> 8);
+            grh[o + 11] = (byte) check;
+        } else {
+            grh[0] = 0x60;
+            grh[4] = (byte) (payload >> 8);
+            grh[5] = (byte) payload;
+            grh[6] = 0x1B; // next header: IB BTH
+            grh[7] = 64;
+            for (int i = 0; i < 16; i++) {
+                grh[8 + i] = sgid.byteAt(i);
+                grh[24 + i] = dgid.byteAt(i);
+            }
+        }
     }
 
     private byte[] data(SendWr wr) {

@@ -44,7 +44,11 @@ public final class Providers {
      * @throws IllegalStateException when no provider can be found at all
      */
     public static RdmaProvider select(String explicit) {
-        List<RdmaProvider> all = all();
+        return select(explicit, all());
+    }
+
+    /** The selection rule applied to a given list of providers (for tests and embedders with their own loading). */
+    public static RdmaProvider select(String explicit, List<RdmaProvider> all) {
         String wanted = explicit != null ? explicit : System.getProperty(PROPERTY);
         RdmaProvider chosen = null;
         String why;

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class ProvidersTest {
 
-    /** Registered in META-INF/services: prefers itself but sees no device, like rdma-core on this kernel. */
+    /** Prefers itself but sees no device, like rdma-core on this kernel. */
     public static final class NoDeviceProvider implements RdmaProvider {
         @Override public String name() { return "test-native"; }
         @Override public ProviderStatus probe() { return ProviderStatus.unavailable(name(), "ENOSYS"); }
@@ -17,11 +17,19 @@ class ProvidersTest {
         @Override public Fabric open(ProviderConfig config) { throw new UnsupportedOperationException(); }
     }
 
-    /** Registered in META-INF/services under the fallback name. */
+    /** Stands in for soft-roce under the fallback name. */
     public static final class FallbackProvider implements RdmaProvider {
         @Override public String name() { return Providers.FALLBACK; }
         @Override public ProviderStatus probe() { return ProviderStatus.available(name(), List.of("soft0"), "ok"); }
         @Override public Fabric open(ProviderConfig config) { throw new UnsupportedOperationException(); }
+    }
+
+    // Not registered in META-INF/services: cm-core's test-jar is reused by other modules, which must not see a
+    // second provider called "soft-roce".
+    private static final List<RdmaProvider> PROVIDERS = List.of(new NoDeviceProvider(), new FallbackProvider());
+
+    private static RdmaProvider select(String explicit) {
+        return Providers.select(explicit, PROVIDERS);
     }
 
     @AfterEach
@@ -31,23 +39,23 @@ class ProvidersTest {
 
     @Test
     void fallsBackWhenThePreferredProviderSeesNoDevice() {
-        assertThat(Providers.select(null).name()).isEqualTo(Providers.FALLBACK);
+        assertThat(select(null).name()).isEqualTo(Providers.FALLBACK);
     }
 
     @Test
     void explicitNameWins() {
-        assertThat(Providers.select("test-native").name()).isEqualTo("test-native");
+        assertThat(select("test-native").name()).isEqualTo("test-native");
     }
 
     @Test
     void systemPropertyWinsOverTheRule() {
         System.setProperty(Providers.PROPERTY, "test-native");
-        assertThat(Providers.select(null).name()).isEqualTo("test-native");
+        assertThat(select(null).name()).isEqualTo("test-native");
     }
 
     @Test
     void unknownExplicitNameIsAClearError() {
-        assertThatThrownBy(() -> Providers.select("nope"))
+        assertThatThrownBy(() -> select("nope"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no RDMA provider named 'nope'")
                 .hasMessageContaining("test-native");

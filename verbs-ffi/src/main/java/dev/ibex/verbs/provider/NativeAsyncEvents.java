@@ -74,17 +74,17 @@ final class NativeAsyncEvents implements AsyncEventSource, FdSource {
             case QP -> {
                 NativeQueuePair qp = handles.lookup(context(IbvAsyncEvent.qp(event), IbvQp.OFFSET_QP_CONTEXT),
                         NativeQueuePair.class);
-                yield qp == null ? skipped(type) : new AsyncEvent(type, device, qp, null, null, 0);
+                yield !ours(qp) ? skipped(type) : new AsyncEvent(type, device, qp, null, null, 0);
             }
             case CQ -> {
                 NativeCompletionQueue cq = handles.lookup(context(IbvAsyncEvent.cq(event), IbvCq.OFFSET_CQ_CONTEXT),
                         NativeCompletionQueue.class);
-                yield cq == null ? skipped(type) : new AsyncEvent(type, device, null, cq, null, 0);
+                yield !ours(cq) ? skipped(type) : new AsyncEvent(type, device, null, cq, null, 0);
             }
             case SRQ -> {
                 NativeSharedReceiveQueue srq = handles.lookup(
                         context(IbvAsyncEvent.srq(event), IbvSrq.OFFSET_SRQ_CONTEXT), NativeSharedReceiveQueue.class);
-                yield srq == null ? skipped(type) : new AsyncEvent(type, device, null, null, srq, 0);
+                yield !ours(srq) ? skipped(type) : new AsyncEvent(type, device, null, null, srq, 0);
             }
             case PORT -> new AsyncEvent(type, device, null, null, null, IbvAsyncEvent.portNum(event));
             case DEVICE -> new AsyncEvent(type, device, null, null, null, 0);
@@ -96,8 +96,16 @@ final class NativeAsyncEvents implements AsyncEventSource, FdSource {
         return element.address() == 0 ? 0 : element.get(ValueLayout.JAVA_LONG, offset);
     }
 
+    /**
+     * Whether {@code r} is open in this source's fabric. Two fabrics of one process share librdmacm's device contexts
+     * and so their async fds: an event read here for another fabric's object is lost to that fabric (documented).
+     */
+    private boolean ours(NativeResource r) {
+        return r != null && r.fabric == device.fabric;
+    }
+
     private AsyncEvent skipped(AsyncEventType type) {
-        LOG.debug("{}: skipping {} for an object that is no longer open", device.describe(), type);
+        LOG.debug("{}: skipping {} for an object that is closed or belongs to another fabric", device.describe(), type);
         return null;
     }
 

@@ -96,6 +96,18 @@ final class NativeCmId extends NativeResource implements CmId {
         return id;
     }
 
+    /** Leaves every group (before the QP they are attached to is destroyed). */
+    void leaveAll() {
+        for (Membership m : new ArrayList<>(memberships.values())) {
+            try {
+                m.close();
+            } catch (RuntimeException e) {
+                LOG.debug("leaving {} failed: {}", m.group(), e.toString());
+                m.abandon();
+            }
+        }
+    }
+
     void forget(Membership m) {
         memberships.remove(m.group(), m);
     }
@@ -405,15 +417,7 @@ final class NativeCmId extends NativeResource implements CmId {
 
     @Override
     void destroy() {
-        for (Membership m : new ArrayList<>(memberships.values())) {
-            try {
-                m.close();
-            } catch (RuntimeException e) {
-                // rdma_destroy_id leaves every group anyway
-                LOG.debug("leaving {} while closing the id failed: {}", m.group(), e.toString());
-                m.abandon();
-            }
-        }
+        leaveAll();
         memberships.clear();
         destroyQp();
         RdmaCm.destroyId(id);

@@ -32,7 +32,11 @@ final class NativeFabric implements Fabric {
     private static final Logger LOG = LoggerFactory.getLogger(NativeFabric.class);
 
     private final ResourceTracker tracker = new ResourceTracker();
-    private final HandleTable handles = new HandleTable();
+    /**
+     * Process-wide, not per fabric: device contexts (and so their async-event fds) are librdmacm's and shared by
+     * every fabric of the process, so a handle read from a native object must never match another fabric's object.
+     */
+    private static final HandleTable HANDLES = new HandleTable();
     private final MemorySegment deviceList;
     private final List<NativeDeviceContext> devices = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -87,7 +91,7 @@ final class NativeFabric implements Fabric {
     }
 
     HandleTable handles() {
-        return handles;
+        return HANDLES;
     }
 
     void ensureOpen() {

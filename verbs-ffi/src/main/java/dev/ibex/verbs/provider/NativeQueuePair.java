@@ -21,6 +21,9 @@ import dev.ibex.verbs.ffi.struct.IbvQpInitAttr;
 import dev.ibex.verbs.ffi.struct.RdmaCmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * {@code struct ibv_qp}, created with {@code ibv_create_qp} (the caller drives the state machine with
@@ -45,6 +48,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     private QpCap cap;
     private int qpNum;
     private volatile Object context;
+    private final List<Attachment> attachments = new CopyOnWriteArrayList<>();
 
     private NativeQueuePair(NativeProtectionDomain pd, QpInitAttr attr, NativeCmId cmId) {
         super(pd.fabric);
@@ -217,16 +221,20 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
 
     @Override
     public void attachMulticast(Gid gid, int lid) {
+        ensureOpen();
         mcast(gid, lid, true);
     }
 
     @Override
     public void detachMulticast(Gid gid, int lid) {
+        ensureOpen();
         mcast(gid, lid, false);
     }
 
+    /** A group attached with {@link #attachMulticast} (not through the CM), detached again before the destroy. */
+    private record Attachment(Gid gid, int lid) {}
+
     private void mcast(Gid gid, int lid, boolean attach) {
-        ensureOpen();
         if (gid == null) {
             throw new IllegalArgumentException("gid is required");
         }
@@ -238,19 +246,29 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
             IbvGid.raw(g, gid.raw());
             if (attach) {
                 IbVerbs.attachMcast(qp, g, lid);
+                attachments.add(new Attachment(gid, lid));
             } else {
                 IbVerbs.detachMcast(qp, g, lid);
+                attachments.remove(new Attachment(gid, lid));
             }
         }
     }
 
     @Override
     void destroy() {
+        // a QP attached to a multicast group cannot be destroyed (EBUSY): leave and detach first
         if (cmId != null) {
-            RdmaCm.destroyQp(cmId.segment());
+            cmId.leaveAll();
+        }
+        for (Attachment a : List.copyOf(attachments)) {
+            mcast(a.gid(), a.lid(), false);
+        }
+        // not rdma_destroy_qp: it ignores a failing ibv_destroy_qp and forgets the QP, which would leak it silently.
+        // With caller-supplied CQs (always the case here) it does nothing else.
+        IbVerbs.destroyQp(qp);
+        if (cmId != null) {
+            cmId.segment().set(ValueLayout.ADDRESS, RdmaCmId.OFFSET_QP, MemorySegment.NULL);
             cmId.qpDestroyed(this);
-        } else {
-            IbVerbs.destroyQp(qp);
         }
         fabric.handles().release(handle);
         scratch.close();

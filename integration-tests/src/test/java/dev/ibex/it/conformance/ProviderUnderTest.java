@@ -15,6 +15,8 @@ import java.util.Map;
  *
  * @param name the provider's {@link dev.ibex.cm.spi.RdmaProvider#name()}
  * @param config its configuration
+ * @param secondConfig the configuration of a second fabric open at the same time in this process (a provider that
+ *     binds sockets needs other ports for it)
  * @param server the local address the passive side (listeners) binds to
  * @param client the local address the active side resolves from (may equal {@code server}: then both ends share a
  *     device and traffic loops back inside it)
@@ -22,7 +24,8 @@ import java.util.Map;
  * @param missing the capabilities it lacks, each with the reason shown when a test is skipped
  * @param eventTimeout how long any single wait may take (the Soft-RoCE VM runs under TCG, about 10× slower)
  */
-public record ProviderUnderTest(String name, ProviderConfig config, InetAddress server, InetAddress client,
+public record ProviderUnderTest(String name, ProviderConfig config, ProviderConfig secondConfig, InetAddress server,
+        InetAddress client,
         InetAddress silent, Map<Capability, String> missing, Duration eventTimeout) {
 
     public ProviderUnderTest {
@@ -33,6 +36,12 @@ public record ProviderUnderTest(String name, ProviderConfig config, InetAddress 
     public Fabric open() {
         return Providers.byName(name).orElseThrow(() -> new IllegalStateException("no provider " + name))
                 .open(config);
+    }
+
+    /** Opens a second, independent fabric of the provider while the first is open. */
+    public Fabric openSecond() {
+        return Providers.byName(name).orElseThrow(() -> new IllegalStateException("no provider " + name))
+                .open(secondConfig);
     }
 
     public boolean has(Capability c) {

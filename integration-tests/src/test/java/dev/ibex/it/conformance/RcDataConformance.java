@@ -3,6 +3,7 @@ package dev.ibex.it.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ibex.cm.Errno;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.CompletionBatch;
 import dev.ibex.cm.spi.DeviceContext;
@@ -12,6 +13,7 @@ import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.ConnParam;
+import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
@@ -215,7 +217,11 @@ public interface RcDataConformance extends Conformance {
             RcPair p = RcPair.connect(this, new RcPair.Options().channels(first.serverChannel, first.clientChannel)
                     .listener(first.listener).serverSide(first.serverPd, first.serverCq, first.serverMem).srq(srq));
             assertThat(p.serverQp.srq()).isSameAs(srq);
-            assertThatThrownBy(() -> p.serverQp.postRecv(r, 1)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> p.serverQp.postRecv(r, 1)).as("receives of an SRQ QP go to the SRQ")
+                    .isInstanceOfSatisfying(PostException.class, e -> {
+                        assertThat(e.errno()).isEqualTo(Errno.EINVAL);
+                        assertThat(e.failedIndex()).isZero();
+                    });
             serverQps.add(p.serverQp.qpNum());
             pairs.add(p);
         }

@@ -51,7 +51,7 @@ class RdmaCoreConformanceVmTest extends ProviderConformanceSuite {
             missing.put(Capability.ADDRESS_RESOLUTION_TIMEOUT, "single-host layout: rxe0's netdev is a NOARP dummy, "
                     + "so every on-link address resolves at once (run with lab/rxe-vm --hosts 2)");
         }
-        return new ProviderUnderTest("rdma-core", ProviderConfig.DEFAULT, server, client, silent, missing,
+        return new ProviderUnderTest("rdma-core", ProviderConfig.DEFAULT, ProviderConfig.DEFAULT, server, client, silent, missing,
                 Duration.ofSeconds(60));
     }
 

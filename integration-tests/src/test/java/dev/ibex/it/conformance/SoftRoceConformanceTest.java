@@ -25,17 +25,22 @@ class SoftRoceConformanceTest extends ProviderConformanceSuite {
         Optional<RdmaProvider> soft = Providers.byName("soft-roce");
         assumeTrue(soft.isPresent(), "the soft-roce provider is not on the class path");
         int port = 30_000 + (int) (ProcessHandle.current().pid() % 20_000);
-        ProviderConfig config = ProviderConfig.of(Map.of(
-                "ibex.softroce.devices", "soft0=127.0.0.2,soft1=127.0.0.3",
-                "ibex.softroce.port", Integer.toString(port),
-                "ibex.softroce.timerScale", "0.01"));
+        ProviderConfig config = config(port);
         String why = unusable(soft.get(), config);
         assumeTrue(why == null, () -> "soft-roce cannot run the suite yet: " + why);
         Map<Capability, String> missing = new EnumMap<>(Capability.class);
         missing.put(Capability.APM, "soft-roce does not implement APM yet (it does not claim IBV_DEVICE_AUTO_PATH_MIG)");
         missing.put(Capability.ADDRESS_RESOLUTION_TIMEOUT, "soft devices resolve addresses locally: nothing to time out");
-        return new ProviderUnderTest("soft-roce", config, address("127.0.0.3"), address("127.0.0.2"), null, missing,
+        missing.put(Capability.MULTICAST, "soft-roce refuses multicast joins for now (MULTICAST_ERROR -EOPNOTSUPP)");
+        return new ProviderUnderTest("soft-roce", config, config(port + 1), address("127.0.0.3"), address("127.0.0.2"), null, missing,
                 Duration.ofSeconds(20));
+    }
+
+    private static ProviderConfig config(int port) {
+        return ProviderConfig.of(Map.of(
+                "ibex.softroce.devices", "soft0=127.0.0.2,soft1=127.0.0.3",
+                "ibex.softroce.port", Integer.toString(port),
+                "ibex.softroce.timerScale", "0.01"));
     }
 
     /** Why the provider cannot run the suite here, or {@code null}: it must open a fabric and an event channel. */

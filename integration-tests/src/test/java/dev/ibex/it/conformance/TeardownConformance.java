@@ -81,7 +81,7 @@ public interface TeardownConformance extends Conformance {
 
     @Test
     default void closingTheFabricClosesEverythingInVerbsOrder() {
-        Fabric other = provider().open();
+        Fabric other = provider().openSecond();
         Scope scope = new Scope();
         EventPump pump = new EventPump(other, scope, pump().timeout());
         AtomicInteger ports = new AtomicInteger(nextPort() + 1000);

@@ -1,7 +1,9 @@
 package dev.ibex.verbs.provider;
 
+import dev.ibex.cm.Errno;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.Gid;
+import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpCap;
@@ -214,7 +216,9 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     public void postRecv(RecvBatch batch, int count) {
         ensureOpen();
         if (srq != null) {
-            throw new IllegalStateException(describe() + " takes its receives from an SRQ: post them to the SRQ");
+            // what ibv_post_recv answers for such a QP, said before the call
+            throw new PostException("ibv_post_recv", Errno.EINVAL.number(), 0,
+                    "the QP takes its receives from an SRQ: post them to the SRQ");
         }
         BatchPosting.postRecv(ops, qp, batch, count, badWr);
     }

@@ -1078,10 +1078,18 @@ public final class SoftCmId implements CmId {
             if (to == channel) {
                 return;
             }
-            List<CmEvent> moved = channel.remove(e -> e.id() == this || e.listenId() == this);
-            for (CmEvent e : moved) {
-                if (e.listenId() == this && e.id() instanceof SoftCmId conn) {
-                    conn.channel = to; // a request not yet taken follows its listener
+            // The id's events, and requests not yet taken (their new ids follow their listener, events and all).
+            java.util.Set<CmId> movers = new java.util.HashSet<>();
+            movers.add(this);
+            for (CmEvent e : channel.snapshot()) {
+                if (e.listenId() == this) {
+                    movers.add(e.id());
+                }
+            }
+            List<CmEvent> moved = channel.remove(e -> movers.contains(e.id()) || e.listenId() == this);
+            for (CmId m : movers) {
+                if (m instanceof SoftCmId conn && conn != this) {
+                    conn.channel = to;
                 }
             }
             channel = to;

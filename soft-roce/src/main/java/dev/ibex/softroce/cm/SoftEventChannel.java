@@ -82,6 +82,13 @@ public final class SoftEventChannel extends ReadySource implements EventChannel,
         signalReady();
     }
 
+    /** The waiting events, in order (a copy). */
+    List<CmEvent> snapshot() {
+        synchronized (queue) {
+            return new ArrayList<>(queue);
+        }
+    }
+
     /** Removes and returns the waiting events matching {@code p}, in order. */
     List<CmEvent> remove(Predicate<CmEvent> p) {
         List<CmEvent> out = new ArrayList<>();

@@ -296,6 +296,22 @@ class RdmaCmConnectionTest {
     }
 
     @Test
+    void aQpThatCannotReachRtsGivesConnectErrorAndRejects28() {
+        listen(7490);
+        CmId c = routed(7490);
+        QueuePair cq = qp(client, c);
+        c.connect(ConnParam.DEFAULT);
+        CmId s = expect(sch, CmEventType.CONNECT_REQUEST).id();
+        qp(server, s);
+        cq.close(); // the client's QP is gone under its id: RTR after the REP fails
+        s.accept(ConnParam.DEFAULT);
+        CmEvent err = expect(cch, CmEventType.CONNECT_ERROR);
+        assertThat(err.status()).isNegative();
+        assertThat(expect(sch, CmEventType.REJECTED).status()).isEqualTo(28);
+        assertThat(cch.poll()).isNull(); // librdmacm swallows what follows a CONNECT_ERROR
+    }
+
+    @Test
     void connectWithoutQpAndWithoutParametersIsInvalid() {
         CmId c = routed(7482);
         assertThatThrownBy(() -> c.connect(null)).isInstanceOf(RdmaException.class).hasMessageContaining("EINVAL");

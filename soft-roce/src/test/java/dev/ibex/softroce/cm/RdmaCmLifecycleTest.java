@@ -84,6 +84,7 @@ class RdmaCmLifecycleTest {
         l.migrate(other);
         CmEvent req = expect(other, CmEventType.CONNECT_REQUEST);
         assertThat(req.id().channel()).isSameAs(other);
+        assertThat(sch.poll()).isNull();
         req.id().accept(new ConnParam(new byte[0], 1, 1, false, 7, 7, false, 0x99));
         expect(cch, CmEventType.ESTABLISHED);
         expect(other, CmEventType.ESTABLISHED);

@@ -94,19 +94,20 @@ class EventLoopTest {
         EventLoop loop = group(1).next();
         List<String> fired = new CopyOnWriteArrayList<>();
         List<Boolean> onLoop = new CopyOnWriteArrayList<>();
-        ScheduledTask cancelled = on(loop, () -> { // scheduled together: deadlines 100 ms apart decide the order
-            loop.schedule(() -> fired.add("300"), 300, TimeUnit.MILLISECONDS);
-            loop.schedule(() -> fired.add("100"), 100, TimeUnit.MILLISECONDS);
-            ScheduledTask never = loop.schedule(() -> fired.add("never"), 150, TimeUnit.MILLISECONDS);
+        // Scheduled together: deadlines 200 ms apart decide the order even on a loaded 2-core machine.
+        ScheduledTask cancelled = on(loop, () -> {
+            loop.schedule(() -> fired.add("600"), 600, TimeUnit.MILLISECONDS);
             loop.schedule(() -> fired.add("200"), 200, TimeUnit.MILLISECONDS);
+            ScheduledTask never = loop.schedule(() -> fired.add("never"), 500, TimeUnit.MILLISECONDS);
+            loop.schedule(() -> fired.add("400"), 400, TimeUnit.MILLISECONDS);
             return never;
         });
+        cancelled.cancel(); // from another thread, well before its deadline
         for (int i = 0; i < 200; i++) {
             loop.schedule(() -> onLoop.add(loop.inEventLoop()), 5, TimeUnit.MILLISECONDS);
         }
-        cancelled.cancel(); // from another thread
         await().until(() -> fired.size() == 3 && onLoop.size() == 200);
-        assertThat(fired).containsExactly("100", "200", "300");
+        assertThat(fired).containsExactly("200", "400", "600");
         assertThat(onLoop).containsOnly(true);
         assertThat(cancelled.isCancelled()).isTrue();
     }

@@ -54,7 +54,10 @@ class ConnectionTableWalkTest {
         g = new ScriptedGroup(2);
         java.util.concurrent.CompletableFuture<Listener> ready = new java.util.concurrent.CompletableFuture<>();
         listener = Listener.listen(g.loop(0), new InetSocketAddress("10.0.0.1", 7471),
-                ListenOptions.DEFAULT.withChildrenOnListenerLoop(true), new ListenerHandler() {
+                // The walk injects TIMEOUT itself; a real request timeout could fire on a loaded machine and close a
+                // REQUESTED connection before its cell runs.
+                ListenOptions.DEFAULT.withChildrenOnListenerLoop(true).withRequestTimeout(java.time.Duration.ofMinutes(10)),
+                new ListenerHandler() {
                     @Override
                     public void onConnectionRequest(ConnectionRequest r) {
                         requests.add(r);

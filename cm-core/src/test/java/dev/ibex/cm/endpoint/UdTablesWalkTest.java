@@ -274,7 +274,7 @@ class UdTablesWalkTest {
                 null);
         Resolution r = g.on(loop, () -> {
             if (from == ResolutionTable.State.REQUESTED) {
-                return Resolution.requested(d, request, java.time.Duration.ofSeconds(10));
+                return Resolution.requested(d, request, java.time.Duration.ofMinutes(10)); // TIMEOUT is injected by the walk
             }
             Resolution x = Resolution.active(d, new InetSocketAddress("10.0.1.1", 9000), new byte[0]);
             List<Input> path = switch (from) {

@@ -20,8 +20,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -46,7 +46,9 @@ class ConnectionTableWalkTest {
 
     static ScriptedGroup g;
     static Listener listener;
-    static final BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+    // Lock-free: the listener callback runs on a loop thread under BlockHound, where a contended
+    // LinkedBlockingQueue lock would park it (a real bug this test once hit on a loaded machine).
+    static final Queue<ConnectionRequest> requests = new ConcurrentLinkedQueue<>();
     static int cellsWalked;
 
     @BeforeAll
@@ -173,7 +175,8 @@ class ConnectionTableWalkTest {
         EventLoop loop = g.loop(0);
         if (target == REQUESTED) {
             listenerId().injectRequest("req".getBytes(StandardCharsets.UTF_8), new InetSocketAddress("10.0.1.1", 5000));
-            ConnectionRequest req = requests.poll(5, TimeUnit.SECONDS);
+            ConnectionRequest req = org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .pollInterval(java.time.Duration.ofMillis(1)).until(requests::poll, java.util.Objects::nonNull);
             Connection c = req.connection();
             g.on(loop, () -> {
                 c.handler(r);

@@ -98,6 +98,17 @@ public interface AsyncEventConformance extends Conformance {
     }
 
     @Test
+    default void anAlternatePathLoadsAndArms() {
+        provider().assume(Capability.APM);
+        RcPair p = RcPair.connect(this);
+        QpAttr now = p.clientQp.query(QpAttr.ALL);
+        p.clientQp.modify(new QpAttr().altPath(now.ahAttr(), now.portNum(), now.timeout())
+                .altPkeyIndex(now.pkeyIndex()).pathMigState(MigState.REARM));
+        assertThat(p.clientQp.query(QpAttr.PATH_MIG_STATE).pathMigState()).isIn(MigState.REARM, MigState.ARMED);
+        assertThat(p.clientQp.state()).isEqualTo(QpState.RTS);
+    }
+
+    @Test
     default void devicesReportWhetherTheyClaimApm() {
         List<Boolean> claims = fabric().devices().stream().map(d -> d.queryDevice().supportsAutoPathMigration()).toList();
         assertThat(claims).isNotEmpty();

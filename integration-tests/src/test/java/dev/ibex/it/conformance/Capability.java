@@ -10,6 +10,8 @@ public enum Capability {
     APM,
     /** UD multicast groups (join, send to the group, every member receives). */
     MULTICAST,
+    /** Send-only full-member joins ({@code RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER}). */
+    SEND_ONLY_MULTICAST,
     /** IBV_EVENT_QP_LAST_WQE_REACHED when a QP on an SRQ enters the error state. */
     LAST_WQE_REACHED,
     /** IBV_EVENT_SRQ_LIMIT_REACHED when an armed SRQ drops below its limit. */

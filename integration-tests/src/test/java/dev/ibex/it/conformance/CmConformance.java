@@ -8,6 +8,7 @@ import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmEventType;
 import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.CmOption;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.ConnParam;
 import dev.ibex.cm.spi.EventChannel;
@@ -15,7 +16,15 @@ import dev.ibex.cm.spi.Gid;
 import dev.ibex.cm.spi.PathRecord;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.SendBatch;
+import dev.ibex.cm.spi.SendFlags;
+import dev.ibex.cm.spi.WcStatus;
+import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.cm.spi.QpState;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -266,6 +275,69 @@ public interface CmConformance extends Conformance {
         assertThat(pump().maybe(p.serverChannel, Duration.ofMillis(200))).as("nothing on the old channel").isEmpty();
         p.server.disconnect();
         pump().expect(p.clientChannel, CmEventType.DISCONNECTED);
+    }
+
+    @Test
+    default void aUserManagedQpConnectsThroughConnectResponseAndEstablish() {
+        EventChannel s = pump().channel();
+        EventChannel c = pump().channel();
+        CmId listener = listen(s, PortSpace.TCP);
+        CmId client = resolved(c, PortSpace.TCP, listener.localAddress());
+        ProtectionDomain pd = pd(client);
+        CompletionQueue cq = cq(client, 16);
+        QueuePair own = scope().add(pd.createQueuePair(new QpInitAttr(cq, cq, null, SMALL, QpType.RC, true, null)));
+        assertThat(own.state()).isEqualTo(QpState.RESET);
+        QpAttr init = client.initQpAttr(QpState.INIT);
+        assertThat(init.has(QpAttr.STATE) && init.has(QpAttr.PORT) && init.has(QpAttr.ACCESS_FLAGS)).isTrue();
+        assertThat(init.portNum()).isEqualTo(client.portNum());
+        own.modify(init);
+        assertThat(own.state()).isEqualTo(QpState.INIT);
+        Registered clientMem = Registered.of(scope(), pd, 4096);
+        postReceives(own, clientMem, 0, 1024, 1, 1);
+        client.connect(new ConnParam(new byte[0], 1, 1, false, 7, 7, false, own.qpNum()));
+
+        CmEvent request = pump().expect(s, CmEventType.CONNECT_REQUEST);
+        assertThat(request.conn().qpNum()).as("the QPN given in the connect").isEqualTo(own.qpNum());
+        CmId server = request.id();
+        QpAttr rtr = server.initQpAttr(QpState.RTR);
+        assertThat(rtr.has(QpAttr.DEST_QPN)).isTrue();
+        assertThat(rtr.destQpNum()).isEqualTo(own.qpNum());
+        ProtectionDomain spd = pd(server);
+        CompletionQueue scq = cq(server, 16);
+        QueuePair sqp = qp(server, spd, scq, SMALL, true);
+        Registered serverMem = Registered.of(scope(), spd, 4096);
+        server.accept(ConnParam.DEFAULT);
+
+        CmEvent response = pump().expect(c, CmEventType.CONNECT_RESPONSE);
+        assertThat(response.conn().qpNum()).isEqualTo(sqp.qpNum());
+        own.modify(client.initQpAttr(QpState.RTR));
+        own.modify(client.initQpAttr(QpState.RTS));
+        assertThat(own.state()).isEqualTo(QpState.RTS);
+        client.establish();
+        pump().expect(s, CmEventType.ESTABLISHED);
+
+        serverMem.put(0, "over a user QP");
+        SendBatch b = sends(1, 1);
+        b.wrId(0, 5).opcode(0, WrOpcode.SEND).flags(0, SendFlags.SIGNALED).single(0, serverMem.address(0), 14,
+                serverMem.lkey());
+        sqp.postSend(b, 1);
+        assertThat(pump().completions(cq, 1).get(0).status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(clientMem.get(0, 14)).isEqualTo("over a user QP");
+    }
+
+    @Test
+    default void theTosOptionBecomesTheRouteTrafficClass() {
+        EventChannel s = pump().channel();
+        EventChannel c = pump().channel();
+        CmId listener = listen(s, PortSpace.TCP);
+        CmId id = scope().add(c.createId(PortSpace.TCP, null));
+        assertThatThrownBy(() -> id.setOption(CmOption.TOS, 256)).isInstanceOf(IllegalArgumentException.class);
+        id.setOption(CmOption.TOS, 32);
+        id.resolveAddr(clientSource(), listener.localAddress(), timeoutMs());
+        pump().expect(c, CmEventType.ADDR_RESOLVED);
+        id.resolveRoute(timeoutMs());
+        pump().expect(c, CmEventType.ROUTE_RESOLVED);
+        assertThat(id.route().trafficClass()).isEqualTo(32);
     }
 
     @Test

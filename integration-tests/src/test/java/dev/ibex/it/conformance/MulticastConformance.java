@@ -36,6 +36,10 @@ public interface MulticastConformance extends Conformance {
     }
 
     private Member join(EventChannel ch, InetAddress local, InetSocketAddress group, Object context) {
+        return join(ch, local, group, context, false);
+    }
+
+    private Member join(EventChannel ch, InetAddress local, InetSocketAddress group, Object context, boolean sendOnly) {
         CmId id = scope().add(ch.createId(PortSpace.UDP, context));
         id.bind(new InetSocketAddress(local, 0));
         assertThat(id.device()).as("binding to a local address binds to its device").isNotNull();
@@ -44,7 +48,7 @@ public interface MulticastConformance extends Conformance {
         QueuePair qp = qp(id, pd, cq, UdConformance.UD_CAP, true);
         Registered mem = Registered.of(scope(), pd, 64 * 1024);
         postReceives(qp, mem, 0, UdConformance.SLOT, 8, 4000);
-        id.joinMulticast(group, false, context);
+        id.joinMulticast(group, sendOnly, context);
         CmEvent joined = pump().expect(ch, CmEventType.MULTICAST_JOIN);
         assertThat(joined.id()).isSameAs(id);
         assertThat(joined.context()).isEqualTo(context);
@@ -89,6 +93,18 @@ public interface MulticastConformance extends Conformance {
         sendToGroup(sender, "after a left");
         assertReceived(b, pump().completions(b.cq(), 1).get(0), "after a left");
         assertThat(pump().drain(a.cq(), Duration.ofMillis(200))).as("a left the group").isEmpty();
+    }
+
+    @Test
+    default void aSendOnlyMemberReachesTheGroup() throws Exception {
+        provider().assume(Capability.MULTICAST);
+        provider().assume(Capability.SEND_ONLY_MULTICAST);
+        EventChannel ch = pump().channel();
+        InetSocketAddress group = group();
+        Member receiver = join(ch, provider().server(), group, "receiver");
+        Member sender = join(ch, provider().client(), group, "send-only", true);
+        sendToGroup(sender, "from a send-only member");
+        assertReceived(receiver, pump().completions(receiver.cq(), 1).get(0), "from a send-only member");
     }
 
     @Test

@@ -10,8 +10,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The provider conformance suite: one set of tests, run against every provider through the SPI alone (no cm-core
@@ -25,7 +28,10 @@ public abstract class ProviderConformanceSuite implements CmConformance, RcDataC
         MulticastConformance, AsyncEventConformance, TeardownConformance {
     private static final AtomicInteger PORTS = new AtomicInteger(20_000 + (int) (ProcessHandle.current().pid() % 20_000));
 
+    private static final Logger LOG = LoggerFactory.getLogger(ProviderConformanceSuite.class);
+
     private ProviderUnderTest provider;
+    private long started;
     private Fabric fabric;
     private Scope scope;
     private EventPump pump;
@@ -49,14 +55,19 @@ public abstract class ProviderConformanceSuite implements CmConformance, RcDataC
     }
 
     @BeforeEach
-    void openScope() {
+    void openScope(TestInfo test) {
+        started = System.nanoTime();
         scope = new Scope();
         pump = scope.add(new EventPump(fabric, scope, provider.eventTimeout()));
     }
 
     @AfterEach
-    void closeScope() {
+    void closeScope(TestInfo test) {
+        long body = System.nanoTime();
         scope.close();
+        long end = System.nanoTime();
+        LOG.info("{} {}: {} ms, closing {} ms", provider.name(), test.getDisplayName(), (body - started) / 1_000_000,
+                (end - body) / 1_000_000);
         ResourceCounts left = fabric.resources();
         assertThat(left.userResources()).as("resources left open after the test: %s", left).isZero();
     }

@@ -1,6 +1,15 @@
 package dev.ibex.it.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.spi.MigState;
+import dev.ibex.cm.spi.PortAttributes;
+import dev.ibex.cm.spi.QpAttr;
+import dev.ibex.cm.spi.QpState;
 
 import dev.ibex.cm.spi.ProviderConfig;
 import java.net.InetAddress;
@@ -9,6 +18,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 /**
  * The conformance suite against the rdma-core provider on Linux Soft-RoCE (rdma_rxe), inside the VM of
@@ -17,7 +27,8 @@ import org.junit.jupiter.api.Tag;
  * Without it both ends share {@code rxe0} on a NOARP dummy netdev.
  *
  * <p>What rxe in Linux 6.1 lacks, and so is skipped with this reason: automatic path migration (rxe sets
- * {@code IBV_DEVICE_AUTO_PATH_MIG} but never migrates), {@code IBV_EVENT_QP_LAST_WQE_REACHED} (never raised) and
+ * {@code IBV_DEVICE_AUTO_PATH_MIG}, but the kernel refuses alternate paths on RoCE with EINVAL),
+ * {@code IBV_EVENT_QP_LAST_WQE_REACHED} (never raised) and
  * the IBTA status of a too-small RC receive (LOC_QP_OP_ERR instead of LOC_LEN_ERR).
  */
 @Tag("vm")
@@ -29,8 +40,8 @@ class RdmaCoreConformanceVmTest extends ProviderConformanceSuite {
         assumeTrue("1".equals(env.get("IBEX_VM")),
                 "needs a kernel RDMA stack: runs inside the Soft-RoCE VM (lab/rxe-vm-tests, or lab/rxe-vm -- <cmd>)");
         Map<Capability, String> missing = new EnumMap<>(Capability.class);
-        missing.put(Capability.APM, "rdma_rxe sets IBV_DEVICE_AUTO_PATH_MIG and accepts alternate paths, "
-                + "but never migrates and never raises PATH_MIG/PATH_MIG_ERR");
+        missing.put(Capability.APM, "rdma_rxe sets IBV_DEVICE_AUTO_PATH_MIG, but Linux refuses alternate paths on "
+                + "RoCE devices (ibv_modify_qp with IBV_QP_ALT_PATH: EINVAL), so nothing ever migrates");
         missing.put(Capability.LAST_WQE_REACHED, "rdma_rxe in Linux 6.1 never raises IBV_EVENT_QP_LAST_WQE_REACHED");
         missing.put(Capability.LOCAL_LENGTH_ERROR, "rdma_rxe in Linux 6.1 completes an RC receive that is too small "
                 + "with LOC_QP_OP_ERR, not LOC_LEN_ERR");
@@ -53,6 +64,23 @@ class RdmaCoreConformanceVmTest extends ProviderConformanceSuite {
         }
         return new ProviderUnderTest("rdma-core", ProviderConfig.DEFAULT, ProviderConfig.DEFAULT, server, client, silent, missing,
                 Duration.ofSeconds(60));
+    }
+
+    /**
+     * Not conformance but characterisation, so that the APM gate stays true: rxe claims automatic path migration, and
+     * the kernel refuses every alternate path on RoCE (the RDMA core handles APM for InfiniBand only).
+     */
+    @Test
+    void rxeClaimsApmButLinuxRefusesAlternatePathsOnRoce() {
+        RcPair p = RcPair.connect(this);
+        assertThat(p.client.device().queryDevice().supportsAutoPathMigration()).as("IBV_DEVICE_AUTO_PATH_MIG").isTrue();
+        assertThat(p.client.device().queryPort(p.client.portNum()).linkLayer())
+                .isEqualTo(PortAttributes.LINK_LAYER_ETHERNET);
+        QpAttr now = p.clientQp.query(QpAttr.ALL);
+        assertThatThrownBy(() -> p.clientQp.modify(new QpAttr().altPath(now.ahAttr(), now.portNum(), now.timeout())
+                .altPkeyIndex(now.pkeyIndex()).pathMigState(MigState.REARM)))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+        assertThat(p.clientQp.state()).as("the refused modify changed nothing").isEqualTo(QpState.RTS);
     }
 
     private static InetAddress address(String ip) {

@@ -27,9 +27,9 @@ import java.lang.foreign.MemorySegment;
  * async-event source.
  *
  * <p><b>APM.</b> {@link DeviceAttributes#supportsAutoPathMigration()} reports the device's
- * {@code IBV_DEVICE_AUTO_PATH_MIG} flag as is. Linux rxe (Soft-RoCE) sets the flag, accepts alternate paths and
- * path-migration states in {@code ibv_modify_qp}, but never migrates and never raises PATH_MIG/PATH_MIG_ERR;
- * most RoCE NICs do not set it. The provider does not fake migration: applications that need failover on such
+ * {@code IBV_DEVICE_AUTO_PATH_MIG} flag as is. Linux rxe (Soft-RoCE) sets the flag, yet the kernel refuses an
+ * alternate path on any RoCE device: {@code ibv_modify_qp} with {@code IBV_QP_ALT_PATH} fails with EINVAL
+ * (checked in the Soft-RoCE VM, Linux 6.1), so no PATH_MIG/PATH_MIG_ERR ever comes; most RoCE NICs do not set it. The provider does not fake migration: applications that need failover on such
  * devices must reconnect.
  */
 final class NativeDeviceContext extends NativeResource implements DeviceContext {

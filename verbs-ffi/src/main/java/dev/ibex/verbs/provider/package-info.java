@@ -23,8 +23,10 @@
  * go through the device's function pointers ({@link dev.ibex.verbs.ffi.ContextOps}) with the SPI batches, which
  * are already in {@code ibv_*} layout: no copy, no allocation.
  *
- * <p><b>APM.</b> The device's {@code IBV_DEVICE_AUTO_PATH_MIG} flag is reported as is. Linux rxe claims it but
- * never migrates; alternate paths load, PATH_MIG never comes. The provider reports, it does not emulate.
+ * <p><b>APM.</b> The device's {@code IBV_DEVICE_AUTO_PATH_MIG} flag is reported as is. Linux rxe claims it, but the
+ * kernel refuses alternate paths on RoCE devices ({@code ibv_modify_qp} with {@code IBV_QP_ALT_PATH} fails with
+ * EINVAL: the core handles APM for InfiniBand only), so APM works on InfiniBand HCAs alone. The provider reports,
+ * it does not emulate.
  *
  * <p><b>fork().</b> See {@link dev.ibex.verbs.provider.RdmaCoreProvider#FORK_INIT} and the verbs-ffi README.
  */

@@ -23,6 +23,8 @@ public interface CmId extends ResourceTracker.Tracked {
     int MAX_ACCEPT_PRIVATE_DATA_UDP = 136;
     /** Private-data limit of {@link #reject} (REJ). */
     int MAX_REJECT_PRIVATE_DATA = 148;
+    /** Private-data limit of {@link #reject} on a UDP id (a SIDR_REP with status REJECT). */
+    int MAX_REJECT_PRIVATE_DATA_UDP = 136;
 
     @Override
     default ResourceKind kind() {
@@ -73,7 +75,11 @@ public interface CmId extends ResourceTracker.Tracked {
     /** {@code rdma_reject} with up to {@value #MAX_REJECT_PRIVATE_DATA} bytes. */
     void reject(byte[] privateData);
 
-    /** {@code rdma_disconnect}: the QP goes to ERR (posted work flushes); both sides get {@code DISCONNECTED}. */
+    /**
+     * {@code rdma_disconnect}: the QP goes to ERR (posted work flushes) and a DREQ is sent (or the DREP, when the
+     * peer disconnected first). The side that receives {@code DISCONNECTED} must call {@code disconnect()} too; on
+     * the kernel CM the initiator's own {@code DISCONNECTED} arrives only once the peer has answered.
+     */
     void disconnect();
 
     /** {@code rdma_establish}: completes a connection whose id has no QP, after {@code CONNECT_RESPONSE}. */

@@ -32,6 +32,11 @@ public interface CompletionQueue extends ResourceTracker.Tracked {
     /** {@code ibv_req_notify_cq}: arms for one notification. */
     void requestNotify(boolean solicitedOnly);
 
-    /** {@code ibv_ack_cq_events}. */
+    /**
+     * {@code ibv_ack_cq_events}.
+     *
+     * @throws IllegalArgumentException when acknowledging more events than were received (that would make
+     *     {@code ibv_destroy_cq} wait forever)
+     */
     void ackEvents(int count);
 }

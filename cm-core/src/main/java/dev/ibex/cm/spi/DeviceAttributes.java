@@ -38,7 +38,11 @@ public record DeviceAttributes(
     /** {@code IBV_DEVICE_PORT_ACTIVE_EVENT}. */
     public static final long CAP_PORT_ACTIVE_EVENT = 1L << 10;
 
-    /** Whether the device claims automatic path migration (APM). Linux rxe claims it but never migrates. */
+    /**
+     * Whether the device claims automatic path migration (APM). Linux rxe claims it, but the kernel refuses
+     * any alternate path on RoCE ({@code ibv_modify_qp} with {@code IBV_QP_ALT_PATH} fails with EINVAL), so
+     * on RoCE devices APM is unavailable whatever this flag says.
+     */
     public boolean supportsAutoPathMigration() {
         return (deviceCapFlags & CAP_AUTO_PATH_MIG) != 0;
     }

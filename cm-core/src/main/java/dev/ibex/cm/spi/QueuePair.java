@@ -50,7 +50,10 @@ public interface QueuePair extends ResourceTracker.Tracked {
      */
     void postSend(SendBatch batch, int count);
 
-    /** {@code ibv_post_recv} of WRs 0..count-1; see {@link #postSend}. Not allowed on a QP with an SRQ. */
+    /**
+     * {@code ibv_post_recv} of WRs 0..count-1; see {@link #postSend}. On a QP with an SRQ it fails with
+     * {@link PostException} EINVAL at index 0: receives go to the SRQ.
+     */
     void postRecv(RecvBatch batch, int count);
 
     /** {@code ibv_attach_mcast} (UD only). */

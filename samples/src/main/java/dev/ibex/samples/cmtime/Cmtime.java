@@ -1,0 +1,125 @@
+package dev.ibex.samples.cmtime;
+
+import dev.ibex.cm.endpoint.ConnectionHandler;
+import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.ConnectionRequest;
+import dev.ibex.cm.endpoint.ListenOptions;
+import dev.ibex.cm.endpoint.Listener;
+import dev.ibex.cm.endpoint.ListenerHandler;
+import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.SampleRun;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * A port of rdma-core's {@code cmtime}: times connection setup and teardown over {@code -c} connections and prints
+ * the C tool's table (per step: total ms, slowest connection ms, fastest connection µs, µs per connection). The
+ * client measures step by step like the C tool, or with {@code --endpoints} through the endpoint API. The server
+ * accepts every connection until it is stopped (like the C server, which runs until killed).
+ */
+@Command(name = "cmtime", sortOptions = false, mixinStandardHelpOptions = true,
+        description = "RDMA CM connection setup timing (rdma-core's cmtime).")
+public final class Cmtime implements Callable<Integer> {
+    @Option(names = "-s", paramLabel = "server_address", description = "connect to this server (client role)")
+    String serverAddress;
+    @Option(names = "-b", paramLabel = "bind_address", description = "bind address (server: listen address)")
+    String bindAddress;
+    @Option(names = "-c", paramLabel = "connections", defaultValue = "100") int connections;
+    @Option(names = "-p", paramLabel = "port_number", defaultValue = "7471") int port;
+    @Option(names = "-r", paramLabel = "retries", defaultValue = "2") int retries;
+    @Option(names = "-t", paramLabel = "timeout_ms", defaultValue = "2000") int timeoutMs;
+    @Option(names = "--endpoints", description = "client: time Connection.connect and close instead of each CM step")
+    boolean endpoints;
+    @Mixin FabricOptions fabric = new FabricOptions();
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
+    private volatile SampleRun run;
+
+    public Cmtime(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Cmtime(System.out, System.err)).execute(args));
+    }
+
+    /** Completes with the bound address once the server listens. */
+    public CompletableFuture<InetSocketAddress> listening() {
+        return listening;
+    }
+
+    /** Ends a server run (exit status 0). */
+    public void stop() {
+        SampleRun r = run;
+        if (r != null) {
+            r.finish(0);
+        }
+    }
+
+    @Override
+    public Integer call() {
+        if (connections <= 0 || retries < 0 || retries > 7 || timeoutMs <= 0) {
+            err.println("cmtime: connections and timeout must be positive, retries within 0..7");
+            return 22;
+        }
+        boolean server = serverAddress == null;
+        InetSocketAddress bind = bindAddress == null ? null : new InetSocketAddress(bindAddress, server ? port : 0);
+        InetSocketAddress target = server ? null : new InetSocketAddress(serverAddress, port);
+        if ((bind != null && bind.isUnresolved()) || (target != null && target.isUnresolved())) {
+            out.println("getaddrinfo error: cannot resolve " + (target != null && target.isUnresolved()
+                    ? serverAddress : bindAddress));
+            return 22;
+        }
+        if (endpoints && bind != null && !server) {
+            err.println("cmtime: --endpoints cannot bind a source address (Connection.connect takes none)");
+            return 22;
+        }
+        try (SampleRun r = new SampleRun(fabric.open(4096), out, err)) {
+            run = r;
+            if (server) {
+                serve(r, bind == null ? new InetSocketAddress(port) : bind);
+            } else if (endpoints) {
+                new EndpointTimer(r, target, connections, timeoutMs, retries).start();
+            } else {
+                new CmSteps(r, bind, target, connections, timeoutMs, retries).start();
+            }
+            return r.await(fabric.timeout());
+        } finally {
+            run = null;
+        }
+    }
+
+    private void serve(SampleRun r, InetSocketAddress where) {
+        ConnectionOptions options = ConnectionOptions.DEFAULT.withSendQueueDepth(1).withReceiveWindow(1)
+                .withMaxInline(0);
+        ConnectionHandler quiet = new ConnectionHandler() { };
+        Listener.listen(r.loop(), where, ListenOptions.DEFAULT.withChildrenOnListenerLoop(true)
+                .withConnection(options), new ListenerHandler() {
+                    @Override
+                    public void onListening(Listener l) {
+                        listening.complete(l.localAddress());
+                    }
+
+                    @Override
+                    public void onConnectionRequest(ConnectionRequest request) {
+                        request.accept(quiet, null, r.loop());
+                    }
+
+                    @Override
+                    public void onError(Listener l, Throwable error) {
+                        out.println("failure trying to listen: " + error.getMessage());
+                        listening.completeExceptionally(error);
+                        r.finish(1);
+                    }
+                });
+    }
+}

@@ -24,6 +24,9 @@ public final class FabricOptions {
             description = "provider setting, e.g. -D ibex.softroce.devices=soft0=127.0.0.2 (repeatable)")
     Map<String, String> config = new LinkedHashMap<>();
 
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    boolean help;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
             description = "give up after this many seconds, exit status 110 (default 0: wait forever, like the C tool)")
     long timeoutSeconds;

@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
  * each waits for {@code -C} datagrams. {@code -o} joins as a send-only full member. Unlike the C tool it needs
  * {@code -b}: a UD endpoint lives on the device of its address.
  */
-@Command(name = "mckey", sortOptions = false, mixinStandardHelpOptions = true,
+@Command(name = "mckey", sortOptions = false,
         description = "RDMA CM multicast test (rdma-core's mckey): join a group, send to it or receive from it.")
 public final class Mckey implements Callable<Integer> {
     @Option(names = "-m", paramLabel = "multicast_address", required = true) String groupAddress;
@@ -36,6 +36,7 @@ public final class Mckey implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream err;
+    private volatile SampleRun current;
     private final CompletableFuture<Void> receiving = new CompletableFuture<>();
 
     public Mckey(PrintStream out, PrintStream err) {
@@ -50,6 +51,14 @@ public final class Mckey implements Callable<Integer> {
     /** Completes once a receiver has joined with every endpoint and waits for data. */
     public CompletableFuture<Void> receiving() {
         return receiving;
+    }
+
+    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
+    public void stop() {
+        SampleRun r = current;
+        if (r != null) {
+            r.finish(0);
+        }
     }
 
     @Override
@@ -68,7 +77,7 @@ public final class Mckey implements Callable<Integer> {
             out.println("mckey: " + groupAddress + " is not a multicast address");
             return 22;
         }
-        try (SampleRun run = new SampleRun(fabric.openForDatagrams(size), out, err)) {
+        try (SampleRun run = current = new SampleRun(fabric.openForDatagrams(size), out, err)) {
             out.println("mckey: starting " + (sender ? "client" : "server"));
             out.println("mckey: joining");
             new McTest(run, bind, group, sender, sendOnly, connections, size == 0 ? 0 : count, size, pauseMillis,

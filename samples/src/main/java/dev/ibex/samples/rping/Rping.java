@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  * buffers in {@code struct rping_rdma_info} messages (address, rkey, size; network order), the server RDMA READs
  * the ping data and RDMA WRITEs it back. Either side works against the C tool.
  */
-@Command(name = "rping", sortOptions = false, mixinStandardHelpOptions = true,
+@Command(name = "rping", sortOptions = false,
         description = "RDMA ping-pong (rdma-core's rping): the server RDMA READs the client's ping data and RDMA "
                 + "WRITEs it back.")
 public final class Rping implements Callable<Integer> {
@@ -44,6 +44,7 @@ public final class Rping implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream err;
+    private volatile SampleRun current;
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
 
     public Rping(PrintStream out, PrintStream err) {
@@ -58,6 +59,14 @@ public final class Rping implements Callable<Integer> {
     /** Completes with the bound address once the server listens (for tests and launchers that wait for it). */
     public CompletableFuture<InetSocketAddress> listening() {
         return listening;
+    }
+
+    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
+    public void stop() {
+        SampleRun r = current;
+        if (r != null) {
+            r.finish(0);
+        }
     }
 
     @Override
@@ -84,7 +93,7 @@ public final class Rping implements Callable<Integer> {
             return 22;
         }
         ConnectionOptions options = ConnectionOptions.DEFAULT.withReceiveWindow(RECEIVE_WINDOW).withSendQueueDepth(16);
-        try (SampleRun run = new SampleRun(fabric.open(size), out, err)) {
+        try (SampleRun run = current = new SampleRun(fabric.open(size), out, err)) {
             if (debug) {
                 err.println("provider " + run.group().fabric().providerName() + ", "
                         + (server ? "server on " : "client to ") + where);

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
  * {@code -C} messages of {@code -S} bytes from the server on each, as many replies from the client, then the server
  * disconnects. Without {@code -s} it is the server.
  */
-@Command(name = "ucmatose", sortOptions = false, mixinStandardHelpOptions = true,
+@Command(name = "ucmatose", sortOptions = false,
         description = "RDMA CM connection test (rdma-core's ucmatose): connect, exchange messages, disconnect.")
 public final class Ucmatose implements Callable<Integer> {
     @Option(names = "-s", paramLabel = "server_address", description = "connect to this server (client role)")
@@ -37,6 +37,7 @@ public final class Ucmatose implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream err;
+    private volatile SampleRun current;
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
 
     public Ucmatose(PrintStream out, PrintStream err) {
@@ -51,6 +52,14 @@ public final class Ucmatose implements Callable<Integer> {
     /** Completes with the bound address once the server listens. */
     public CompletableFuture<InetSocketAddress> listening() {
         return listening;
+    }
+
+    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
+    public void stop() {
+        SampleRun r = current;
+        if (r != null) {
+            r.finish(0);
+        }
     }
 
     @Override
@@ -73,7 +82,7 @@ public final class Ucmatose implements Callable<Integer> {
         }
         // every message the peer sends at once must find a receive: the C client connects with rnr_retry_count 0
         ConnectionOptions options = ConnectionOptions.DEFAULT.withReceiveWindow(Math.max(1, count));
-        try (SampleRun run = new SampleRun(fabric.open(size), out, err)) {
+        try (SampleRun run = current = new SampleRun(fabric.open(size), out, err)) {
             CmaTest test = new CmaTest(run, server, connections, count, size);
             if (server) {
                 out.println("cmatose: starting server");

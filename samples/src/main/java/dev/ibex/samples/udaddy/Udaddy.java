@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
  * as many to each. Without {@code -s} it is the server. Unlike the C tool, both roles need {@code -b}: a UD
  * endpoint lives on the device of its address.
  */
-@Command(name = "udaddy", sortOptions = false, mixinStandardHelpOptions = true,
+@Command(name = "udaddy", sortOptions = false,
         description = "RDMA CM datagram test (rdma-core's udaddy): SIDR resolution and UD sends with replies.")
 public final class Udaddy implements Callable<Integer> {
     @Option(names = "-s", paramLabel = "server_address", description = "resolve this server (client role)")
@@ -37,6 +37,7 @@ public final class Udaddy implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream err;
+    private volatile SampleRun current;
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
 
     public Udaddy(PrintStream out, PrintStream err) {
@@ -51,6 +52,14 @@ public final class Udaddy implements Callable<Integer> {
     /** Completes with the bound address once the server answers SIDR requests. */
     public CompletableFuture<InetSocketAddress> listening() {
         return listening;
+    }
+
+    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
+    public void stop() {
+        SampleRun r = current;
+        if (r != null) {
+            r.finish(0);
+        }
     }
 
     @Override
@@ -68,7 +77,7 @@ public final class Udaddy implements Callable<Integer> {
                     : serverAddress));
             return 22;
         }
-        try (SampleRun run = new SampleRun(fabric.openForDatagrams(size), out, err)) {
+        try (SampleRun run = current = new SampleRun(fabric.openForDatagrams(size), out, err)) {
             if (server) {
                 out.println("udaddy: starting server");
                 DatagramOptions options = DatagramOptions.DEFAULT.withListen(true)

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
  * client measures step by step like the C tool, or with {@code --endpoints} through the endpoint API. The server
  * accepts every connection until it is stopped (like the C server, which runs until killed).
  */
-@Command(name = "cmtime", sortOptions = false,
+@Command(name = "cmtime", sortOptions = false, separator = " ",
         description = "RDMA CM connection setup timing (rdma-core's cmtime).")
 public final class Cmtime implements Callable<Integer> {
     @Option(names = "-s", paramLabel = "server_address", description = "connect to this server (client role)")

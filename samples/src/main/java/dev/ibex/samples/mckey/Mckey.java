@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
  * each waits for {@code -C} datagrams. {@code -o} joins as a send-only full member. Unlike the C tool it needs
  * {@code -b}: a UD endpoint lives on the device of its address.
  */
-@Command(name = "mckey", sortOptions = false,
+@Command(name = "mckey", sortOptions = false, separator = " ",
         description = "RDMA CM multicast test (rdma-core's mckey): join a group, send to it or receive from it.")
 public final class Mckey implements Callable<Integer> {
     @Option(names = "-m", paramLabel = "multicast_address", required = true) String groupAddress;

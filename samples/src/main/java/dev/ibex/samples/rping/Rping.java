@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  * buffers in {@code struct rping_rdma_info} messages (address, rkey, size; network order), the server RDMA READs
  * the ping data and RDMA WRITEs it back. Either side works against the C tool.
  */
-@Command(name = "rping", sortOptions = false,
+@Command(name = "rping", sortOptions = false, separator = " ",
         description = "RDMA ping-pong (rdma-core's rping): the server RDMA READs the client's ping data and RDMA "
                 + "WRITEs it back.")
 public final class Rping implements Callable<Integer> {

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
  * {@code -C} messages of {@code -S} bytes from the server on each, as many replies from the client, then the server
  * disconnects. Without {@code -s} it is the server.
  */
-@Command(name = "ucmatose", sortOptions = false,
+@Command(name = "ucmatose", sortOptions = false, separator = " ",
         description = "RDMA CM connection test (rdma-core's ucmatose): connect, exchange messages, disconnect.")
 public final class Ucmatose implements Callable<Integer> {
     @Option(names = "-s", paramLabel = "server_address", description = "connect to this server (client role)")

@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
  * as many to each. Without {@code -s} it is the server. Unlike the C tool, both roles need {@code -b}: a UD
  * endpoint lives on the device of its address.
  */
-@Command(name = "udaddy", sortOptions = false,
+@Command(name = "udaddy", sortOptions = false, separator = " ",
         description = "RDMA CM datagram test (rdma-core's udaddy): SIDR resolution and UD sends with replies.")
 public final class Udaddy implements Callable<Integer> {
     @Option(names = "-s", paramLabel = "server_address", description = "resolve this server (client role)")

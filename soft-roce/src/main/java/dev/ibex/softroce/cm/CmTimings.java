@@ -24,12 +24,13 @@ public record CmTimings(int cmResponseTimeout, int maxCmRetries, int packetLifeT
     public static final CmTimings DEFAULT = new CmTimings(20, 15, 16, 24, 15);
 
     /**
-     * For tests: REQ retried every 160 ms, UNREACHABLE after 640 ms (4 tries), REP/DREQ/SIDR_REQ every 128 ms,
-     * timewait and QP ACK timeout 32 ms (ACK timeout 13), MRA service timeout 512 ms (a slow accept survives).
-     * Retries stay well above the scheduling jitter of a loaded 2-core CI machine, so tests that are not about
-     * retries do not see duplicate REQs or SIDR_REQs (a SIDR retry crossing the answer is a second request).
+     * For tests: REQ retried every 256 ms, UNREACHABLE after ≈ 1 s (4 tries), REP/DREQ/SIDR_REQ every 128 ms,
+     * timewait and QP ACK timeout 128 ms (ACK timeout 15: RETRY_EXC_ERR after ≈ 1 s with retry_cnt 7), MRA
+     * service timeout 512 ms (a slow accept survives). Every timer stays well above the scheduling jitter of a
+     * loaded 2-core CI machine, so tests that are not about retries see no spurious duplicate REQ/SIDR_REQ (a SIDR
+     * retry crossing the answer is a second request) and no spurious RC retry exhaustion.
      */
-    public static final CmTimings FAST = new CmTimings(15, 3, 12, 17, 10);
+    public static final CmTimings FAST = new CmTimings(15, 3, 14, 17, 10);
 
     /** Provider-config keys (ProviderConfig or system properties). */
     public static final String PREFIX = "ibex.softroce.cm.";

@@ -6,6 +6,7 @@ import dev.ibex.cm.spi.Fabric;
 import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.cm.spi.ResourceTracker;
+import dev.ibex.softroce.net.FaultInjector;
 import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.transport.Timers;
 import dev.ibex.softroce.transport.WorkQueue;
@@ -42,6 +43,7 @@ public final class SoftFabric implements Fabric {
     private final WorkQueue workQueue;
     private final ScheduledExecutorService scheduler;
     private final PcapWriter pcap;
+    private final FaultInjector faults;
     private final List<SoftDevice> devices = new ArrayList<>();
     private final CmService cm;
     private volatile boolean closed;
@@ -52,13 +54,15 @@ public final class SoftFabric implements Fabric {
         this.workQueue = new WorkQueue("soft-roce-work");
         this.scheduler = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("soft-roce-events").factory());
+        this.faults = FaultSettings.apply(config.faults(), new FaultInjector(config.faults().getLong(
+                FaultSettings.SEED, 0)));
         PcapWriter p = null;
         try {
             if (config.pcap() != null) {
                 p = PcapWriter.open(config.pcap());
             }
             this.pcap = p;
-            Link.Factory links = UdpLink.factory(config, pcap);
+            Link.Factory links = NetLink.factory(config, faults, pcap);
             for (DeviceConfig d : config.devices()) {
                 devices.add(new SoftDevice(d.name(), d.addresses(), config, tracker, timers, workQueue, links, scheduler));
             }
@@ -165,6 +169,14 @@ public final class SoftFabric implements Fabric {
     /** Scales a real duration to this fabric's timer scale ({@code ibex.softroce.timerScale}). */
     public long scaledNanos(long nanos) {
         return config.scaled(nanos);
+    }
+
+    /**
+     * The fault injector shared by every device link of this fabric (drop, delay, reorder, duplicate,
+     * black-hole a path); configured from {@code ibex.softroce.fault.*} and changeable at any time.
+     */
+    public FaultInjector faults() {
+        return faults;
     }
 
     /** The live-resource tracker (the CM registers its ids and channels here). */

@@ -92,11 +92,16 @@ public final class Harness implements AutoCloseable {
 
         Side(DeviceContext dev, Arena arena, int bufSize, QpCap cap, boolean signalAll, SharedReceiveQueue srq,
                 ProtectionDomain pd, QpType type) {
+            this(dev, arena, bufSize, cap, signalAll, srq, pd, type, null, null);
+        }
+
+        Side(DeviceContext dev, Arena arena, int bufSize, QpCap cap, boolean signalAll, SharedReceiveQueue srq,
+                ProtectionDomain pd, QpType type, CompletionQueue scq, CompletionQueue rcq) {
             this.dev = dev;
             this.pd = pd != null ? pd : dev.allocPd();
-            this.scq = dev.createCompletionQueue(1024, null, 0);
-            this.rcq = dev.createCompletionQueue(1024, null, 0);
-            this.qp = this.pd.createQueuePair(new QpInitAttr(scq, rcq, srq, cap, type, signalAll, null));
+            this.scq = scq != null ? scq : dev.createCompletionQueue(1024, null, 0);
+            this.rcq = rcq != null ? rcq : dev.createCompletionQueue(1024, null, 0);
+            this.qp = this.pd.createQueuePair(new QpInitAttr(this.scq, this.rcq, srq, cap, type, signalAll, null));
             this.buf = arena.allocate(bufSize, 4096);
             this.mr = this.pd.registerMemory(buf, EnumSet.allOf(Access.class));
             this.wc = CompletionBatch.allocate(arena, 64);
@@ -110,6 +115,11 @@ public final class Harness implements AutoCloseable {
     public Side side(DeviceContext dev, int bufSize, QpCap cap, boolean signalAll, SharedReceiveQueue srq,
             ProtectionDomain pd) {
         return new Side(dev, arena, bufSize, cap, signalAll, srq, pd, QpType.RC);
+    }
+
+    public Side sideOn(DeviceContext dev, int bufSize, QpCap cap, boolean signalAll, CompletionQueue scq,
+            CompletionQueue rcq) {
+        return new Side(dev, arena, bufSize, cap, signalAll, null, null, QpType.RC, scq, rcq);
     }
 
     public Side udSide(DeviceContext dev, int bufSize) {

@@ -79,8 +79,16 @@ final class Completer {
      *
      * @return whether it changed anything
      */
+    long seen;
+    int lastSeenPsn = -1;
+    int lastSeenOpcode = -1;
+    long decrements;
+
     void onResponse(RocePacket pkt) {
         timeoutRetry = false;
+        seen++;
+        lastSeenPsn = pkt.psn();
+        lastSeenOpcode = pkt.opcode().code() << 8 | (pkt.opcode().hasAeth() ? pkt.aethSyndrome() : 0);
         run(pkt);
     }
 
@@ -187,6 +195,7 @@ final class Completer {
                     if (retryCount > 0) {
                         if (!(retryCount == 7 && sender.retrySevenIsInfinite())) {
                             retryCount--;
+                            decrements++;
                         }
                         if (Psn.compare(sender.requester.psn, psn) > 0) {
                             sender.requester.needRetry = true;

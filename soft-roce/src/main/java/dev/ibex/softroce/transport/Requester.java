@@ -51,6 +51,8 @@ final class Requester {
     boolean waitPsn;
     boolean waitFence;
     boolean needRdAtomic;
+    long packetsSent;
+    int lastRetryFrom = -1;
     /** Whether the last {@link #run} stopped because it had sent its budget of packets. */
     boolean budgetExhausted;
 
@@ -87,10 +89,15 @@ final class Requester {
             return false;
         }
         if (needRetry && !waitForRnrTimer) {
+            sender.retries++;
             retry();
             needRetry = false;
         }
         SendQueue sq = qp.sq();
+        if (wqeIndex - sq.consumerIndex() < 0) {
+            // cumulative ACKs completed WQEs this go-back-N pass had yet to resend: resume after them
+            retry();
+        }
         boolean rc = qp.type() == QpType.RC;
         boolean progress = false;
         int sent = 0;
@@ -258,17 +265,21 @@ final class Requester {
         int length = builder.finishIpv4(route.srcIp(), route.dstIp(), port, port);
         txBuffer.clear().limit(length);
         route.link().send(txBuffer, route.dstIp(), route.destination());
+        packetsSent++;
         return true;
     }
 
     /**
      * Go-back-N (rxe {@code req_retry}): restart from the oldest unacknowledged PSN. The first unacknowledged
-     * SEND/WRITE skips the packets already acknowledged; a partly answered READ asks for the rest only.
+     * SEND/WRITE skips the packets already acknowledged; a partly answered READ asks for the rest only. Unlike rxe,
+     * the WQEs keep their state and PSN range while they wait to be resent (a resend reuses the same PSNs), so a
+     * cumulative ACK that arrives meanwhile — typically the responder acknowledging the duplicates — still
+     * completes them, and the requester then skips what was completed.
      */
     void retry() {
-        sender.retries++;
         SendQueue sq = qp.sq();
         int compPsn = sender.completer.psn;
+        lastRetryFrom = compPsn;
         int mtu = qp.mtuBytes();
         wqeIndex = sq.consumerIndex();
         psn = compPsn;
@@ -305,7 +316,6 @@ final class Requester {
                     w.iova += (received / mtu) * mtu;
                 }
             }
-            w.state = SendWqe.POSTED;
         }
     }
 }

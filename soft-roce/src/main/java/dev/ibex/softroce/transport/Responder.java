@@ -76,6 +76,9 @@ public final class Responder {
     private int resourceHead;
     private boolean commEstRaised;
     private boolean lastWqeRaised;
+    private long handled;
+    private long duplicates;
+    private long outOfSequence;
 
     /** READ response packets a receive thread sends before it hands the rest to the work queue. */
     static final int RECEIVE_THREAD_BUDGET = 32;
@@ -118,25 +121,48 @@ public final class Responder {
         inbox.clear();
     }
 
-    /** A request packet for this QP arrived (receive thread). */
+    /**
+     * A request packet for this QP arrived (receive thread): executed in place when the task is idle; a long READ
+     * reply continues on the work queue.
+     */
     public void onRequest(RocePacket pkt, int srcIp, int dstIp) {
-        if (task.tryEnter()) {
-            try {
-                if (isReceiving(qp.stateCode())) {
-                    drainInbox();
-                    if (pendingRead == null) {
-                        handle(pkt, srcIp, dstIp);
-                    } else {
-                        inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), srcIp, dstIp); // wait behind it
-                    }
+        if (!task.tryEnter()) {
+            if (inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), srcIp, dstIp)) {
+                if (!task.nudge()) {
+                    work.defer(task);
                 }
-            } finally {
-                task.leave();
+                return;
             }
-        } else {
-            inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), srcIp, dstIp);
-            task.schedule();
+            // the inbox is full: wait for the task (its owner drains the inbox), then process in place
+            while (!task.tryEnter()) {
+                Thread.onSpinWait();
+            }
         }
+        try {
+            if (isReceiving(qp.stateCode())) {
+                drainInbox();
+                if (pendingRead == null) {
+                    handle(pkt, srcIp, dstIp);
+                } else if (!inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), srcIp, dstIp)) {
+                    // behind a long READ reply and no room: finish the reply here, then this request
+                    ResponderResource res = pendingRead;
+                    pendingRead = null;
+                    finishRead(res);
+                    drainInbox();
+                    handle(pkt, srcIp, dstIp);
+                }
+            }
+        } finally {
+            task.leaveTo(work::defer, pendingRead != null || qp.stateCode() == QpState.ERR.ordinal());
+        }
+    }
+
+    /** Sends the rest of a READ reply without a budget. */
+    private void finishRead(ResponderResource res) {
+        while (!readReply(res.curPsn, res, Integer.MAX_VALUE)) {
+            // cannot happen without a budget
+        }
+        pendingRead = null;
     }
 
     /** Called after receives were posted to a QP in ERR, so they get flushed. */
@@ -194,8 +220,10 @@ public final class Responder {
             handleUd(pkt, srcIp, dstIp);
             return;
         }
+        handled++;
         int diff = Psn.compare(pkt.psn(), psn);
         if (diff > 0) {
+            outOfSequence++;
             if (!sentPsnNak) {
                 sentPsnNak = true;
                 sendAck(Aeth.nak(Aeth.NakCode.PSN_SEQUENCE_ERROR), psn);
@@ -203,6 +231,7 @@ public final class Responder {
             return; // class B: drop until the expected PSN comes
         }
         if (diff < 0) {
+            duplicates++;
             duplicate(pkt);
             return;
         }
@@ -427,7 +456,10 @@ public final class Responder {
      * @return whether the reply is complete (or failed)
      */
     private boolean readReply(int requestPsn, ResponderResource res) {
-        int budget = Dispatcher.onReceiveThread() ? RECEIVE_THREAD_BUDGET : Integer.MAX_VALUE;
+        return readReply(requestPsn, res, Dispatcher.onReceiveThread() ? RECEIVE_THREAD_BUDGET : Integer.MAX_VALUE);
+    }
+
+    private boolean readReply(int requestPsn, ResponderResource res, int budget) {
         int mtu = qp.mtuBytes();
         SoftMemoryRegion mr = null;
         if (res.resid > 0) {
@@ -727,7 +759,8 @@ public final class Responder {
 
     /** The receive side's state, for diagnostics. */
     public String describe() {
-        return "resp{psn=0x" + Integer.toHexString(psn) + " ackPsn=0x" + Integer.toHexString(ackPsn) + " msn=" + msn
+        return "resp{handled=" + handled + " dup=" + duplicates + " ooo=" + outOfSequence + " psn=0x"
+                + Integer.toHexString(psn) + " ackPsn=0x" + Integer.toHexString(ackPsn) + " msn=" + msn
                 + " opcode=" + opcode + " sentPsnNak=" + sentPsnNak + " wqe=" + (wqe != null) + " rq="
                 + (qp.rq() == null ? "srq" : qp.rq().size()) + " inboxDropped=" + inbox.dropped() + "}";
     }

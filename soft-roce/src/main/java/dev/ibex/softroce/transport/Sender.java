@@ -5,7 +5,11 @@ import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
 import dev.ibex.softroce.verbs.SerialTask;
 import dev.ibex.softroce.verbs.SoftQueuePair;
+import dev.ibex.softroce.wire.Aeth;
 import dev.ibex.softroce.wire.MalformedPacketException;
+import dev.ibex.softroce.wire.Opcode;
+import dev.ibex.softroce.wire.PacketBuilder;
+import java.lang.foreign.MemorySegment;
 import dev.ibex.softroce.wire.Psn;
 import dev.ibex.softroce.wire.RocePacket;
 
@@ -26,6 +30,14 @@ public final class Sender {
     private final SerialTask task;
     private final PacketInbox inbox = new PacketInbox(32, MAX_PACKET);
     private final RocePacket queued = new RocePacket();
+    /**
+     * Plain ACKs that arrived while the task was busy, folded into the newest one (ACKs are cumulative): valid bit
+     * 1 << 48, PSN in bits 24..47, MSN in bits 0..23. Keeps a storm of duplicate ACKs from crowding NAKs out of the
+     * inbox.
+     */
+    private final java.util.concurrent.atomic.AtomicLong coalescedAck = new java.util.concurrent.atomic.AtomicLong();
+    private final PacketBuilder ackBuilder = new PacketBuilder();
+    private final MemorySegment ackScratch = MemorySegment.ofArray(new byte[64]);
     private final Timers.Timer retransmitTimer;
     private final Timers.Timer rnrTimer;
     private final boolean retrySevenIsInfinite;
@@ -74,6 +86,7 @@ public final class Sender {
         requester.reset(sqPsn, qp.maxRdAtomic());
         completer.reset(sqPsn);
         inbox.clear();
+        coalescedAck.set(0);
         retransmitTimer.disarm();
         rnrTimer.disarm();
         timeoutFired = false;
@@ -98,36 +111,73 @@ public final class Sender {
         task.schedule();
     }
 
-    /** A response packet for this QP arrived (receive thread). */
+    /**
+     * A response packet for this QP arrived (receive thread). Processed in place when the task is idle; then at
+     * most {@link #RECEIVE_THREAD_BUDGET} packets the response allows are sent here and the rest is left to the
+     * work queue, so the receive thread goes back to receiving.
+     */
     public void onResponse(RocePacket pkt) {
         if (task.tryEnter()) {
             responsesInline++;
-            try {
-                if (isSending(qp.stateCode())) {
-                    drainInbox();
-                    retryIfNeeded();
-                    responsesProcessed++;
-                    completer.onResponse(pkt);
-                }
-            } finally {
-                task.leave();
-            }
-        } else {
-            responsesQueued++;
-            inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), 0, 0);
-            task.schedule();
+            processInline(pkt);
+            return;
         }
+        responsesQueued++;
+        if (pkt.opcode() == Opcode.RC_ACKNOWLEDGE && Aeth.type(pkt.aethSyndrome()) == Aeth.Type.ACK) {
+            coalesce(pkt.psn(), pkt.aethMsn());
+        } else if (!inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), 0, 0)) {
+            // the inbox is full: wait for the task (its owner is draining the inbox) and process in place,
+            // like a NIC that runs out of descriptors; the socket buffer absorbs the pause
+            while (!task.tryEnter()) {
+                Thread.onSpinWait();
+            }
+            processInline(pkt);
+            return;
+        }
+        // never run the body here (a receive thread could get stuck sending): the owner goes round again,
+        // or the work queue runs it
+        if (!task.nudge()) {
+            work.defer(task);
+        }
+    }
+
+    /** Inside the task on a receive thread: the response, then one bounded step; the rest goes elsewhere. */
+    private void processInline(RocePacket pkt) {
+        boolean more = false;
+        try {
+            if (isSending(qp.stateCode())) {
+                drainInbox();
+                responsesProcessed++;
+                completer.onResponse(pkt);
+                step(RECEIVE_THREAD_BUDGET);
+                more = pendingWork();
+            } else {
+                more = qp.stateCode() == QpState.ERR.ordinal();
+            }
+        } finally {
+            task.leaveTo(work::defer, more);
+        }
+    }
+
+    private void coalesce(int psn, int msn) {
+        long mine = 1L << 48 | (long) psn << 24 | msn;
+        for (;;) {
+            long cur = coalescedAck.get();
+            if (cur != 0 && Psn.compare((int) (cur >>> 24) & Psn.MASK, psn) >= 0) {
+                return; // a newer one is already waiting
+            }
+            if (coalescedAck.compareAndSet(cur, mine)) {
+                return;
+            }
+        }
+    }
+
+    private boolean inboxEmpty() {
+        return inbox.isEmpty() && coalescedAck.get() == 0;
     }
 
     private static boolean isSending(int state) {
         return state == QpState.RTS.ordinal() || state == QpState.SQD.ordinal();
-    }
-
-    private void retryIfNeeded() {
-        if (requester.needRetry && !requester.waitForRnrTimer) {
-            requester.retry();
-            requester.needRetry = false;
-        }
     }
 
     private void drainInbox() {
@@ -135,7 +185,6 @@ public final class Sender {
         while ((off = inbox.peekOffset()) >= 0) {
             try {
                 queued.wrap(inbox.memory(), off, inbox.length());
-                retryIfNeeded();
                 responsesProcessed++;
                 completer.onResponse(queued);
             } catch (MalformedPacketException e) {
@@ -144,12 +193,26 @@ public final class Sender {
                 inbox.release();
             }
         }
+        long ack = coalescedAck.getAndSet(0);
+        if (ack != 0) {
+            int len = ackBuilder.begin(ackScratch, 0, Opcode.RC_ACKNOWLEDGE).destQp(qp.qpNum())
+                    .psn((int) (ack >>> 24) & Psn.MASK).aeth(Aeth.ack(Aeth.CREDITS_UNLIMITED), (int) ack & Psn.MASK)
+                    .finishIpv4(0, 0, 0, 0);
+            try {
+                queued.wrap(ackScratch, 0, len);
+                responsesProcessed++;
+                completer.onResponse(queued);
+            } catch (MalformedPacketException e) {
+                // built right here
+            }
+        }
     }
 
     private void body() {
         int state = qp.stateCode();
         if (state == QpState.ERR.ordinal()) {
             inbox.clear();
+            coalescedAck.set(0);
             retransmitTimer.disarm();
             rnrTimer.disarm();
             completer.flush();
@@ -157,43 +220,58 @@ public final class Sender {
         }
         if (!isSending(state)) {
             inbox.clear();
+            coalescedAck.set(0);
             return;
         }
+        if (Dispatcher.onReceiveThread()) {
+            // a receive thread that got here through schedule(): one bounded step, the rest elsewhere
+            step(RECEIVE_THREAD_BUDGET);
+            if (pendingWork()) {
+                work.defer(task);
+            }
+            return;
+        }
+        while (step(Integer.MAX_VALUE)) {
+            // until nothing moves
+        }
+        checkDrained();
+    }
+
+    /** Whether a step left work that another step must do (not just: whether it made progress). */
+    private boolean pendingWork() {
+        return requester.budgetExhausted || (requester.needRetry && !requester.waitForRnrTimer) || !inboxEmpty()
+                || rnrFired || timeoutFired;
+    }
+
+    /**
+     * One round: expired timers, the requester (at most {@code budget} packets), queued responses, WQEs that need
+     * no response.
+     *
+     * @return whether another round may find work
+     */
+    private boolean step(int budget) {
         if (rnrFired) {
             rnrFired = false;
             requester.needRetry = true;
             requester.waitForRnrTimer = false;
         }
-        int budget = Dispatcher.onReceiveThread() ? RECEIVE_THREAD_BUDGET : Integer.MAX_VALUE;
-        for (;;) {
-            long beforeConsumer = qp.sq().consumerIndex();
-            int beforePsn = completer.psn;
-            boolean progress = requester.run(budget);
-            if (requester.budgetExhausted) {
-                // a receive thread must get back to receiving: the rest goes to the work queue
-                drainInbox();
-                completer.onIdle(false);
-                work.defer(task);
-                return;
-            }
-            drainInbox();
-            boolean timedOut = timeoutFired;
-            if (timedOut) {
-                timeoutFired = false;
-                timeouts++;
-            }
-            completer.onIdle(timedOut);
-            if (qp.stateCode() == QpState.ERR.ordinal()) {
-                completer.flush();
-                return;
-            }
-            progress |= qp.sq().consumerIndex() != beforeConsumer || completer.psn != beforePsn
-                    || (requester.needRetry && !requester.waitForRnrTimer);
-            if (!progress) {
-                break;
-            }
+        long beforeConsumer = qp.sq().consumerIndex();
+        int beforePsn = completer.psn;
+        boolean progress = requester.run(budget);
+        drainInbox();
+        boolean timedOut = timeoutFired;
+        if (timedOut) {
+            timeoutFired = false;
+            timeouts++;
         }
-        checkDrained();
+        completer.onIdle(timedOut);
+        if (qp.stateCode() == QpState.ERR.ordinal()) {
+            completer.flush();
+            return false;
+        }
+        return progress || requester.budgetExhausted || qp.sq().consumerIndex() != beforeConsumer
+                || completer.psn != beforePsn || (requester.needRetry && !requester.waitForRnrTimer)
+                || !inboxEmpty();
     }
 
     // ---- used by the requester and completer ------------------------------------------------------------
@@ -233,14 +311,27 @@ public final class Sender {
 
     /** The send side's state, for diagnostics. */
     public String describe() {
-        return "req{psn=0x" + Integer.toHexString(requester.psn) + " wqe=" + requester.wqeIndex + " opcode="
+        return "req{sent=" + requester.packetsSent + " lastRetryFrom=0x" + Integer.toHexString(requester.lastRetryFrom)
+                + " headWqe=" + headWqe() + " psn=0x" + Integer.toHexString(requester.psn) + " wqe=" + requester.wqeIndex + " opcode="
                 + requester.opcode + " rdAtomicFree=" + requester.rdAtomicFree + " needRetry=" + requester.needRetry
                 + " waitRnr=" + requester.waitForRnrTimer + " waitPsn=" + requester.waitPsn + "} comp{psn=0x"
-                + Integer.toHexString(completer.psn) + " retry=" + completer.retryCount + " rnrRetry="
+                + Integer.toHexString(completer.psn) + " seen=" + completer.seen + " lastSeen=0x"
+                + Integer.toHexString(completer.lastSeenPsn) + "/0x" + Integer.toHexString(completer.lastSeenOpcode)
+                + " decrements=" + completer.decrements + " retry=" + completer.retryCount + " rnrRetry="
                 + completer.rnrRetryCount + "} sq{prod=" + qp.sq().producerIndex() + " cons=" + qp.sq().consumerIndex()
                 + "} timer{armed=" + retransmitTimer.isArmed() + " rnr=" + rnrTimer.isArmed() + "} inboxDropped="
                 + inbox.dropped() + " retries=" + retries + " timeouts=" + timeouts + " inline=" + responsesInline
                 + " queued=" + responsesQueued + " processed=" + responsesProcessed;
+    }
+
+    private String headWqe() {
+        var sq = qp.sq();
+        if (sq.consumerIndex() == sq.producerIndex()) {
+            return "none";
+        }
+        var w = sq.at(sq.consumerIndex());
+        return w.state + "/0x" + Integer.toHexString(w.firstPsn) + "-0x" + Integer.toHexString(w.lastPsn) + "/resid"
+                + w.resid;
     }
 
     /** Raises SQ_DRAINED once the QP in SQD has every sent message acknowledged. */

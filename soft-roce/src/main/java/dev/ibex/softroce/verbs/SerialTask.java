@@ -38,6 +38,23 @@ public final class SerialTask {
     }
 
     /**
+     * Makes the thread that runs the task go round once more, if one does; never runs the body itself.
+     *
+     * @return {@code false} if the task is idle (the caller must get it run elsewhere)
+     */
+    public boolean nudge() {
+        for (;;) {
+            int w = wip.get();
+            if (w == 0) {
+                return false;
+            }
+            if (wip.compareAndSet(w, w + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
      * Takes the task if it is idle, so the caller can do work inline that must not race with the body (the
      * receive path uses it to process a packet in place). On {@code true} the caller must call
      * {@link #leave()} after its work, which also runs the body at least once.
@@ -53,6 +70,19 @@ public final class SerialTask {
     /** Ends an inline section begun by {@link #tryEnter()}: runs the body until no schedule is pending. */
     public void leave() {
         drain(1);
+    }
+
+    /**
+     * Ends an inline section begun by {@link #tryEnter()} without running the body here: for receive threads,
+     * which must get back to receiving. If another thread scheduled the task meanwhile, or {@code moreWork}, the
+     * body is handed to {@code queue} (it runs at least once there, which covers every pending schedule).
+     */
+    public void leaveTo(java.util.function.Consumer<SerialTask> queue, boolean moreWork) {
+        owner = null;
+        int prev = wip.getAndSet(0);
+        if (prev > 1 || moreWork) {
+            queue.accept(this);
+        }
     }
 
     /** Whether the calling thread is running the body or an inline section right now. */

@@ -590,8 +590,9 @@ public final class SoftQueuePair implements QueuePair {
                 break;
             }
         }
-        sender.task().schedule();
-        responder.task().schedule();
+        // flushing happens on the work queue: this may run on a receive thread, inside one of the tasks
+        device.workQueue().defer(sender.task());
+        device.workQueue().defer(responder.task());
     }
 
     /** Its CQ overran: QP_FATAL and ERR. */

@@ -62,7 +62,8 @@ class RcOpcodesTest {
     }
 
     private static CompletionBatch one(Side s, boolean send) {
-        assertThat(Harness.pollAtLeast(send ? s.scq : s.rcq, s.wc, 1, WAIT)).as("completion").isEqualTo(1);
+        assertThat(Harness.pollAtLeast(send ? s.scq : s.rcq, s.wc, 1, WAIT)).as("completion: %s", Harness.describe(s.qp))
+                .isEqualTo(1);
         return s.wc;
     }
 

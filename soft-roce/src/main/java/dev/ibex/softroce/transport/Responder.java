@@ -645,8 +645,8 @@ public final class Responder {
             completeReceive(WcOpcode.RECV, 0, 0, 0, 0, status.code(), false);
         }
         sendAck(Aeth.nak(nak), requestPsn);
+        qp.error(); // first, so that whoever sees the event finds the QP in ERR
         qp.raise(event);
-        qp.error();
     }
 
     private void completeReceive(int wcOpcode, int byteLen, int flags, int imm, int invalidated, int status,

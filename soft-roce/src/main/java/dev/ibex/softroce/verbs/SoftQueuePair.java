@@ -599,8 +599,8 @@ public final class SoftQueuePair implements QueuePair {
     void fatal() {
         int s = state.get();
         if (s != QpState.RESET.ordinal() && s != QpState.ERR.ordinal()) {
-            raise(AsyncEventType.QP_FATAL);
             error();
+            raise(AsyncEventType.QP_FATAL);
         }
     }
 

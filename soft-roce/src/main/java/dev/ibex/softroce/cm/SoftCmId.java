@@ -910,6 +910,11 @@ public final class SoftCmId implements CmId {
 
     /** {@code ucma_modify_qp_rtr/rts}: the CM's attributes, with the resources the application chose. */
     private void modifyQp(QpState target, int resources) {
+        if (target == QpState.RTR) {
+            // ucma_modify_qp_rtr refreshes INIT first: the QP was created with no remote access, and only now do
+            // the negotiated responder resources say whether the peer may RDMA READ / atomically access it.
+            qp.modify(initQpAttrLocked(QpState.INIT));
+        }
         QpAttr a = initQpAttrLocked(target);
         if (target == QpState.RTR && resources != RDMA_MAX_RESP_RES) {
             a.maxDestRdAtomic(resources);

@@ -58,7 +58,7 @@ class LossAndReorderTest {
             poller.register(xch, xch);
             poller.register(ych, ych);
             Harness.Params p = new Harness.Params();
-            p.timeout = 19; // 2.1 s, 21 ms at this scale
+            p.timeout = 20; // 4.3 s, 43 ms at this scale: seven retries ride out a 300 ms stall of a loaded machine
             p.minRnrTimer = 1;
             Harness.connect(x, y, p);
             faults.onSend().drop(0.05).reorder(0.02, Duration.ofMillis(1));
@@ -67,7 +67,27 @@ class LossAndReorderTest {
             SendBatch sb = SendBatch.allocate(h.arena, 64, 1);
             long t0 = System.nanoTime();
             long deadline = t0 + Duration.ofSeconds(55).toNanos();
+            long lastProgress = System.nanoTime();
+            long lastReceived = 0;
+            int dumps = 0;
             while (received < MESSAGES) {
+                if (received != lastReceived) {
+                    lastReceived = received;
+                    lastProgress = System.nanoTime();
+                } else if (System.nanoTime() - lastProgress > 250_000_000 && dumps < 3) {
+                    dumps++;
+                    lastProgress = System.nanoTime();
+                    StringBuilder sb2 = new StringBuilder("STALL at " + received + " " + Harness.describe(x.qp) + "\n");
+                    Thread.getAllStackTraces().forEach((t, st) -> {
+                        if (t.getName().contains("soft") || t.getName().contains("main")) {
+                            sb2.append(t.getName()).append(' ').append(t.getState()).append('\n');
+                            for (int i = 0; i < Math.min(12, st.length); i++) {
+                                sb2.append("    ").append(st[i]).append('\n');
+                            }
+                        }
+                    });
+                    System.out.println(sb2);
+                }
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("stalled at " + received + ": " + Harness.describe(x.qp) + " / "
                             + Harness.describe(y.qp) + " / " + faults.counts());

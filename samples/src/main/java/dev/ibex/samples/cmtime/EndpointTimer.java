@@ -4,6 +4,7 @@ import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
 import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.samples.CmEventName;
 import dev.ibex.samples.SampleRun;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
@@ -68,7 +69,7 @@ final class EndpointTimer {
         @Override
         public void onError(Connection c, Throwable error) {
             if (error instanceof RdmaConnectException e) {
-                run.out().println("event: " + e.reason() + ", error: " + e.status());
+                run.out().println("event: " + CmEventName.of(e) + ", error: " + e.status());
             } else {
                 run.out().println("connection " + index + " failed: " + error.getMessage());
             }

@@ -6,6 +6,7 @@ import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.endpoint.Datagram;
 import dev.ibex.cm.endpoint.DatagramHandler;
 import dev.ibex.cm.endpoint.Membership;
+import dev.ibex.samples.CmEventName;
 import java.net.InetSocketAddress;
 
 /**
@@ -84,8 +85,8 @@ final class McNode implements DatagramHandler {
     @Override
     public void onMembershipError(Datagram d, Membership m, Throwable error) {
         if (error instanceof RdmaConnectException e) {
-            test.failed(String.format("mckey: event: %s, error: %d (%s)", e.reason(), e.status(), e.getMessage()),
-                    e.status() != 0 ? Math.abs(e.status()) : 1);
+            test.failed(String.format("mckey: event: %s, error: %d (%s)", CmEventName.of(e), e.status(),
+                    e.getMessage()), e.status() != 0 ? Math.abs(e.status()) : 1);
         } else {
             test.failed("mckey: failure joining: " + error.getMessage(), 1);
         }

@@ -8,6 +8,7 @@ import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
 import dev.ibex.cm.endpoint.Operation;
 import dev.ibex.cm.endpoint.WorkCompletionException;
+import dev.ibex.samples.CmEventName;
 import dev.ibex.samples.SampleRun;
 
 /**
@@ -119,9 +120,9 @@ final class RpingClient implements ConnectionHandler {
     @Override
     public void onError(Connection c, Throwable error) {
         if (error instanceof RdmaConnectException e) {
-            run.err().printf("cma event %s, error %d%n", e.reason(), e.status());
+            run.err().printf("cma event %s, error %d%n", CmEventName.of(e), e.status());
             run.err().println(e.getMessage());
-            run.err().println("connect error " + -1);
+            run.err().println("connect error -1");
         } else {
             run.err().println("rping client failed: " + error.getMessage());
         }

@@ -1,6 +1,7 @@
 package dev.ibex.samples.ucmatose;
 
 import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.samples.CmEventName;
 import dev.ibex.samples.SampleRun;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,7 @@ final class CmaTest {
 
     void failed(CmaNode n, Throwable error) {
         if (error instanceof RdmaConnectException e) {
-            run.out().printf("cmatose: event: %s, error: %d%n", e.reason(), e.status());
+            run.out().printf("cmatose: event: %s, error: %d%n", CmEventName.of(e), e.status());
             fail(e.status() != 0 ? Math.abs(e.status()) : 1);
         } else {
             run.out().println("cmatose: connection " + n.id() + " failed: " + error.getMessage());

@@ -6,6 +6,7 @@ import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.endpoint.Datagram;
 import dev.ibex.cm.endpoint.DatagramHandler;
 import dev.ibex.cm.endpoint.UdPeer;
+import dev.ibex.samples.CmEventName;
 import java.net.InetSocketAddress;
 
 /**
@@ -78,8 +79,8 @@ final class UdaddyNode implements DatagramHandler {
     @Override
     public void onResolveFailed(Datagram d, InetSocketAddress remote, Throwable error) {
         if (error instanceof RdmaConnectException e) {
-            test.failed(String.format("udaddy: event: %s, error: %d (%s)", e.reason(), e.status(), e.getMessage()),
-                    e.status() != 0 ? Math.abs(e.status()) : 1);
+            test.failed(String.format("udaddy: event: %s, error: %d (%s)", CmEventName.of(e), e.status(),
+                    e.getMessage()), e.status() != 0 ? Math.abs(e.status()) : 1);
         } else {
             test.failed("udaddy: " + error.getMessage(), 1);
         }

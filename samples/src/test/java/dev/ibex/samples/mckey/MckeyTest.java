@@ -25,7 +25,7 @@ class MckeyTest {
             receiver.command().receiving().get(30, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             assertThat(receiver.exitCode(LIMIT)).isNotZero();
-            assertThat(receiver.out()).contains("mckey: event: MULTICAST_ERROR");
+            assertThat(receiver.out()).contains("mckey: event: RDMA_CM_EVENT_MULTICAST_ERROR");
             assumeFalse(receiver.out().contains("MULTICAST_ERROR"),
                     "soft-roce refuses multicast joins for now:\n" + receiver.output());
         }

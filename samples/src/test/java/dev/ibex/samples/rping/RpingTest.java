@@ -44,7 +44,7 @@ class RpingTest {
             SampleThread<Rping> client = SampleThread.start(Rping::new,
                     hosts.client("-c", "-a", SoftRoceHosts.SERVER, "-p", "7176", "-C", "1"));
             assertThat(client.exitCode(LIMIT)).isNotZero();
-            assertThat(client.err()).contains("cma event REJECTED, error 8");
+            assertThat(client.err()).contains("cma event RDMA_CM_EVENT_REJECTED, error 8");
         } catch (Exception e) {
             throw new AssertionError(e);
         } finally {

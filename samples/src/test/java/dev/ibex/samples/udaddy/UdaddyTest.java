@@ -41,7 +41,7 @@ class UdaddyTest {
             SampleThread<Udaddy> client = SampleThread.start(Udaddy::new, hosts.client("-s", SoftRoceHosts.SERVER,
                     "-b", SoftRoceHosts.CLIENT, "--port", "7185"));
             assertThat(client.exitCode(LIMIT)).as(client.output()).isNotZero();
-            assertThat(client.out()).contains("udaddy: event: UNREACHABLE");
+            assertThat(client.out()).contains("udaddy: event: RDMA_CM_EVENT_UNREACHABLE");
         } finally {
             other.command().stop();
         }

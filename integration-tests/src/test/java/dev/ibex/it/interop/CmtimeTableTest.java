@@ -33,7 +33,8 @@ class CmtimeTableTest {
 
     @Test
     void linesBeforeTheHeaderAndMissingRowsAreNotRows() {
-        CmtimeTable t = CmtimeTable.parse("event: RDMA_CM_EVENT_REJECTED, error: 8\nconnect      :  1.00 2.00 3.00 4.00\n");
+        CmtimeTable t = CmtimeTable.parse(
+                "event: RDMA_CM_EVENT_REJECTED, error: 8\nconnect      :  1.00 2.00 3.00 4.00\n");
         assertThat(t.totalMillis()).isEmpty();
         assertThatThrownBy(() -> t.sum("connect")).isInstanceOf(IllegalArgumentException.class);
     }

@@ -29,12 +29,14 @@ public final class Rping implements Callable<Integer> {
 
     @Option(names = "-s", description = "server side") boolean server;
     @Option(names = "-c", description = "client side") boolean client;
-    @Option(names = "-a", paramLabel = "addr", description = "address (server: to bind, default any; client: of the server)")
+    @Option(names = "-a", paramLabel = "addr",
+            description = "address (server: to bind, default any; client: of the server)")
     String address;
     @Option(names = "-p", paramLabel = "port", defaultValue = "7174", description = "port (default 7174)") int port;
     @Option(names = "-C", paramLabel = "count", defaultValue = "0", description = "ping count (default 0: forever)")
     int count;
-    @Option(names = "-S", paramLabel = "size", defaultValue = "64", description = "ping data size (23..65535, default 64)")
+    @Option(names = "-S", paramLabel = "size", defaultValue = "64",
+            description = "ping data size (23..65535, default 64)")
     int size;
     @Option(names = "-v", description = "display ping data") boolean verbose;
     @Option(names = "-V", description = "validate ping data") boolean validate;

@@ -15,7 +15,8 @@ class PingDataTest {
             MemorySegment buf = a.allocate(64);
             PingData.fill(buf, 64, 0, PingData.FIRST);
             // 13 bytes of prefix, 50 letters from 'A', the NUL in byte 63
-            assertThat(PingData.string(buf, 64)).isEqualTo("rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr");
+            assertThat(PingData.string(buf, 64))
+                    .isEqualTo("rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr");
             assertThat(buf.get(ValueLayout.JAVA_BYTE, 63)).isZero();
             assertThat(PingData.strlen(buf, 64)).isEqualTo(63);
         }

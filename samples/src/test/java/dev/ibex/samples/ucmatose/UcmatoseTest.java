@@ -41,7 +41,8 @@ class UcmatoseTest {
             SampleThread<Ucmatose> client = SampleThread.start(Ucmatose::new,
                     hosts.client("-s", SoftRoceHosts.SERVER, "-p", "7482", "-c", "2"));
             assertThat(client.exitCode(LIMIT)).as(client.output()).isEqualTo(8);
-            assertThat(client.out()).contains("cmatose: event: RDMA_CM_EVENT_REJECTED, error: 8").contains("return status 8");
+            assertThat(client.out()).contains("cmatose: event: RDMA_CM_EVENT_REJECTED, error: 8")
+                    .contains("return status 8");
         } finally {
             other.command().stop();
         }

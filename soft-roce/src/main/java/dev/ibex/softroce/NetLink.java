@@ -64,6 +64,21 @@ final class NetLink implements Link {
     }
 
     @Override
+    public void joinMulticast(int group) {
+        try {
+            port.joinMulticast(group);
+        } catch (IOException e) {
+            throw new RdmaException("ibv_attach_mcast", Errno.EADDRNOTAVAIL.number(), "cannot join the IPv4 group "
+                    + Ipv4.toString(group) + " on " + Ipv4.toString(port.ip()) + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void leaveMulticast(int group) {
+        port.leaveMulticast(group);
+    }
+
+    @Override
     public int netdevMtu() {
         return port.netdevMtu();
     }

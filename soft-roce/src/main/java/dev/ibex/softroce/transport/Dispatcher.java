@@ -58,8 +58,19 @@ public final class Dispatcher implements Link.Handler {
             gsi.deliver(packet, srcIp, dstIp);
             return;
         }
-        if (dqp == Bth.MULTICAST_QPN || dqp == 0) {
-            unknownQp.increment(); // multicast is not implemented yet; QP0 does not exist on RoCE
+        if (dqp == Bth.MULTICAST_QPN) {
+            // every UD QP of this device attached to the group gets its own copy (Q_Key checked by each)
+            SoftQueuePair[] members = device.multicastMembers(dstIp);
+            for (SoftQueuePair qp : members) {
+                qp.deliver(packet, srcIp, dstIp);
+            }
+            if (members.length == 0) {
+                unknownQp.increment();
+            }
+            return;
+        }
+        if (dqp == 0) {
+            unknownQp.increment(); // QP0 does not exist on RoCE
             return;
         }
         SoftQueuePair qp = device.queuePair(dqp);

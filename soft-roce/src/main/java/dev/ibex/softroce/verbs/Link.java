@@ -47,6 +47,17 @@ public interface Link extends AutoCloseable {
      */
     void send(ByteBuffer datagram, int dstIp, InetSocketAddress destination);
 
+    /**
+     * Joins IPv4 multicast group {@code group} on this address's interface: datagrams sent to the group (and the
+     * fabric's port) then reach the handler with {@code dstIp} = the group.
+     *
+     * @throws dev.ibex.cm.RdmaException when the group cannot be joined
+     */
+    void joinMulticast(int group);
+
+    /** Leaves {@code group} (no-op when not joined). */
+    void leaveMulticast(int group);
+
     /** The netdev MTU of the interface that owns the address (e.g. 65536 on lo). */
     int netdevMtu();
 

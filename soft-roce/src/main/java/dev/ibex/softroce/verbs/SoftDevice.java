@@ -58,6 +58,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final int[] addresses;
     private final Gid[] gids;
     private final Link[] links;
+    private final Dispatcher[] dispatchers;
     private final long nodeGuid;
     private final Device device;
     private final DeviceAttributes attributes;
@@ -70,6 +71,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final HandleTable<SoftMemoryRegion> mrs = new HandleTable<>(1, MAX_MR);
     private byte[] mrGenerations = new byte[1024];
     private final HandleTable<SoftAddressHandle> ahs = new HandleTable<>(1, MAX_AH);
+    private final MulticastGroups multicast;
     private volatile boolean closed;
 
     /**
@@ -96,9 +98,11 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         this.asyncEvents = new SoftAsyncEvents(this, events);
         this.gsi = new Gsi(this);
         this.links = new Link[this.addresses.length];
+        this.dispatchers = new Dispatcher[this.addresses.length];
         try {
             for (int i = 0; i < links.length; i++) {
-                links[i] = linkFactory.open(this.addresses[i], config.udpPort(), new Dispatcher(this, gsi));
+                dispatchers[i] = new Dispatcher(this, gsi);
+                links[i] = linkFactory.open(this.addresses[i], config.udpPort(), dispatchers[i]);
             }
         } catch (RuntimeException e) {
             for (Link l : links) {
@@ -108,6 +112,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
             }
             throw e;
         }
+        this.multicast = new MulticastGroups(links[0], 8192, 56);
         this.activeMtu = Mtu.ofCode(dev.ibex.softroce.wire.Mtu.fromNetdevMtu(links[0].netdevMtu()).code());
         this.attributes = new DeviceAttributes("ibex-soft-roce", nodeGuid, 0xFFFFFF, 0, Long.MAX_VALUE,
                 MAX_QP - 3, 1 << 14, CAP_FLAGS, 32, 1 << 16, (1 << 15) - 1, MAX_MR - 1, 1 << 20, 128, 128, 1,
@@ -239,6 +244,17 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         return links[index];
     }
 
+    /** Datagrams dropped on arrival: not valid RoCEv2 (or bad ICRC), and addressed to no QP. */
+    public long[] dropCounts() {
+        long malformed = 0;
+        long unknown = 0;
+        for (Dispatcher d : dispatchers) {
+            malformed += d.malformed();
+            unknown += d.unknownQp();
+        }
+        return new long[] {malformed, unknown};
+    }
+
     /** QP1: MADs to and from this device. */
     public MadPort madPort() {
         return gsi;
@@ -265,6 +281,19 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     public SoftQueuePair queuePair(int qpn) {
         SoftQueuePair qp = qps.get(qpn & 0xFFFF);
         return qp != null && qp.qpNum() == qpn ? qp : null;
+    }
+
+    /** The UD QPs attached to multicast group {@code group} (IPv4 as an int). Lock-free, allocation-free. */
+    public SoftQueuePair[] multicastMembers(int group) {
+        return multicast.members(group);
+    }
+
+    void attachMulticast(int group, SoftQueuePair qp) {
+        multicast.attach(group, qp);
+    }
+
+    boolean detachMulticast(int group, SoftQueuePair qp) {
+        return multicast.detach(group, qp);
     }
 
     /** The MR with lkey/rkey {@code key}, or {@code null}. Lock-free. */

@@ -57,6 +57,8 @@ public final class SoftQueuePair implements QueuePair {
     private final Sender sender;
     private final Responder responder;
     private final Object modifyLock = new Object();
+    /** Multicast groups this QP is attached to (under modifyLock). */
+    private final java.util.List<Integer> attachedGroups = new java.util.ArrayList<>(1);
     private volatile Object context;
     private volatile boolean closed;
 
@@ -351,15 +353,38 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public void attachMulticast(Gid gid, int lid) {
         requireOpen();
-        throw new RdmaException("ibv_attach_mcast", Errno.ENOTSUP,
-                "multicast is not implemented by the soft-roce provider yet");
+        int group = multicastGroup(gid, "ibv_attach_mcast");
+        synchronized (modifyLock) {
+            device.attachMulticast(group, this);
+            if (!attachedGroups.contains(group)) {
+                attachedGroups.add(group);
+            }
+        }
     }
 
     @Override
     public void detachMulticast(Gid gid, int lid) {
         requireOpen();
-        throw new RdmaException("ibv_detach_mcast", Errno.ENOTSUP,
-                "multicast is not implemented by the soft-roce provider yet");
+        int group = multicastGroup(gid, "ibv_detach_mcast");
+        synchronized (modifyLock) {
+            if (!device.detachMulticast(group, this)) {
+                throw new RdmaException("ibv_detach_mcast", Errno.EINVAL, "the QP is not attached to " + gid);
+            }
+            attachedGroups.remove(Integer.valueOf(group));
+        }
+    }
+
+    /** The IPv4 group of a RoCEv2 MGID ({@code ::ffff:G}); EINVAL otherwise or for a QP that is not UD. */
+    private int multicastGroup(Gid gid, String verb) {
+        if (type != QpType.UD) {
+            throw new RdmaException(verb, Errno.EINVAL, "only UD QPs can be attached to multicast groups");
+        }
+        if (gid == null || !isMulticast(gid)) {
+            throw new RdmaException(verb, Errno.EINVAL, "the soft device's multicast GIDs are IPv4-mapped"
+                    + " multicast addresses (::ffff:224.0.0.0/4), not " + gid);
+        }
+        return (gid.byteAt(12) & 0xFF) << 24 | (gid.byteAt(13) & 0xFF) << 16 | (gid.byteAt(14) & 0xFF) << 8
+                | (gid.byteAt(15) & 0xFF);
     }
 
     // ---- modify / query ---------------------------------------------------------------------------------
@@ -748,6 +773,12 @@ public final class SoftQueuePair implements QueuePair {
             closed = true;
         }
         device.unregisterQueuePair(this);
+        synchronized (modifyLock) {
+            for (int group : attachedGroups) {
+                device.detachMulticast(group, this);
+            }
+            attachedGroups.clear();
+        }
         sender.task().runExclusive(() -> responder.task().runExclusive(() -> {
             state.set(QpState.RESET.ordinal());
             sq.clear();
@@ -773,7 +804,9 @@ public final class SoftQueuePair implements QueuePair {
 
     /** Transport state for diagnostics (racy snapshot). */
     public String describe() {
-        return this + " " + sender.describe() + " " + responder.describe();
+        long[] drops = device.dropCounts();
+        return this + " " + sender.describe() + " " + responder.describe() + " deviceDrops{malformed=" + drops[0]
+                + " unknownQp=" + drops[1] + "}";
     }
 
     @Override

@@ -1,0 +1,309 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.endpoint.ConnectionRequest;
+import dev.ibex.cm.endpoint.Listener;
+import dev.ibex.cm.endpoint.ListenerHandler;
+import dev.ibex.cm.loop.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
+
+/**
+ * A listening {@link RdmaServer}: the cm-core {@link Listener}'s handler. Runs requests through the accept policy,
+ * hands established connections to the handler and to {@link #connections()}, and tracks them so that dispose
+ * closes everything it started.
+ */
+final class BoundServer implements DisposableServer, ListenerHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(BoundServer.class);
+
+    private final RdmaServer.Config config;
+    private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final MonoSink<DisposableServer> bindSink;
+    private final Context context;
+    private final Set<ReactiveConnection> live = ConcurrentHashMap.newKeySet();
+    private final Set<Decision> pending = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger accepting = new AtomicInteger();
+    private final Sinks.Many<RdmaConnection> accepted = Sinks.many().multicast().directBestEffort();
+    private final Sinks.Empty<Void> terminated = Sinks.empty();
+    private final AtomicBoolean disposed = new AtomicBoolean();
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private volatile Listener listener;
+    private volatile boolean bound;
+    private volatile boolean listenerClosed;
+
+    BoundServer(RdmaServer.Config config, EventLoopGroup group, boolean ownsGroup, MonoSink<DisposableServer> sink,
+            Context context) {
+        this.config = config;
+        this.group = group;
+        this.ownsGroup = ownsGroup;
+        this.bindSink = sink;
+        this.context = context;
+    }
+
+    void start() {
+        listener = Listener.listen(group.next(), config.address(), config.options(), this);
+    }
+
+    void bindCancelled() {
+        if (!bound) {
+            dispose();
+        }
+    }
+
+    // ---- DisposableServer ----
+
+    @Override
+    public InetSocketAddress address() {
+        Listener l = listener;
+        InetSocketAddress a = l == null ? null : l.localAddress();
+        return a != null ? a : config.address();
+    }
+
+    @Override
+    public Flux<RdmaConnection> connections() {
+        return accepted.asFlux();
+    }
+
+    @Override
+    public int activeConnections() {
+        return live.size();
+    }
+
+    @Override
+    public Mono<Void> onDispose() {
+        return terminated.asMono();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed.get();
+    }
+
+    @Override
+    public void dispose() {
+        if (!disposed.compareAndSet(false, true)) {
+            return;
+        }
+        Listener l = listener;
+        if (l != null) {
+            l.close();
+        } else {
+            listenerClosed = true;
+        }
+        for (Decision d : pending) {
+            d.serverDisposed();
+        }
+        for (ReactiveConnection c : live) {
+            c.dispose();
+        }
+        synchronized (accepted) {
+            accepted.tryEmitComplete();
+        }
+        maybeFinish();
+    }
+
+    // ---- ListenerHandler (listener loop) ----
+
+    @Override
+    public void onListening(Listener l) {
+        bound = true;
+        if (disposed.get()) {
+            return;
+        }
+        if (config.onBound() != null) {
+            try {
+                config.onBound().accept(this);
+            } catch (Throwable t) {
+                LOG.warn("doOnBound threw", t);
+            }
+        }
+        bindSink.success(this);
+    }
+
+    @Override
+    public void onError(Listener l, Throwable error) {
+        if (!bound) {
+            bindSink.error(error);
+        } else {
+            LOG.warn("{} stopped listening", this, error);
+        }
+    }
+
+    @Override
+    public void onClosed(Listener l) {
+        listenerClosed = true;
+        if (!bound) {
+            disposed.set(true);
+        }
+        maybeFinish();
+    }
+
+    @Override
+    public void onConnectionRequest(ConnectionRequest request) {
+        if (disposed.get()) {
+            request.reject(null);
+            return;
+        }
+        if (config.policy() == null) {
+            accept(request, null, System.nanoTime());
+            return;
+        }
+        Decision d = new Decision(request);
+        pending.add(d);
+        Mono<AcceptDecision> m;
+        try {
+            m = config.policy().apply(new RdmaRequest(request));
+        } catch (Throwable t) {
+            LOG.warn("the accept policy threw; rejecting {}", request.peerAddress(), t);
+            d.answer(AcceptDecision.reject());
+            return;
+        }
+        if (m == null) {
+            d.answer(AcceptDecision.reject());
+            return;
+        }
+        m.subscribe(d);
+    }
+
+    private void accept(ConnectionRequest request, byte[] privateData, long startNanos) {
+        accepting.incrementAndGet();
+        record(request, startNanos, "ACCEPTED");
+        try {
+            request.accept(new ConnectionBridge(config.hooks(), new Accepted()), privateData);
+        } catch (RuntimeException e) {
+            accepting.decrementAndGet();
+            LOG.warn("accepting {} failed", request.peerAddress(), e);
+            request.reject(null);
+        }
+    }
+
+    private void reject(ConnectionRequest request, byte[] privateData, long startNanos) {
+        record(request, startNanos, "REJECTED");
+        request.reject(privateData);
+    }
+
+    private void record(ConnectionRequest request, long startNanos, String status) {
+        RdmaMetricsRecorder m = config.hooks().metrics();
+        if (m != null) {
+            m.recordAcceptDecision(request.peerAddress(), Duration.ofNanos(System.nanoTime() - startNanos), status);
+        }
+    }
+
+    /** An accepted connection's outcome (its loop). */
+    private final class Accepted implements ConnectionBridge.Outcome {
+        @Override
+        public void established(ReactiveConnection rc) {
+            live.add(rc);
+            accepting.decrementAndGet();
+            rc.onDispose().subscribe(null, null, () -> {
+                live.remove(rc);
+                maybeFinish();
+            });
+            if (disposed.get()) {
+                rc.dispose();
+                return;
+            }
+            synchronized (accepted) { // connections are established on several loops at once
+                accepted.tryEmitNext(rc);
+            }
+            if (config.handler() != null) {
+                ConnectionHandlerSubscriber.run(rc, config.handler(), context);
+            }
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            accepting.decrementAndGet();
+            LOG.debug("an accepted connection failed before it was established: {}", error.toString());
+            maybeFinish();
+        }
+    }
+
+    /** Waits for the accept policy's answer to one request; the first answer counts. */
+    private final class Decision extends BaseSubscriber<AcceptDecision> {
+        private final ConnectionRequest request;
+        private final long startNanos = System.nanoTime();
+        private final AtomicBoolean answered = new AtomicBoolean();
+
+        Decision(ConnectionRequest request) {
+            this.request = request;
+        }
+
+        @Override
+        public Context currentContext() {
+            return context;
+        }
+
+        @Override
+        protected void hookOnNext(AcceptDecision value) {
+            answer(value);
+            dispose();
+        }
+
+        @Override
+        protected void hookOnComplete() {
+            answer(AcceptDecision.reject());
+        }
+
+        @Override
+        protected void hookOnError(Throwable t) {
+            LOG.warn("the accept policy failed; rejecting {}", request.peerAddress(), t);
+            answer(AcceptDecision.reject());
+        }
+
+        void serverDisposed() {
+            dispose();
+            answer(AcceptDecision.reject());
+        }
+
+        void answer(AcceptDecision d) {
+            if (!answered.compareAndSet(false, true)) {
+                return;
+            }
+            pending.remove(this);
+            if (d instanceof AcceptDecision.Accept a && !disposed.get()) {
+                accept(request, a.privateData(), startNanos);
+            } else {
+                reject(request, d instanceof AcceptDecision.Reject r ? r.privateData() : null, startNanos);
+            }
+        }
+    }
+
+    private void maybeFinish() {
+        if (!disposed.get() || !listenerClosed || !live.isEmpty() || accepting.get() > 0) {
+            return;
+        }
+        if (!finished.compareAndSet(false, true)) {
+            return;
+        }
+        if (config.onUnbound() != null && bound) {
+            try {
+                config.onUnbound().accept(this);
+            } catch (Throwable t) {
+                LOG.warn("doOnUnbound threw", t);
+            }
+        }
+        if (ownsGroup) {
+            group.shutdownGracefully().whenComplete((v, e) -> terminated.tryEmitEmpty());
+        } else {
+            terminated.tryEmitEmpty();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaServer[" + address() + "]";
+    }
+}

@@ -1,0 +1,215 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.loop.EventLoop;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Operators;
+
+/**
+ * The receive side of an endpoint as a unicast {@link Flux}: buffers the endpoint hands over wait in a queue until
+ * the subscriber asks for them. Nothing here grows with the traffic: every queued buffer is a receive the endpoint
+ * has not re-posted (it re-posts only on release), so the queue never exceeds the receive window and a subscriber
+ * without demand stops the sender (RC: RNR; UD: the NIC drops). Each element is released after its {@code onNext}
+ * unless retained ({@link Message}'s rule); queued buffers are released on cancel.
+ *
+ * <p>State is confined to the endpoint's loop; {@code request}/{@code cancel} from other threads hop onto it.
+ * Every signal is emitted on the loop.
+ */
+final class Inbound<T> extends Flux<T> implements Subscription {
+
+    /** How a buffer becomes an element and what happens after its delivery. */
+    interface Framing<T> {
+        T open(Buffer buffer);
+
+        void afterDelivery(T element);
+
+        /** Called for each delivered element (metrics); loop thread. */
+        default void delivered(T element) {}
+    }
+
+    private final EventLoop loop;
+    private final Framing<T> framing;
+    private final String what;
+    private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private CoreSubscriber<? super T> actual;
+    private long demand;
+    private volatile boolean cancelled;
+    private boolean done;
+    private boolean terminated;
+    private boolean draining;
+    private Throwable error;
+
+    Inbound(EventLoop loop, Framing<T> framing, String what) {
+        this.loop = loop;
+        this.framing = framing;
+        this.what = what;
+    }
+
+    // ---- endpoint side (loop thread) ----
+
+    /** A received buffer, held by the application side from now on. */
+    void offer(Buffer b) {
+        if (cancelled || terminated || done) {
+            b.release();
+            return;
+        }
+        queue.add(b);
+        drain();
+    }
+
+    /** No more buffers will come; queued ones are still delivered, then onComplete. */
+    void finish() {
+        if (!done) {
+            done = true;
+            drain();
+        }
+    }
+
+    /** No more buffers will come; queued ones are still delivered, then onError. */
+    void fail(Throwable t) {
+        if (!done) {
+            done = true;
+            error = t;
+            drain();
+        }
+    }
+
+    /** Ends for good without a subscriber ever coming: releases what waits (the endpoint is gone). */
+    void closeUnsubscribed() {
+        if (actual == null && !subscribed.get()) {
+            done = true;
+            discardQueue();
+        }
+    }
+
+    /** Buffers waiting for demand (loop thread). */
+    int queued() {
+        return queue.size();
+    }
+
+    /** Outstanding demand (loop thread). */
+    long demand() {
+        return demand;
+    }
+
+    // ---- subscriber side ----
+
+    @Override
+    public void subscribe(CoreSubscriber<? super T> s) {
+        if (!subscribed.compareAndSet(false, true)) {
+            Operators.error(s, new IllegalStateException(what + " allows only one subscriber"));
+            return;
+        }
+        s.onSubscribe(this);
+        onLoop(() -> {
+            actual = s;
+            if (cancelled) {
+                discardQueue();
+            } else {
+                drain();
+            }
+        });
+    }
+
+    @Override
+    public void request(long n) {
+        if (loop.inEventLoop()) {
+            addDemand(n);
+        } else {
+            onLoop(() -> addDemand(n));
+        }
+    }
+
+    private void addDemand(long n) {
+        if (n <= 0) {
+            if (!terminated && actual != null) {
+                cancelled = true;
+                discardQueue();
+                terminated = true;
+                actual.onError(Exceptions.nullOrNegativeRequestException(n));
+            }
+            return;
+        }
+        demand = Operators.addCap(demand, n);
+        drain();
+    }
+
+    @Override
+    public void cancel() {
+        if (!cancelled) {
+            cancelled = true;
+            onLoop(this::discardQueue);
+        }
+    }
+
+    private void drain() {
+        if (draining || actual == null) {
+            return;
+        }
+        draining = true;
+        try {
+            while (true) {
+                if (cancelled) {
+                    discardQueue();
+                    return;
+                }
+                if (demand > 0 && !queue.isEmpty()) {
+                    if (demand != Long.MAX_VALUE) {
+                        demand--;
+                    }
+                    T element = framing.open(queue.poll());
+                    framing.delivered(element);
+                    try {
+                        actual.onNext(element);
+                    } catch (Throwable t) {
+                        framing.afterDelivery(element);
+                        cancelled = true;
+                        discardQueue();
+                        terminated = true;
+                        actual.onError(Operators.onOperatorError(this, t, element, actual.currentContext()));
+                        return;
+                    }
+                    framing.afterDelivery(element);
+                    continue;
+                }
+                if (done && queue.isEmpty() && !terminated) {
+                    terminated = true;
+                    if (error != null) {
+                        actual.onError(error);
+                    } else {
+                        actual.onComplete();
+                    }
+                }
+                return;
+            }
+        } finally {
+            draining = false;
+        }
+    }
+
+    private void discardQueue() {
+        Buffer b;
+        while ((b = queue.poll()) != null) {
+            b.release();
+        }
+    }
+
+    private void onLoop(Runnable r) {
+        if (loop.inEventLoop()) {
+            r.run();
+            return;
+        }
+        try {
+            loop.execute(r);
+        } catch (RejectedExecutionException terminatedLoop) {
+            // the loop is gone and its pool with it: nothing is left to deliver or release
+        }
+    }
+}

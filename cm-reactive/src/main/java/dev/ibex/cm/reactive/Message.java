@@ -1,0 +1,161 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.buffer.Buffer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A received message (or the result of an RDMA READ): a view of registered memory that Ibex lends to the
+ * subscriber.
+ *
+ * <p><b>Ownership rule.</b> A message is valid while the subscriber's {@code onNext} runs; when {@code onNext}
+ * returns, Ibex releases it (its buffer goes back to the pool and, for a receive, a receive credit is re-posted),
+ * <em>unless</em> the subscriber called {@link #retain()} during {@code onNext}. A retained message belongs to
+ * whoever retained it until {@link #release()} (any thread). Messages Ibex never delivered (queued when the
+ * subscriber cancelled, or when the connection failed) are released by Ibex. So: process synchronously and forget
+ * about it, or {@code retain()} before handing the message to another thread ({@code publishOn}, {@code flatMap},
+ * a queue) and release it there; put {@code .doOnDiscard(Message.class, Message::release)} at the end of such a
+ * chain so that operators which drop retained messages release them.
+ *
+ * <p>Releasing is idempotent (a discard hook and an explicit release may both run); using the payload after
+ * release throws {@link IllegalStateException}.
+ */
+public final class Message {
+    private static final int DELIVERING = 0;
+    private static final int RETAINED = 1;
+    private static final int RELEASED = 2;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Message.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Buffer buffer;
+    private final int offset;
+    private final int length;
+    private final boolean hasImm;
+    private final int immData;
+    private volatile int state;
+
+    Message(Buffer buffer, int offset, int length, boolean hasImm, int immData) {
+        this.buffer = buffer;
+        this.offset = offset;
+        this.length = length;
+        this.hasImm = hasImm;
+        this.immData = immData;
+    }
+
+    /** A received message framed by its buffer ({@link Buffer#offset()}/{@link Buffer#length()}). */
+    static Message received(Buffer b) {
+        return new Message(b, b.offset(), b.length(), b.hasImmData(), b.immData());
+    }
+
+    /** The payload, a slice of registered memory (valid until released). */
+    public MemorySegment payload() {
+        checkLive();
+        return buffer.segment().asSlice(offset, length);
+    }
+
+    /** Payload length in bytes. */
+    public int length() {
+        return length;
+    }
+
+    /** Whether the sender attached 32 bits of immediate data. */
+    public boolean hasImmData() {
+        return hasImm;
+    }
+
+    /** The immediate data (valid when {@link #hasImmData()}). */
+    public int immData() {
+        return immData;
+    }
+
+    /** A copy of the payload. */
+    public byte[] toByteArray() {
+        return payload().toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /** A read-only {@link ByteBuffer} view of the payload (valid until released). */
+    public ByteBuffer asByteBuffer() {
+        return payload().asByteBuffer().asReadOnlyBuffer();
+    }
+
+    /** The payload decoded as UTF-8 (a copy). */
+    public String asString() {
+        return asString(StandardCharsets.UTF_8);
+    }
+
+    public String asString(Charset charset) {
+        return new String(toByteArray(), charset);
+    }
+
+    /** The registered buffer behind the message (for zero-copy use; do not release it directly). */
+    public Buffer buffer() {
+        checkLive();
+        return buffer;
+    }
+
+    /**
+     * Keeps the message beyond {@code onNext}: the caller now owns it and must {@link #release()} it.
+     *
+     * @return this message
+     * @throws IllegalStateException when it was already retained or released
+     */
+    public Message retain() {
+        if (!STATE.compareAndSet(this, DELIVERING, RETAINED)) {
+            throw new IllegalStateException(state == RETAINED ? "the message is already retained"
+                    : "the message was already released: retain it during onNext");
+        }
+        return this;
+    }
+
+    /**
+     * Gives the buffer back (and, for a received message, lets the connection re-post a receive). Any thread.
+     *
+     * @return whether this call released it ({@code false} when it was released before)
+     */
+    public boolean release() {
+        int s;
+        do {
+            s = state;
+            if (s == RELEASED) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, s, RELEASED));
+        buffer.release();
+        return true;
+    }
+
+    public boolean isReleased() {
+        return state == RELEASED;
+    }
+
+    /** After {@code onNext} returned: release unless retained (or already released). */
+    void afterDelivery() {
+        if (STATE.compareAndSet(this, DELIVERING, RELEASED)) {
+            buffer.release();
+        }
+    }
+
+    private void checkLive() {
+        if (state == RELEASED) {
+            throw new IllegalStateException("the message was released (retain() it in onNext to keep it longer)");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Message[" + length + " B" + (hasImm ? ", imm 0x" + Integer.toHexString(immData) : "")
+                + (state == RELEASED ? ", released" : "") + "]";
+    }
+}

@@ -1,0 +1,70 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.buffer.Buffer;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
+
+/**
+ * What {@code send} accepts and how it lands in registered memory: {@code byte[]}, {@link ByteBuffer} (its
+ * remaining bytes; the position is left alone), {@link MemorySegment}, {@link CharSequence} (UTF-8),
+ * {@link Message} (copied, then released: sending consumes it) and {@link WithImmediate} around any of those.
+ * Every payload is copied once into a buffer of the endpoint's pool, the registered memory the NIC reads.
+ */
+final class Payloads {
+    private Payloads() {}
+
+    /** The payload inside {@link WithImmediate}, or the item itself. */
+    static Object unwrap(Object item) {
+        return item instanceof WithImmediate w ? w.payload() : item;
+    }
+
+    /**
+     * Copies {@code item}'s payload to the start of {@code into} and returns its length; releases a {@link Message}.
+     *
+     * @throws IllegalArgumentException for an unsupported type or a payload larger than the buffer
+     */
+    static int copy(Object item, Buffer into) {
+        Object p = unwrap(item);
+        MemorySegment dst = into.segment();
+        if (p instanceof Message m) {
+            try {
+                MemorySegment src = m.payload();
+                check(src.byteSize(), dst);
+                MemorySegment.copy(src, 0, dst, 0, src.byteSize());
+                return (int) src.byteSize();
+            } finally {
+                m.release();
+            }
+        }
+        MemorySegment src = switch (p) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case ByteBuffer bb -> MemorySegment.ofBuffer(bb);
+            case MemorySegment s -> s;
+            case CharSequence cs -> MemorySegment.ofArray(cs.toString().getBytes(StandardCharsets.UTF_8));
+            default -> throw new IllegalArgumentException("cannot send a " + p.getClass().getName()
+                    + ": send byte[], ByteBuffer, MemorySegment, CharSequence, Message or WithImmediate");
+        };
+        check(src.byteSize(), dst);
+        MemorySegment.copy(src, 0, dst, 0, src.byteSize());
+        return (int) src.byteSize();
+    }
+
+    private static void check(long size, MemorySegment dst) {
+        if (size > dst.byteSize()) {
+            throw new IllegalArgumentException("a payload of " + size + " bytes does not fit a " + dst.byteSize()
+                    + "-byte registered buffer (one message is one buffer: raise BufferPool.Options.bufferSize)");
+        }
+    }
+
+    /** An item that will not be sent: a {@link Message} is released, the rest goes to the discard hook. */
+    static void discard(Object item, Context context) {
+        if (unwrap(item) instanceof Message m) {
+            m.release();
+        } else {
+            Operators.onDiscard(item, context);
+        }
+    }
+}

@@ -1,0 +1,253 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.cm.endpoint.Connection;
+import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.spi.CmId;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.util.context.Context;
+
+/**
+ * Connects reliable RDMA connections, the reactive way (an immutable builder, like reactor-netty's
+ * {@code TcpClient}): every method returns a new client.
+ *
+ * <pre>{@code
+ * RdmaConnection c = RdmaClient.create()
+ *         .remoteAddress(new InetSocketAddress("192.168.1.2", 7471))
+ *         .privateData("hello".getBytes())
+ *         .connectTimeout(Duration.ofSeconds(2))
+ *         .connectNow();
+ * }</pre>
+ *
+ * <p>{@link #connect()} resolves the address and the route and connects; the {@code Mono} emits the established
+ * connection on its event loop or fails with an {@link RdmaConnectException} whose {@code reason()} names the CM
+ * event that ended the attempt (ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, REJECTED with the peer's private data,
+ * CONNECT_ERROR, TIMEOUT …). Cancelling it tears the half-made connection down (every resource is released).
+ */
+public final class RdmaClient {
+
+    private record Config(Supplier<EventLoopGroup> loops, InetSocketAddress remote, String host, int port,
+            byte[] privateData, ConnectionOptions options,
+            Function<? super RdmaConnection, ? extends Publisher<Void>> handler, ConnectionHooks hooks) {}
+
+    private final Config config;
+
+    private RdmaClient(Config config) {
+        this.config = config;
+    }
+
+    /** A client with default options on the {@link RdmaLoops#global() default loops}. */
+    public static RdmaClient create() {
+        return new RdmaClient(new Config(RdmaLoops::global, null, null, -1, new byte[0], ConnectionOptions.DEFAULT,
+                null, ConnectionHooks.NONE));
+    }
+
+    /** The peer's host (an IP address, or a name resolved when connecting); use with {@link #port}. */
+    public RdmaClient host(String host) {
+        Objects.requireNonNull(host, "host");
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, null, host, c.port, c.privateData, c.options, c.handler, c.hooks));
+    }
+
+    /** The peer's RDMA CM port (the listener's port). */
+    public RdmaClient port(int port) {
+        if (port <= 0 || port > 0xFFFF) {
+            throw new IllegalArgumentException("port must be in 1..65535, got " + port);
+        }
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, port, c.privateData, c.options, c.handler,
+                c.hooks));
+    }
+
+    /** The peer's address (instead of {@link #host}/{@link #port}). */
+    public RdmaClient remoteAddress(InetSocketAddress remote) {
+        Objects.requireNonNull(remote, "remote");
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, remote, null, -1, c.privateData, c.options, c.handler, c.hooks));
+    }
+
+    /**
+     * Private data sent with the connection request (the server's accept policy sees it).
+     *
+     * @throws IllegalArgumentException beyond {@value CmId#MAX_CONNECT_PRIVATE_DATA_TCP} bytes
+     */
+    public RdmaClient privateData(byte[] data) {
+        byte[] d = data == null ? new byte[0] : data.clone();
+        if (d.length > CmId.MAX_CONNECT_PRIVATE_DATA_TCP) {
+            throw new IllegalArgumentException("connect carries at most " + CmId.MAX_CONNECT_PRIVATE_DATA_TCP
+                    + " bytes of private data, got " + d.length);
+        }
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, d, c.options, c.handler, c.hooks));
+    }
+
+    /** How long resolution and connection may take in total before the attempt fails with TIMEOUT. */
+    public RdmaClient connectTimeout(Duration timeout) {
+        return options(config.options.withConnectTimeout(timeout));
+    }
+
+    /** Connection options (queue depths, receive window, inline size, retries …). */
+    public RdmaClient options(ConnectionOptions options) {
+        Objects.requireNonNull(options, "options");
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, options, c.handler,
+                c.hooks));
+    }
+
+    /** Runs connections on {@code group} (the caller opened it and closes it). */
+    public RdmaClient runOn(EventLoopGroup group) {
+        Objects.requireNonNull(group, "group");
+        Config c = config;
+        return new RdmaClient(new Config(() -> group, c.remote, c.host, c.port, c.privateData, c.options, c.handler,
+                c.hooks));
+    }
+
+    /**
+     * Attaches an I/O handler to each connection once established; when its publisher terminates the connection
+     * is disposed. The handler sees the {@code Context} of the {@link #connect()} subscriber.
+     */
+    public RdmaClient handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
+        Objects.requireNonNull(handler, "handler");
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, c.options, handler,
+                c.hooks));
+    }
+
+    /** Called on the loop when a connection is established, before {@link #connect()} emits it. */
+    public RdmaClient doOnConnected(Consumer<? super RdmaConnection> callback) {
+        return hooks(config.hooks.doOnConnected(Objects.requireNonNull(callback, "callback")));
+    }
+
+    /** Called on the loop when a connection is closed (everything released). */
+    public RdmaClient doOnDisconnected(Consumer<? super RdmaConnection> callback) {
+        return hooks(config.hooks.doOnDisconnected(Objects.requireNonNull(callback, "callback")));
+    }
+
+    /** Observes every event of every connection (after the observers added before). */
+    public RdmaClient observe(ConnectionObserver observer) {
+        return hooks(config.hooks.observe(Objects.requireNonNull(observer, "observer")));
+    }
+
+    /** Reports connect times, bytes and errors to {@code recorder}. */
+    public RdmaClient metrics(RdmaMetricsRecorder recorder) {
+        return hooks(config.hooks.metrics(recorder));
+    }
+
+    private RdmaClient hooks(ConnectionHooks h) {
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, c.options, c.handler, h));
+    }
+
+    /**
+     * Connects when subscribed: emits the established connection (on its loop) or fails with an
+     * {@link RdmaConnectException}. Cancelling closes the attempt and releases everything it had created.
+     */
+    public Mono<RdmaConnection> connect() {
+        Config cfg = config;
+        return Mono.<RdmaConnection>create(sink -> {
+            InetSocketAddress remote = remote(cfg);
+            EventLoopGroup group = cfg.loops.get();
+            Attempt a = new Attempt(sink, cfg, remote);
+            sink.onCancel(a::cancel);
+            Connection c = Connection.connect(group.next(), remote, cfg.privateData, cfg.options,
+                    new ConnectionBridge(cfg.hooks, a));
+            a.started(c);
+        }).doOnDiscard(RdmaConnection.class, RdmaConnection::dispose);
+    }
+
+    /** {@link #connect()} and wait (off the event loops) up to the connect timeout plus a second. */
+    public RdmaConnection connectNow() {
+        return connectNow(config.options.connectTimeout().plusSeconds(1));
+    }
+
+    /** {@link #connect()} and wait up to {@code timeout}; never call it on an event loop. */
+    public RdmaConnection connectNow(Duration timeout) {
+        Blocking.check("connectNow");
+        return connect().block(timeout);
+    }
+
+    private static InetSocketAddress remote(Config c) {
+        if (c.remote != null) {
+            return c.remote;
+        }
+        if (c.host == null || c.port < 0) {
+            throw new IllegalStateException("set remoteAddress(...) or host(...) and port(...) before connecting");
+        }
+        return new InetSocketAddress(c.host, c.port);
+    }
+
+    /** One connect: reports the outcome exactly once, or closes a connection that nobody wants any more. */
+    private static final class Attempt implements ConnectionBridge.Outcome {
+        private static final int PENDING = 0;
+        private static final int DONE = 1;
+        private static final int CANCELLED = 2;
+
+        private final MonoSink<RdmaConnection> sink;
+        private final Config config;
+        private final InetSocketAddress remote;
+        private final long startNanos = System.nanoTime();
+        private final AtomicInteger state = new AtomicInteger();
+        private volatile Connection connection;
+
+        Attempt(MonoSink<RdmaConnection> sink, Config config, InetSocketAddress remote) {
+            this.sink = sink;
+            this.config = config;
+            this.remote = remote;
+        }
+
+        void started(Connection c) {
+            connection = c;
+            if (state.get() == CANCELLED) {
+                c.close();
+            }
+        }
+
+        @Override
+        public void established(ReactiveConnection rc) {
+            if (!state.compareAndSet(PENDING, DONE)) {
+                rc.dispose();
+                return;
+            }
+            record("SUCCESS");
+            if (config.handler != null) {
+                ConnectionHandlerSubscriber.run(rc, config.handler, Context.of(sink.contextView()));
+            }
+            sink.success(rc);
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            if (state.compareAndSet(PENDING, DONE)) {
+                record(error instanceof RdmaConnectException x ? x.reason().name() : "ERROR");
+                sink.error(error);
+            }
+        }
+
+        void cancel() {
+            if (state.compareAndSet(PENDING, CANCELLED)) {
+                record("CANCELLED");
+                Connection c = connection;
+                if (c != null) {
+                    c.close();
+                }
+            }
+        }
+
+        private void record(String status) {
+            RdmaMetricsRecorder m = config.hooks.metrics();
+            if (m != null) {
+                m.recordConnectTime(remote, Duration.ofNanos(System.nanoTime() - startNanos), status);
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.endpoint.Connection;
+import dev.ibex.cm.loop.EventLoop;
+import java.net.InetSocketAddress;
+import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * An established reliable RDMA connection (RC), as handed out by {@link RdmaClient#connect()} and to an
+ * {@link RdmaServer}'s handler.
+ *
+ * <p><b>Threading.</b> Every signal of every {@code Mono}/{@code Flux} here is emitted on the connection's
+ * {@link #loop() event loop}, which must never block: offload blocking work with {@code publishOn}
+ * (and {@link Message#retain()} what crosses threads). Methods may be called from any thread.
+ *
+ * <p><b>Flow control.</b> {@link #receive()}'s demand is the receive credit: a receive is re-posted only when a
+ * message is released, so an idle subscriber stops the sender (RNR) instead of buffering. {@link #send} asks its
+ * publisher only for what fits the send queue. Nothing grows without bound.
+ *
+ * <p><b>Buffers.</b> See {@link Message} for the ownership rule: released after {@code onNext} unless retained.
+ */
+public interface RdmaConnection extends Disposable {
+
+    /**
+     * The messages the peer sends, in order, emitted on the loop; one subscriber. Completes when the peer
+     * disconnects (after what was already received), fails when the connection fails. Cancelling releases what
+     * was queued and every later message.
+     */
+    Flux<Message> receive();
+
+    /**
+     * Sends each item of {@code messages} as one SEND: {@code byte[]}, {@link java.nio.ByteBuffer},
+     * {@link java.lang.foreign.MemorySegment}, {@link CharSequence} (UTF-8), {@link Message} (consumed: released
+     * after the copy) or {@link WithImmediate}. Requests only what the send queue can take. Completes when all
+     * were sent and acknowledged (their completions arrived); fails on the first failure.
+     */
+    Mono<Void> send(Publisher<?> messages);
+
+    /** RDMA WRITE of {@code data} (as for {@link #send}) to {@code target} at {@code targetOffset}. */
+    Mono<Void> write(RemoteBuffer target, long targetOffset, Object data);
+
+    /**
+     * RDMA READ of {@code length} bytes from {@code source} at {@code sourceOffset}, into registered memory: the
+     * {@link Message} follows the ownership rule (valid during {@code onNext}, or retain it).
+     */
+    Mono<Message> read(RemoteBuffer source, long sourceOffset, int length);
+
+    /** Atomic fetch-and-add on the 8 aligned bytes at {@code target + targetOffset}; emits the previous value. */
+    Mono<Long> fetchAdd(RemoteBuffer target, long targetOffset, long delta);
+
+    /** Atomic compare-and-swap; emits the previous value (the swap happened when it equals {@code expected}). */
+    Mono<Long> compareSwap(RemoteBuffer target, long targetOffset, long expected, long desired);
+
+    /**
+     * A registered buffer of this connection's pool, e.g. to expose to the peer as an RDMA target
+     * ({@link Buffer#remote()}, whose descriptor travels in a message or in private data). The subscriber owns it
+     * and must {@link Buffer#release()} it.
+     */
+    Mono<Buffer> allocate();
+
+    /**
+     * Lifecycle and path events (hot): ESTABLISHED first, then live events; lifecycle events are replayed to late
+     * subscribers; completes after CLOSED.
+     */
+    Flux<ConnectionEvent> events();
+
+    /**
+     * Loads an alternate path for automatic path migration (both ends must load matching alternates); completes
+     * when it is loaded, fails with {@code RdmaException} ENOTSUP when the device cannot migrate.
+     */
+    Mono<Void> alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate);
+
+    /** Forces a migration to the loaded alternate path; completes on PATH_MIGRATED, fails on PATH_MIG_ERROR. */
+    Mono<Void> migratePath();
+
+    /** Completes when the connection is closed and everything is released. */
+    Mono<Void> onDispose();
+
+    /** Disconnects; completes when closed. Outstanding work completes as flushed. */
+    Mono<Void> disconnect();
+
+    /** What the peer sent with its connect (on an accepted connection) or with its accept (on a client); a copy. */
+    byte[] peerPrivateData();
+
+    InetSocketAddress localAddress();
+
+    InetSocketAddress remoteAddress();
+
+    /** Whether this side accepted the connection. */
+    boolean isPassive();
+
+    /** The event loop every signal of this connection is emitted on. */
+    EventLoop loop();
+
+    /**
+     * The callback-level endpoint underneath (diagnostics and advanced use). Do not post operations on it
+     * directly while reactive operations run: they share its send queue.
+     */
+    Connection connection();
+}

@@ -1,0 +1,33 @@
+package dev.ibex.cm.reactive;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * Where servers and clients report what metrics systems want (the shape of reactor-netty's
+ * {@code ChannelMetricsRecorder}, without a metrics dependency: adapt it to Micrometer or anything else). Every
+ * method has a no-op default; calls happen on event loops and must not block. Installed with
+ * {@code metrics(recorder)}; nothing is recorded (and nothing is computed for it) without one.
+ */
+public interface RdmaMetricsRecorder {
+
+    /**
+     * A connect attempt ended.
+     *
+     * @param status {@code "SUCCESS"}, or the {@link dev.ibex.cm.RdmaConnectException.Reason} name, or
+     *     {@code "CANCELLED"}
+     */
+    default void recordConnectTime(InetSocketAddress remote, Duration time, String status) {}
+
+    /** A server answered a connection request; {@code status} is {@code "ACCEPTED"} or {@code "REJECTED"}. */
+    default void recordAcceptDecision(InetSocketAddress remote, Duration decisionTime, String status) {}
+
+    /** A message was delivered to the application. */
+    default void recordDataReceived(InetSocketAddress remote, long bytes) {}
+
+    /** A message (SEND) or RDMA WRITE was posted. */
+    default void recordDataSent(InetSocketAddress remote, long bytes) {}
+
+    /** An operation failed or the connection broke. */
+    default void incrementErrorsCount(InetSocketAddress remote) {}
+}

@@ -1,0 +1,218 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.ListenOptions;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopOptions;
+import dev.ibex.cm.spi.ProviderConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+
+/**
+ * Accepts reliable RDMA connections, the reactive way (an immutable builder, like reactor-netty's
+ * {@code TcpServer}): every method returns a new server.
+ *
+ * <pre>{@code
+ * DisposableServer server = RdmaServer.create()
+ *         .host("192.168.1.2").port(7471)
+ *         .accept(req -> Mono.just(AcceptDecision.accept("welcome".getBytes())))
+ *         .handle(conn -> conn.send(conn.receive()))      // echo
+ *         .bindNow();
+ * }</pre>
+ *
+ * <p>Each connection request goes to the {@link #accept accept policy} (default: accept everything), which may
+ * answer later and from any thread, with private data either way. An accepted connection moves to one of the
+ * group's loops; once established it is handed to {@link #handle the handler} on that loop, and disposed when the
+ * handler's publisher terminates.
+ */
+public final class RdmaServer {
+
+    /** Where the loops come from: a group the caller owns, or one the server opens on bind and closes on dispose. */
+    record Loops(EventLoopGroup group, String provider, ProviderConfig config, LoopOptions options) {
+        boolean owned() {
+            return group == null;
+        }
+
+        EventLoopGroup open() {
+            if (group != null) {
+                return group;
+            }
+            if (config == null) {
+                return RdmaLoops.global();
+            }
+            return EventLoopGroup.open(provider, config, options);
+        }
+    }
+
+    record Config(Loops loops, String host, int port, ListenOptions options,
+            Function<? super RdmaRequest, ? extends Mono<AcceptDecision>> policy,
+            Function<? super RdmaConnection, ? extends Publisher<Void>> handler, ConnectionHooks hooks,
+            Consumer<? super DisposableServer> onBound, Consumer<? super DisposableServer> onUnbound) {
+
+        InetSocketAddress address() {
+            return new InetSocketAddress(host, port);
+        }
+    }
+
+    private final Config config;
+
+    private RdmaServer(Config config) {
+        this.config = config;
+    }
+
+    /** A server for any address ({@code 0.0.0.0}) and an ephemeral port, on the default loops. */
+    public static RdmaServer create() {
+        return new RdmaServer(new Config(new Loops(null, null, null, null), "0.0.0.0", 0, ListenOptions.DEFAULT,
+                null, null, ConnectionHooks.NONE, null, null));
+    }
+
+    private RdmaServer with(Loops loops, String host, int port, ListenOptions options) {
+        Config c = config;
+        return new RdmaServer(new Config(loops, host, port, options, c.policy, c.handler, c.hooks, c.onBound,
+                c.onUnbound));
+    }
+
+    /** The address to listen on: a device's IP (that device only) or {@code 0.0.0.0} (all devices). */
+    public RdmaServer host(String host) {
+        Objects.requireNonNull(host, "host");
+        return with(config.loops, host, config.port, config.options);
+    }
+
+    /** The RDMA CM port; 0 picks a free one ({@link DisposableServer#port()} tells which). */
+    public RdmaServer port(int port) {
+        if (port < 0 || port > 0xFFFF) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return with(config.loops, config.host, port, config.options);
+    }
+
+    /** Host and port at once. */
+    public RdmaServer bindAddress(InetSocketAddress address) {
+        Objects.requireNonNull(address, "address");
+        return with(config.loops, address.getAddress().getHostAddress(), address.getPort(), config.options);
+    }
+
+    /** Runs on {@code group} (the caller opened it and closes it). */
+    public RdmaServer runOn(EventLoopGroup group) {
+        Objects.requireNonNull(group, "group");
+        return with(new Loops(group, null, null, null), config.host, config.port, config.options);
+    }
+
+    /**
+     * Runs on loops of its own over {@code provider} ({@code null}: the default rule) with {@code providerConfig},
+     * opened on bind and closed when the server is disposed.
+     */
+    public RdmaServer runOn(String provider, ProviderConfig providerConfig, LoopOptions options) {
+        Objects.requireNonNull(providerConfig, "providerConfig");
+        Objects.requireNonNull(options, "options");
+        return with(new Loops(null, provider, providerConfig, options), config.host, config.port, config.options);
+    }
+
+    /** Listen options (backlog, request timeout, where accepted connections run, their connection options). */
+    public RdmaServer options(ListenOptions options) {
+        Objects.requireNonNull(options, "options");
+        return with(config.loops, config.host, config.port, options);
+    }
+
+    /** Options of accepted connections. */
+    public RdmaServer connectionOptions(ConnectionOptions options) {
+        return options(config.options.withConnection(Objects.requireNonNull(options, "options")));
+    }
+
+    /**
+     * Decides on each connection request (on the listener's loop; the {@code Mono} may answer later, from any
+     * thread). An empty {@code Mono} or an error rejects without private data; unanswered requests are rejected
+     * after {@link ListenOptions#requestTimeout()}.
+     */
+    public RdmaServer accept(Function<? super RdmaRequest, ? extends Mono<AcceptDecision>> policy) {
+        Objects.requireNonNull(policy, "policy");
+        Config c = config;
+        return new RdmaServer(new Config(c.loops, c.host, c.port, c.options, policy, c.handler, c.hooks, c.onBound,
+                c.onUnbound));
+    }
+
+    /**
+     * The I/O handler of each established connection (on its loop); the connection is disposed when the returned
+     * publisher terminates. It sees the {@code Context} of the {@link #bind()} subscriber.
+     */
+    public RdmaServer handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
+        Objects.requireNonNull(handler, "handler");
+        Config c = config;
+        return new RdmaServer(new Config(c.loops, c.host, c.port, c.options, c.policy, handler, c.hooks, c.onBound,
+                c.onUnbound));
+    }
+
+    /** Called on the loop when a connection is established, before the handler. */
+    public RdmaServer doOnConnection(Consumer<? super RdmaConnection> callback) {
+        return hooks(config.hooks.doOnConnected(Objects.requireNonNull(callback, "callback")));
+    }
+
+    /** Called on the loop when an accepted connection is closed. */
+    public RdmaServer doOnDisconnection(Consumer<? super RdmaConnection> callback) {
+        return hooks(config.hooks.doOnDisconnected(Objects.requireNonNull(callback, "callback")));
+    }
+
+    /** Observes every event of every accepted connection. */
+    public RdmaServer observe(ConnectionObserver observer) {
+        return hooks(config.hooks.observe(Objects.requireNonNull(observer, "observer")));
+    }
+
+    /** Reports accept decisions, bytes and errors to {@code recorder}. */
+    public RdmaServer metrics(RdmaMetricsRecorder recorder) {
+        return hooks(config.hooks.metrics(recorder));
+    }
+
+    /** Called once listening, before {@link #bind()} emits. */
+    public RdmaServer doOnBound(Consumer<? super DisposableServer> callback) {
+        Objects.requireNonNull(callback, "callback");
+        Config c = config;
+        return new RdmaServer(new Config(c.loops, c.host, c.port, c.options, c.policy, c.handler, c.hooks, callback,
+                c.onUnbound));
+    }
+
+    /** Called once the server and all its connections are closed. */
+    public RdmaServer doOnUnbound(Consumer<? super DisposableServer> callback) {
+        Objects.requireNonNull(callback, "callback");
+        Config c = config;
+        return new RdmaServer(new Config(c.loops, c.host, c.port, c.options, c.policy, c.handler, c.hooks,
+                c.onBound, callback));
+    }
+
+    private RdmaServer hooks(ConnectionHooks h) {
+        Config c = config;
+        return new RdmaServer(new Config(c.loops, c.host, c.port, c.options, c.policy, c.handler, h, c.onBound,
+                c.onUnbound));
+    }
+
+    /**
+     * Binds and listens when subscribed; emits the server once listening, or fails (address not on an RDMA device,
+     * port in use …). Cancelling before that closes the listener.
+     */
+    public Mono<DisposableServer> bind() {
+        Config cfg = config;
+        return Mono.<DisposableServer>create(sink -> {
+            EventLoopGroup group = cfg.loops.open();
+            BoundServer s = new BoundServer(cfg, group, cfg.loops.owned() && cfg.loops.config() != null, sink,
+                    Context.of(sink.contextView()));
+            sink.onCancel(s::bindCancelled);
+            s.start();
+        }).doOnDiscard(DisposableServer.class, DisposableServer::dispose);
+    }
+
+    /** {@link #bind()} and wait up to 10 s (never on an event loop). */
+    public DisposableServer bindNow() {
+        return bindNow(Duration.ofSeconds(10));
+    }
+
+    /** {@link #bind()} and wait up to {@code timeout} (never on an event loop). */
+    public DisposableServer bindNow(Duration timeout) {
+        Blocking.check("bindNow");
+        return bind().block(timeout);
+    }
+}

@@ -1,0 +1,496 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.endpoint.Connection;
+import dev.ibex.cm.endpoint.ConnectionState;
+import dev.ibex.cm.endpoint.PathEvent;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.spi.AsyncEvent;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
+
+/**
+ * The {@link RdmaConnection} over an established cm-core {@link Connection}: the receive {@link Inbound}, the
+ * shared {@link Outbound} every send-side operation goes through, the {@link EventBroadcast}, and the lifecycle.
+ * Callbacks arrive through {@link ConnectionBridge} on the loop; public methods may be called from any thread.
+ */
+final class ReactiveConnection implements RdmaConnection, SendTarget {
+    private final Connection connection;
+    private final ConnectionHooks hooks;
+    private final RdmaMetricsRecorder metrics;
+    private final EventLoop loop;
+    private final InetSocketAddress remote;
+    private final Inbound<Message> inbound;
+    private final Outbound outbound;
+    private final EventBroadcast events;
+    private final Sinks.Empty<Void> disposed = Sinks.empty();
+    private volatile boolean disposeRequested;
+    private volatile boolean closed;
+    // loop-confined
+    private MonoSink<Void> pendingAlternate;
+    private MonoSink<Void> pendingMigration;
+
+    ReactiveConnection(Connection connection, ConnectionHooks hooks) {
+        this.connection = connection;
+        this.hooks = hooks;
+        this.metrics = hooks.metrics();
+        this.loop = connection.loop();
+        this.remote = connection.remoteAddress();
+        this.outbound = new Outbound(connection::writableSlots);
+        this.events = new EventBroadcast(loop);
+        this.inbound = new Inbound<>(loop, new Inbound.Framing<>() {
+            @Override
+            public Message open(Buffer buffer) {
+                return Message.received(buffer);
+            }
+
+            @Override
+            public void afterDelivery(Message m) {
+                m.afterDelivery();
+            }
+
+            @Override
+            public void delivered(Message m) {
+                if (metrics != null) {
+                    metrics.recordDataReceived(remote, m.length());
+                }
+            }
+        }, "receive()");
+    }
+
+    // ---- RdmaConnection ----
+
+    @Override
+    public Flux<Message> receive() {
+        return inbound;
+    }
+
+    @Override
+    public Mono<Void> send(Publisher<?> messages) {
+        Objects.requireNonNull(messages, "messages");
+        return new SendOperation(this, messages);
+    }
+
+    @Override
+    public Mono<Void> write(RemoteBuffer target, long targetOffset, Object data) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(data, "data");
+        return new OneShotOperation<Void>(this, new OneShotOperation.Action<>() {
+            @Override
+            public Buffer post(long attachment) {
+                Buffer b = allocateFor(data);
+                try {
+                    int len = Payloads.copy(data, b);
+                    connection.write(b, 0, len, target, targetOffset, attachment);
+                    if (metrics != null) {
+                        metrics.recordDataSent(remote, len);
+                    }
+                } catch (RuntimeException e) {
+                    b.release();
+                    throw e;
+                }
+                return null;
+            }
+
+            @Override
+            public Void result(Buffer buffer) {
+                return null;
+            }
+        });
+    }
+
+    @Override
+    public Mono<Message> read(RemoteBuffer source, long sourceOffset, int length) {
+        Objects.requireNonNull(source, "source");
+        return new OneShotOperation<>(this, new OneShotOperation.Action<>() {
+            @Override
+            public Buffer post(long attachment) {
+                Buffer b = allocateFor(null);
+                try {
+                    connection.read(b, 0, length, source, sourceOffset, attachment);
+                } catch (RuntimeException e) {
+                    b.release();
+                    throw e;
+                }
+                return b;
+            }
+
+            @Override
+            public Message result(Buffer buffer) {
+                return new Message(buffer, 0, length, false, 0);
+            }
+        });
+    }
+
+    @Override
+    public Mono<Long> fetchAdd(RemoteBuffer target, long targetOffset, long delta) {
+        Objects.requireNonNull(target, "target");
+        return atomic(attachment -> {
+            Buffer b = allocateFor(null);
+            try {
+                connection.fetchAndAdd(b, 0, target, targetOffset, delta, attachment);
+            } catch (RuntimeException e) {
+                b.release();
+                throw e;
+            }
+            return b;
+        });
+    }
+
+    @Override
+    public Mono<Long> compareSwap(RemoteBuffer target, long targetOffset, long expected, long desired) {
+        Objects.requireNonNull(target, "target");
+        return atomic(attachment -> {
+            Buffer b = allocateFor(null);
+            try {
+                connection.compareAndSwap(b, 0, target, targetOffset, expected, desired, attachment);
+            } catch (RuntimeException e) {
+                b.release();
+                throw e;
+            }
+            return b;
+        });
+    }
+
+    private Mono<Long> atomic(java.util.function.LongFunction<Buffer> post) {
+        return new OneShotOperation<>(this, new OneShotOperation.Action<>() {
+            @Override
+            public Buffer post(long attachment) {
+                return post.apply(attachment);
+            }
+
+            @Override
+            public Long result(Buffer buffer) {
+                try {
+                    return buffer.segment().get(ValueLayout.JAVA_LONG, 0);
+                } finally {
+                    buffer.release();
+                }
+            }
+        });
+    }
+
+    /** A buffer for an operation (loop thread); a {@link Message} payload is released when there is none. */
+    private Buffer allocateFor(Object payload) {
+        Buffer b;
+        try {
+            b = connection.tryAllocate();
+        } catch (RuntimeException e) {
+            if (payload != null) {
+                Payloads.discard(payload, Context.empty());
+            }
+            throw e;
+        }
+        if (b == null) {
+            if (payload != null) {
+                Payloads.discard(payload, Context.empty());
+            }
+            throw new IllegalStateException("the registered buffer pool of " + loop + " is exhausted (every "
+                    + "buffer is posted or held by the application; see BufferPool.Options.maxBuffers)");
+        }
+        return b;
+    }
+
+    @Override
+    public Mono<Buffer> allocate() {
+        return Mono.<Buffer>create(sink -> onLoop(() -> {
+            try {
+                sink.success(connection.allocate());
+            } catch (RuntimeException e) {
+                sink.error(e);
+            }
+        }, sink::error)).doOnDiscard(Buffer.class, Buffer::release);
+    }
+
+    @Override
+    public Flux<ConnectionEvent> events() {
+        return events;
+    }
+
+    @Override
+    public Mono<Void> alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate) {
+        Objects.requireNonNull(localAlternate, "localAlternate");
+        Objects.requireNonNull(remoteAlternate, "remoteAlternate");
+        return Mono.create(sink -> onLoop(() -> {
+            if (closed || connection.state() != ConnectionState.ESTABLISHED) {
+                sink.error(new IllegalStateException("the connection is " + connection.state()));
+                return;
+            }
+            MonoSink<Void> previous = pendingAlternate;
+            pendingAlternate = sink; // set first: the outcome may be reported synchronously
+            try {
+                connection.alternatePath(localAlternate, remoteAlternate);
+            } catch (RuntimeException e) {
+                pendingAlternate = previous;
+                sink.error(e);
+                return;
+            }
+            if (previous != null) {
+                previous.error(new IllegalStateException("superseded by a later alternatePath"));
+            }
+        }, sink::error));
+    }
+
+    @Override
+    public Mono<Void> migratePath() {
+        return Mono.create(sink -> onLoop(() -> {
+            if (closed || connection.state() != ConnectionState.ESTABLISHED) {
+                sink.error(new IllegalStateException("the connection is " + connection.state()));
+                return;
+            }
+            MonoSink<Void> previous = pendingMigration;
+            pendingMigration = sink;
+            try {
+                connection.migratePath();
+            } catch (RuntimeException e) {
+                pendingMigration = previous;
+                sink.error(e);
+                return;
+            }
+            if (previous != null) {
+                previous.error(new IllegalStateException("superseded by a later migratePath"));
+            }
+        }, sink::error));
+    }
+
+    @Override
+    public Mono<Void> onDispose() {
+        return disposed.asMono();
+    }
+
+    @Override
+    public Mono<Void> disconnect() {
+        return Mono.defer(() -> {
+            dispose();
+            return onDispose();
+        });
+    }
+
+    @Override
+    public void dispose() {
+        if (disposeRequested) {
+            return;
+        }
+        disposeRequested = true;
+        onLoop(() -> outbound.close(new IllegalStateException(this + " was disposed")), t -> { });
+        connection.close();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposeRequested || closed;
+    }
+
+    @Override
+    public byte[] peerPrivateData() {
+        return connection.peerPrivateData();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return connection.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public boolean isPassive() {
+        return connection.isPassive();
+    }
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public Connection connection() {
+        return connection;
+    }
+
+    // ---- SendTarget ----
+
+    @Override
+    public Outbound outbound() {
+        return outbound;
+    }
+
+    @Override
+    public int post(Object item, long attachment) {
+        Buffer b = allocateFor(item);
+        int len;
+        try {
+            len = Payloads.copy(item, b);
+            if (item instanceof WithImmediate w) {
+                connection.sendWithImm(b, 0, len, w.immData(), attachment);
+            } else {
+                connection.send(b, 0, len, attachment);
+            }
+        } catch (RuntimeException e) {
+            b.release();
+            throw e;
+        }
+        if (metrics != null) {
+            metrics.recordDataSent(remote, len);
+        }
+        return len;
+    }
+
+    // ---- callbacks (loop thread, through ConnectionBridge) ----
+
+    void established() {
+        emit(ConnectionEvent.ESTABLISHED);
+    }
+
+    void received(Buffer b) {
+        inbound.offer(b);
+    }
+
+    void completed(long attachment) {
+        outbound.completed(attachment);
+    }
+
+    void failed(long attachment, RdmaException error) {
+        if (metrics != null && !(error instanceof dev.ibex.cm.endpoint.WorkCompletionException w && w.isFlush())) {
+            metrics.incrementErrorsCount(remote);
+        }
+        outbound.failed(attachment, error);
+    }
+
+    void writable() {
+        outbound.grant();
+    }
+
+    void disconnected() {
+        emit(ConnectionEvent.DISCONNECTED);
+        inbound.finish();
+        outbound.close(new IllegalStateException(this + ": the peer disconnected"));
+    }
+
+    void pathEvent(PathEvent e) {
+        switch (e.type()) {
+            case ALTERNATE_LOADED -> {
+                emit(ConnectionEvent.of(ConnectionEvent.Type.ALTERNATE_PATH_LOADED));
+                MonoSink<Void> s = pendingAlternate;
+                pendingAlternate = null;
+                if (s != null) {
+                    s.success();
+                }
+            }
+            case ALTERNATE_FAILED -> {
+                emit(ConnectionEvent.failure(ConnectionEvent.Type.ALTERNATE_PATH_FAILED, e.cause()));
+                MonoSink<Void> s = pendingAlternate;
+                pendingAlternate = null;
+                if (s != null) {
+                    s.error(e.cause());
+                }
+            }
+            case MIGRATED -> {
+                emit(ConnectionEvent.of(ConnectionEvent.Type.PATH_MIGRATED));
+                MonoSink<Void> s = pendingMigration;
+                pendingMigration = null;
+                if (s != null) {
+                    s.success();
+                }
+            }
+            case MIGRATION_ERROR -> {
+                emit(ConnectionEvent.failure(ConnectionEvent.Type.PATH_MIG_ERROR, e.cause()));
+                MonoSink<Void> s = pendingMigration;
+                pendingMigration = null;
+                if (s != null) {
+                    s.error(e.cause());
+                }
+            }
+        }
+    }
+
+    void addressChanged() {
+        emit(ConnectionEvent.of(ConnectionEvent.Type.ADDRESS_CHANGED));
+    }
+
+    void deviceEvent(AsyncEvent e) {
+        emit(new ConnectionEvent(ConnectionEvent.Type.DEVICE_EVENT, null, e));
+    }
+
+    void error(Throwable t) {
+        if (metrics != null) {
+            metrics.incrementErrorsCount(remote);
+        }
+        emit(ConnectionEvent.failure(ConnectionEvent.Type.ERROR, t));
+        inbound.fail(t);
+        outbound.close(t);
+        failPending(t);
+    }
+
+    void closed() {
+        closed = true;
+        IllegalStateException gone = new IllegalStateException(this + " is closed");
+        outbound.close(gone);
+        inbound.finish();
+        inbound.closeUnsubscribed();
+        failPending(gone);
+        emit(ConnectionEvent.CLOSED);
+        events.finish();
+        disposed.tryEmitEmpty();
+    }
+
+    private void failPending(Throwable t) {
+        MonoSink<Void> a = pendingAlternate;
+        MonoSink<Void> m = pendingMigration;
+        pendingAlternate = null;
+        pendingMigration = null;
+        if (a != null) {
+            a.error(t);
+        }
+        if (m != null) {
+            m.error(t);
+        }
+    }
+
+    private void emit(ConnectionEvent e) {
+        events.emit(e);
+        hooks.event(this, e);
+    }
+
+    // ---- for tests (loop thread) ----
+
+    /** Messages waiting for demand in {@link #receive()}. */
+    int queuedMessages() {
+        return inbound.queued();
+    }
+
+    /** Reactive operations still registered (0 when everything finished). */
+    int registeredOperations() {
+        return outbound.registered();
+    }
+
+    private void onLoop(Runnable r, java.util.function.Consumer<Throwable> gone) {
+        if (loop.inEventLoop()) {
+            r.run();
+            return;
+        }
+        try {
+            loop.execute(r);
+        } catch (RejectedExecutionException e) {
+            gone.accept(new IllegalStateException("the event loop has terminated", e));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaConnection[" + (isPassive() ? "from " : "to ") + remote + "]";
+    }
+}

@@ -1,0 +1,49 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.loop.EventLoop;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import reactor.blockhound.BlockHound;
+
+/**
+ * Installs BlockHound once per test JVM, before any test class of this module runs (auto-detected JUnit
+ * extension): event loop threads are non-blocking. Allowed: the pollers' waits — the fake poller's {@code await},
+ * and the soft provider's {@code SoftPoller.poll}, which parks inside the method that also scans its sources, so
+ * blocking is disallowed again below it where the loop dispatches CM events ({@code EventLoop.dispatch}) and async
+ * events ({@code EventLoopGroup.route}) to endpoint callbacks; completions are delivered outside the poll. Also
+ * allowed: logback's console writes. The soft provider's own I/O threads are not loop threads.
+ *
+ * <p>The soft provider plays the kernel: its verbs and CM calls take short internal locks (the CM lock, the
+ * transport timer queue, a QP's serial task during control operations), as the kernel's syscalls take mutexes
+ * that BlockHound never sees under rdma-core. Those bounded waits are allowed by name. Also allowed, and reported
+ * as a provider finding: {@code IbCm.randomPsn} draws PSNs from a {@code SecureRandom} ({@code NativePRNG} reads
+ * {@code /dev/urandom}) on the thread that creates a CM id — a loop.
+ */
+public final class ReactiveBlockHound implements BeforeAllCallback {
+    private static boolean installed;
+
+    public static synchronized void install() {
+        if (installed) {
+            return;
+        }
+        BlockHound.builder()
+                .nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
+                .allowBlockingCallsInside("dev.ibex.cm.fake.FakePoller", "await")
+                .allowBlockingCallsInside("dev.ibex.softroce.verbs.SoftPoller", "poll")
+                .disallowBlockingCallsInside(EventLoop.class.getName(), "dispatch")
+                .disallowBlockingCallsInside("dev.ibex.cm.loop.EventLoopGroup", "route")
+                .allowBlockingCallsInside("dev.ibex.softroce.cm.IbCm", "randomPsn")
+                .allowBlockingCallsInside("dev.ibex.softroce.cm.IbCm", "locked")
+                .allowBlockingCallsInside("dev.ibex.softroce.cm.RdmaCm", "locked")
+                .allowBlockingCallsInside("dev.ibex.softroce.transport.Timers", "enqueue")
+                .allowBlockingCallsInside("dev.ibex.softroce.verbs.SerialTask", "runExclusive")
+                .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
+                .install();
+        installed = true;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        install();
+    }
+}

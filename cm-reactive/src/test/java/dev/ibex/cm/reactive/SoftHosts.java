@@ -1,0 +1,135 @@
+package dev.ibex.cm.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ibex.cm.buffer.BufferPool;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopOptions;
+import dev.ibex.cm.spi.Access;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.softroce.SoftRoceProvider;
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Two "hosts" on the soft-roce provider in one JVM: a server fabric on 127.0.0.2 and a client fabric on 127.0.0.3,
+ * on a free (non-default) UDP port, CM timers shortened, each with one event loop and leak-tracking buffer pools.
+ * {@link #close()} closes both groups and checks that every resource and buffer came back.
+ */
+final class SoftHosts implements AutoCloseable {
+    static final String SERVER_IP = "127.0.0.2";
+    static final String CLIENT_IP = "127.0.0.3";
+    /** An address on loopback where no fabric listens: CM requests go unanswered. */
+    static final String NOBODY_IP = "127.0.0.9";
+
+    final int udpPort = freePort();
+    final Fabric serverFabric;
+    final Fabric clientFabric;
+    final EventLoopGroup server;
+    final EventLoopGroup client;
+    final List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+
+    SoftHosts() {
+        this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024));
+    }
+
+    SoftHosts(BufferPool.Options buffers) {
+        serverFabric = open("srv=" + SERVER_IP);
+        clientFabric = open("cli=" + CLIENT_IP);
+        LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
+                .withBuffers(buffers.withLeakTracking(true).withAccess(EnumSet.of(Access.LOCAL_WRITE,
+                        Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC)))
+                .withUncaughtHandler(uncaught::add);
+        server = EventLoopGroup.of(serverFabric, options.withThreadName("srv-loop"));
+        client = EventLoopGroup.of(clientFabric, options.withThreadName("cli-loop"));
+    }
+
+    private Fabric open(String devices) {
+        Map<String, String> p = new HashMap<>();
+        p.put("ibex.softroce.port", Integer.toString(udpPort));
+        p.put("ibex.softroce.devices", devices);
+        p.put("ibex.softroce.timerScale", "0.1");
+        // REQ retried every ~96 ms, UNREACHABLE after ~0.7 s: fast, yet robust on a loaded machine
+        p.put("ibex.softroce.cm.timings", "fast");
+        p.put("ibex.softroce.cm.responseTimeout", "14");
+        p.put("ibex.softroce.cm.maxRetries", "6");
+        return new SoftRoceProvider().open(ProviderConfig.of(p));
+    }
+
+    RdmaServer rdmaServer() {
+        return RdmaServer.create().runOn(server).host(SERVER_IP).port(0);
+    }
+
+    RdmaClient rdmaClient(DisposableServer s) {
+        return RdmaClient.create().runOn(client).remoteAddress(new InetSocketAddress(SERVER_IP, s.port()));
+    }
+
+    /** Live CM ids and QPs of both fabrics (while the loops run: loop-level resources stay). */
+    int ids() {
+        return serverFabric.resources().get(ResourceKind.CM_ID) + clientFabric.resources().get(ResourceKind.CM_ID);
+    }
+
+    int qps() {
+        return serverFabric.resources().get(ResourceKind.QUEUE_PAIR)
+                + clientFabric.resources().get(ResourceKind.QUEUE_PAIR);
+    }
+
+    /** Waits until no connection, listener or QP is left on either host and no buffer is held. */
+    void awaitQuiet() {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(ids()).as("CM ids").isZero();
+            assertThat(qps()).as("QPs").isZero();
+        });
+        assertNoLeaks();
+    }
+
+    void assertNoLeaks() {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(server.bufferLeaks()).as("server buffers").isEmpty();
+            assertThat(client.bufferLeaks()).as("client buffers").isEmpty();
+        });
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+            client.close();
+            assertThat(serverFabric.resources().userResources()).as(serverFabric.resources().toString()).isZero();
+            assertThat(clientFabric.resources().userResources()).as(clientFabric.resources().toString()).isZero();
+            assertThat(uncaught).as("uncaught on the loops").isEmpty();
+        } finally {
+            serverFabric.close();
+            clientFabric.close();
+        }
+    }
+
+    /** A UDP port free on both addresses right now. */
+    static int freePort() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(SERVER_IP), 0))) {
+                int port = s.getLocalPort();
+                try (DatagramSocket t = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(CLIENT_IP),
+                        port))) {
+                    return port;
+                } catch (IOException busy) {
+                    // try another
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("no free UDP port");
+    }
+}

@@ -648,7 +648,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             int imm = wc.immData(i);
             int len = wc.byteLen(i);
             recycle(b, srq);
-            if (state == ESTABLISHED) {
+            if (state == ESTABLISHED || state == DISCONNECTING) {
                 try {
                     handler.onRemoteWrite(this, imm, len);
                 } catch (Throwable t) {
@@ -661,7 +661,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (!srq) {
             rq.handedOut();
         }
-        if (state == ESTABLISHED) {
+        if (state == ESTABLISHED || state == DISCONNECTING) {
+            // a successful receive in DISCONNECTING arrived before the disconnect (its completion was only polled
+            // after the CM event in the same loop turn): it is the peer's data, deliver it
             deliver(b);
         } else if (state == CONNECTING) {
             // data can overtake the passive side's ESTABLISHED (the peer starts once it has its own)

@@ -4,7 +4,10 @@ import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.endpoint.ListenOptions;
 import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.loop.LoopOptions;
+import dev.ibex.cm.spi.Fabric;
 import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.Providers;
+import dev.ibex.cm.spi.RdmaProvider;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -33,10 +36,16 @@ import reactor.util.context.Context;
  */
 public final class RdmaServer {
 
-    /** Where the loops come from: a group the caller owns, or one the server opens on bind and closes on dispose. */
-    record Loops(EventLoopGroup group, String provider, ProviderConfig config, LoopOptions options) {
+    /**
+     * Where the loops come from: a group the caller owns, the default loops, or loops the server opens on bind
+     * (over a provider named or given) and closes, with their fabric, on dispose.
+     */
+    record Loops(EventLoopGroup group, RdmaProvider provider, String providerName, ProviderConfig config,
+            LoopOptions options) {
+        static final Loops DEFAULT = new Loops(null, null, null, null, null);
+
         boolean owned() {
-            return group == null;
+            return config != null;
         }
 
         EventLoopGroup open() {
@@ -46,7 +55,16 @@ public final class RdmaServer {
             if (config == null) {
                 return RdmaLoops.global();
             }
-            return EventLoopGroup.open(provider, config, options);
+            RdmaProvider p = provider != null ? provider : Providers.select(providerName);
+            Fabric fabric = p.open(config);
+            try {
+                EventLoopGroup g = EventLoopGroup.of(fabric, options);
+                g.terminationFuture().whenComplete((v, e) -> fabric.close()); // off the loops
+                return g;
+            } catch (RuntimeException e) {
+                fabric.close();
+                throw e;
+            }
         }
     }
 
@@ -68,7 +86,7 @@ public final class RdmaServer {
 
     /** A server for any address ({@code 0.0.0.0}) and an ephemeral port, on the default loops. */
     public static RdmaServer create() {
-        return new RdmaServer(new Config(new Loops(null, null, null, null), "0.0.0.0", 0, ListenOptions.DEFAULT,
+        return new RdmaServer(new Config(Loops.DEFAULT, "0.0.0.0", 0, ListenOptions.DEFAULT,
                 null, null, ConnectionHooks.NONE, null, null));
     }
 
@@ -101,17 +119,27 @@ public final class RdmaServer {
     /** Runs on {@code group} (the caller opened it and closes it). */
     public RdmaServer runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
-        return with(new Loops(group, null, null, null), config.host, config.port, config.options);
+        return with(new Loops(group, null, null, null, null), config.host, config.port, config.options);
     }
 
     /**
-     * Runs on loops of its own over {@code provider} ({@code null}: the default rule) with {@code providerConfig},
-     * opened on bind and closed when the server is disposed.
+     * Runs on loops of its own over the provider named {@code provider} ({@code null}: the default rule) with
+     * {@code providerConfig}: opened on bind, closed (with the fabric) when the server is disposed.
      */
     public RdmaServer runOn(String provider, ProviderConfig providerConfig, LoopOptions options) {
         Objects.requireNonNull(providerConfig, "providerConfig");
         Objects.requireNonNull(options, "options");
-        return with(new Loops(null, provider, providerConfig, options), config.host, config.port, config.options);
+        return with(new Loops(null, null, provider, providerConfig, options), config.host, config.port,
+                config.options);
+    }
+
+    /** As {@link #runOn(String, ProviderConfig, LoopOptions)} with a provider instance (no ServiceLoader). */
+    public RdmaServer runOn(RdmaProvider provider, ProviderConfig providerConfig, LoopOptions options) {
+        Objects.requireNonNull(provider, "provider");
+        Objects.requireNonNull(providerConfig, "providerConfig");
+        Objects.requireNonNull(options, "options");
+        return with(new Loops(null, provider, null, providerConfig, options), config.host, config.port,
+                config.options);
     }
 
     /** Listen options (backlog, request timeout, where accepted connections run, their connection options). */
@@ -198,7 +226,7 @@ public final class RdmaServer {
         Config cfg = config;
         return Mono.<DisposableServer>create(sink -> {
             EventLoopGroup group = cfg.loops.open();
-            BoundServer s = new BoundServer(cfg, group, cfg.loops.owned() && cfg.loops.config() != null, sink,
+            BoundServer s = new BoundServer(cfg, group, cfg.loops.owned(), sink,
                     Context.of(sink.contextView()));
             sink.onCancel(s::bindCancelled);
             s.start();

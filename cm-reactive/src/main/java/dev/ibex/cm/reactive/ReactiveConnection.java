@@ -336,6 +336,8 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
             len = Payloads.copy(item, b);
             if (item instanceof WithImmediate w) {
                 connection.sendWithImm(b, 0, len, w.immData(), attachment);
+            } else if (item instanceof Message m && m.hasImmData()) { // forwarding keeps the immediate data
+                connection.sendWithImm(b, 0, len, m.immData(), attachment);
             } else {
                 connection.send(b, 0, len, attachment);
             }
@@ -376,7 +378,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
 
     void disconnected() {
         emit(ConnectionEvent.DISCONNECTED);
-        inbound.finish();
+        // receive() completes at CLOSED: messages that arrived before the disconnect may still be delivered
         outbound.close(new IllegalStateException(this + ": the peer disconnected"));
     }
 

@@ -13,9 +13,11 @@ import reactor.blockhound.BlockHound;
  * events ({@code EventLoopGroup.route}) to endpoint callbacks; completions are delivered outside the poll. Also
  * allowed: logback's console writes. The soft provider's own I/O threads are not loop threads.
  *
- * <p>The soft provider plays the kernel: its verbs and CM calls take short internal locks (the CM lock, the
- * transport timer queue, a QP's serial task during control operations), as the kernel's syscalls take mutexes
- * that BlockHound never sees under rdma-core. Those bounded waits are allowed by name. Also allowed, and reported
+ * <p>The soft provider plays the kernel and the NIC: its verbs and CM calls take short internal locks (the CM
+ * lock, the transport timer queue, a QP's serial task during control operations) and a post transmits on the
+ * posting thread through {@code DatagramChannel.send}, whose internal write lock may be contended by the
+ * provider's receive threads sending ACKs — as the kernel's syscalls and the doorbell take mutexes that
+ * BlockHound never sees under rdma-core. Those bounded waits are allowed by name. Also allowed, and reported
  * as a provider finding: {@code IbCm.randomPsn} draws PSNs from a {@code SecureRandom} ({@code NativePRNG} reads
  * {@code /dev/urandom}) on the thread that creates a CM id — a loop.
  */
@@ -37,6 +39,7 @@ public final class ReactiveBlockHound implements BeforeAllCallback {
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.RdmaCm", "locked")
                 .allowBlockingCallsInside("dev.ibex.softroce.transport.Timers", "enqueue")
                 .allowBlockingCallsInside("dev.ibex.softroce.verbs.SerialTask", "runExclusive")
+                .allowBlockingCallsInside("dev.ibex.softroce.UdpLink", "send")
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .install();
         installed = true;

@@ -22,6 +22,7 @@ final class ConnectionHandlerSubscriber implements CoreSubscriber<Void> {
     private final RdmaConnection connection;
     private final Context context;
     private volatile Subscription subscription;
+    private volatile Disposable closeWatch;
     private volatile boolean done;
 
     private ConnectionHandlerSubscriber(RdmaConnection connection, Context context) {
@@ -45,12 +46,9 @@ final class ConnectionHandlerSubscriber implements CoreSubscriber<Void> {
             return;
         }
         ConnectionHandlerSubscriber s = new ConnectionHandlerSubscriber(connection, context);
-        Disposable onClose = connection.onDispose().subscribe(null, null, s::cancel);
-        s.closeWatch = onClose;
+        s.closeWatch = connection.onDispose().subscribe(null, null, s::cancel);
         p.subscribe(s);
     }
-
-    private volatile Disposable closeWatch;
 
     @Override
     public Context currentContext() {

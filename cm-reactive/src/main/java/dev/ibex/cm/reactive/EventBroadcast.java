@@ -153,7 +153,16 @@ final class EventBroadcast extends Flux<ConnectionEvent> {
                         if (demand != Long.MAX_VALUE) {
                             demand--;
                         }
-                        actual.onNext(queue.poll());
+                        ConnectionEvent e = queue.poll();
+                        try {
+                            actual.onNext(e);
+                        } catch (Throwable t) { // a subscriber that throws ends alone, the others go on
+                            terminated = true;
+                            queue.clear();
+                            subscribers.remove(this);
+                            actual.onError(Operators.onOperatorError(this, t, e, actual.currentContext()));
+                            return;
+                        }
                     } else if (done && queue.isEmpty()) {
                         terminated = true;
                         actual.onComplete();

@@ -474,6 +474,11 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         return inbound.queued();
     }
 
+    /** Outstanding demand of {@link #receive()}. */
+    long inboundDemand() {
+        return inbound.demand();
+    }
+
     /** Reactive operations still registered (0 when everything finished). */
     int registeredOperations() {
         return outbound.registered();

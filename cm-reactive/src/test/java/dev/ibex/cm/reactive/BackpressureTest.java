@@ -60,6 +60,13 @@ class BackpressureTest {
             }
         }
 
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+
+        @Override
+        protected void hookOnError(Throwable t) {
+            errors.add(t);
+        }
+
         void releaseAll() {
             List<Message> copy = new ArrayList<>(held);
             held.clear();
@@ -83,6 +90,7 @@ class BackpressureTest {
         AtomicLong maxAhead = new AtomicLong();
         AtomicBoolean sendDone = new AtomicBoolean();
         AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+        List<Throwable> serverErrors = new CopyOnWriteArrayList<>();
         DisposableServer server = hosts.rdmaServer().connectionOptions(opts)
                 .handle(c -> {
                     serverSide.set(c);
@@ -93,6 +101,7 @@ class BackpressureTest {
                                         maxAhead.accumulateAndGet(ahead, Math::max);
                                     }))
                             .doOnSuccess(v -> sendDone.set(true))
+                            .doOnError(serverErrors::add)
                             .then(c.onDispose());
                 })
                 .bindNow();
@@ -129,7 +138,19 @@ class BackpressureTest {
         while (holder.seen.size() < TOTAL) {
             int before = holder.seen.size();
             holder.ask(50);
-            await().atMost(WAIT).until(() -> holder.seen.size() >= Math.min(TOTAL, before + 50));
+            try {
+                await().atMost(WAIT).until(() -> holder.seen.size() >= Math.min(TOTAL, before + 50));
+            } catch (RuntimeException e) {
+                RdmaConnection sc = serverSide.get();
+                throw new AssertionError("stalled: server errors " + serverErrors + " receive errors " + holder.errors + " seen " + holder.seen.size() + ", requested " + holder.requested
+                        + ", client " + on(client, () -> "demand " + ((ReactiveConnection) client).inboundDemand()
+                        + " queued " + rc.queuedMessages() + " posted " + core.postedReceives() + " held "
+                        + core.heldMessages() + " state " + core.state()) + "; server emitted " + upstreamEmitted
+                        + " requested " + upstreamRequested + ", " + on(sc, () -> "writable " + sc.connection()
+                        .writableSlots() + " reserved " + ((ReactiveConnection) sc).outbound().reserved() + " ops "
+                        + ((ReactiveConnection) sc).registeredOperations() + " state " + sc.connection().state()
+                        + " qp " + sc.connection().qp()), e);
+            }
             assertThat(on(client, rc::queuedMessages)).isLessThanOrEqualTo(WINDOW);
             assertThat(on(client, core::postedReceives)).isLessThanOrEqualTo(WINDOW);
             assertThat(holder.held.size()).isLessThanOrEqualTo(WINDOW);

@@ -60,10 +60,15 @@ final class SoftHosts implements AutoCloseable {
         p.put("ibex.softroce.port", Integer.toString(udpPort));
         p.put("ibex.softroce.devices", devices);
         p.put("ibex.softroce.timerScale", "0.1");
-        // REQ retried every ~96 ms, UNREACHABLE after ~0.7 s: fast, yet robust on a loaded machine
+        // REQ retried every ~96 ms, UNREACHABLE after ~0.7 s; the QP ACK timeout (from the CA ACK delay, 18:
+        // 1.07 s scaled to 107 ms) stays generous, or a loaded machine exhausts the transport retries
         p.put("ibex.softroce.cm.timings", "fast");
         p.put("ibex.softroce.cm.responseTimeout", "14");
         p.put("ibex.softroce.cm.maxRetries", "6");
+        p.put("ibex.softroce.cm.caAckDelay", "18");
+        // a receiver without demand stalls its sender in RNR back-off for as long as it likes: the soft transport
+        // counts retransmit timeouts during that back-off (rxe pushes the timer), so retry_cnt 7 must not run out
+        p.put("ibex.softroce.retry7Infinite", "true");
         return new SoftRoceProvider().open(ProviderConfig.of(p));
     }
 

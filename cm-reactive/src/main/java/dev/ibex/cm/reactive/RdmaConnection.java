@@ -27,9 +27,12 @@ import reactor.core.publisher.Mono;
 public interface RdmaConnection extends Disposable {
 
     /**
-     * The messages the peer sends, in order, emitted on the loop; one subscriber. Completes when the peer
-     * disconnects (after what was already received), fails when the connection fails. Cancelling releases what
-     * was queued and every later message.
+     * The messages the peer sends, in order, emitted on the loop; one subscriber. Completes when the connection
+     * closes (after what was already received), fails when the connection fails. Cancelling releases what was
+     * queued and every later message. Messages that arrive before the subscription wait for it (at most the
+     * receive window, which also stops the sender); if the connection closes before anyone subscribed they are
+     * released, so connections nobody reads cannot hold buffers. To miss nothing, subscribe on the loop: in
+     * {@code handle(...)}, or in the {@code connect()} Mono's {@code onNext} ({@code flatMapMany}).
      */
     Flux<Message> receive();
 

@@ -4,6 +4,7 @@ import dev.ibex.cm.loop.EventLoop;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
 
 /**
  * Installs BlockHound once per test JVM, before any test class of this module runs (auto-detected JUnit
@@ -21,15 +22,21 @@ import reactor.blockhound.BlockHound;
  * as a provider finding: {@code IbCm.randomPsn} draws PSNs from a {@code SecureRandom} ({@code NativePRNG} reads
  * {@code /dev/urandom}) on the thread that creates a CM id — a loop.
  */
-public final class ReactiveBlockHound implements BeforeAllCallback {
+public final class ReactiveBlockHound implements BeforeAllCallback, BlockHoundIntegration {
     private static boolean installed;
 
+    /** Installs with this integration plus those on the class path (Reactor's own allowances among them). */
     public static synchronized void install() {
         if (installed) {
             return;
         }
-        BlockHound.builder()
-                .nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
+        BlockHound.install(new ReactiveBlockHound());
+        installed = true;
+    }
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
                 .allowBlockingCallsInside("dev.ibex.cm.fake.FakePoller", "await")
                 .allowBlockingCallsInside("dev.ibex.softroce.verbs.SoftPoller", "poll")
                 .disallowBlockingCallsInside(EventLoop.class.getName(), "dispatch")
@@ -39,10 +46,9 @@ public final class ReactiveBlockHound implements BeforeAllCallback {
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.RdmaCm", "locked")
                 .allowBlockingCallsInside("dev.ibex.softroce.transport.Timers", "enqueue")
                 .allowBlockingCallsInside("dev.ibex.softroce.verbs.SerialTask", "runExclusive")
-                .allowBlockingCallsInside("dev.ibex.softroce.UdpLink", "send")
-                .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
-                .install();
-        installed = true;
+                // the JDK's channel write lock, whichever provider class transmits
+                .allowBlockingCallsInside("sun.nio.ch.DatagramChannelImpl", "send")
+                .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes");
     }
 
     @Override

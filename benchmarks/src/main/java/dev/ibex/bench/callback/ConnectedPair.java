@@ -1,0 +1,116 @@
+package dev.ibex.bench.callback;
+
+import dev.ibex.cm.endpoint.Connection;
+import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.ListenOptions;
+import dev.ibex.cm.endpoint.Listener;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.softroce.verbs.SoftCompletionQueue;
+import dev.ibex.softroce.verbs.SoftQueuePair;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One RC connection between the server group and the client group of {@link Sides}, both sides established,
+ * each driven by its {@link Endpoint}. Closing closes both groups (and with them the listener and connection).
+ */
+final class ConnectedPair implements AutoCloseable {
+    final Sides.Loops loops;
+    final Connection client;
+    final Connection server;
+
+    private ConnectedPair(Sides.Loops loops, Connection client, Connection server) {
+        this.loops = loops;
+        this.client = client;
+        this.server = server;
+    }
+
+    static ConnectedPair open(Sides sides, int bufferSize, ConnectionOptions options, Endpoint serverSide,
+            Endpoint clientSide, Duration timeout) {
+        Sides.Loops loops = sides.open(bufferSize);
+        try {
+            CompletableFuture<Void> listening = new CompletableFuture<>();
+            Listener.listen(loops.server(), sides.serverAddress(),
+                    ListenOptions.DEFAULT.withChildrenOnListenerLoop(true).withConnection(options),
+                    new dev.ibex.cm.endpoint.ListenerHandler() {
+                        @Override
+                        public void onConnectionRequest(dev.ibex.cm.endpoint.ConnectionRequest request) {
+                            request.accept(serverSide);
+                        }
+
+                        @Override
+                        public void onListening(Listener l) {
+                            listening.complete(null);
+                        }
+
+                        @Override
+                        public void onError(Listener l, Throwable error) {
+                            listening.completeExceptionally(error);
+                        }
+                    });
+            await(listening, timeout, "listening on " + sides.serverAddress());
+            Connection.connect(loops.client(), sides.serverAddress(), null, options, clientSide);
+            Connection client = await(clientSide.established, timeout, "connecting to " + sides.serverAddress());
+            Connection server = await(serverSide.established, timeout, "accepting at " + sides.serverAddress());
+            return new ConnectedPair(loops, client, server);
+        } catch (RuntimeException e) {
+            loops.close();
+            throw e;
+        }
+    }
+
+    /** Waits for {@code f} at most {@code timeout}; a failure or timeout becomes an unchecked exception. */
+    static <T> T await(CompletableFuture<T> f, Duration timeout, String what) {
+        try {
+            return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(what + ": no outcome after " + timeout.toSeconds() + " s", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(what + " failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(what + ": interrupted", e);
+        }
+    }
+
+    /** Both connections' state and, on soft-roce, their QPs' transport state (a racy snapshot for a hang). */
+    String describe() {
+        return "client " + describe(client) + "; server " + describe(server);
+    }
+
+    private static String describe(Connection c) {
+        QueuePair qp = c.qp();
+        return c + " posted receives " + c.postedReceives() + ", held " + c.heldMessages() + ", qp "
+                + (qp instanceof SoftQueuePair soft ? soft.describe() : String.valueOf(qp)) + ", cq " + cqOf(c);
+    }
+
+    /** Completions waiting in the loop's shared CQ of the connection's device (asked on the loop). */
+    private static String cqOf(Connection c) {
+        try {
+            return c.loop().submit(() -> {
+                var cq = c.loop().device(c.device()).sharedCq();
+                return cq instanceof SoftCompletionQueue soft ? soft.size() + " waiting, " + soft.unackedEvents()
+                        + " events unacked" : String.valueOf(cq);
+            }).get(2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return "unknown (" + e + ")";
+        }
+    }
+
+    /** {@link #await} that adds {@link #describe()} to a timeout or failure. */
+    <T> T awaitRun(CompletableFuture<T> f, Duration timeout, String what) {
+        try {
+            return await(f, timeout, what);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage() + "\n  " + describe(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        loops.close();
+    }
+}

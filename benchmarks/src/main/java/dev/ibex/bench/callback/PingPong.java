@@ -1,0 +1,141 @@
+package dev.ibex.bench.callback;
+
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.endpoint.Connection;
+import dev.ibex.cm.endpoint.ConnectionOptions;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Ping-pong latency over the callback API: the client SENDs one {@code size}-byte message, the server's
+ * {@code onMessage} copies it into a fresh buffer and SENDs it back, the client's {@code onMessage} records the
+ * round trip and sends the next. Everything after the start runs on the two loop threads; nothing allocates per
+ * message.
+ */
+public final class PingPong implements AutoCloseable {
+    private final ConnectedPair pair;
+    private final Client client;
+    private final int size;
+
+    private PingPong(ConnectedPair pair, Client client, int size) {
+        this.pair = pair;
+        this.client = client;
+        this.size = size;
+    }
+
+    /** Connects the two sides of {@code sides} for messages of {@code size} bytes. */
+    public static PingPong open(Sides sides, int size, Duration timeout) {
+        ConnectionOptions options = ConnectionOptions.DEFAULT.withSendQueueDepth(16).withReceiveWindow(16)
+                .withMaxInline(Math.min(size, ConnectionOptions.DEFAULT.maxInline()));
+        Client client = new Client(size);
+        ConnectedPair pair = ConnectedPair.open(sides, Math.max(4096, size), options, new Echo(), client, timeout);
+        return new PingPong(pair, client, size);
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /**
+     * Runs {@code roundTrips} round trips one after the other and returns their times (ns).
+     *
+     * @throws IllegalStateException when a side fails or the run exceeds {@code timeout}
+     */
+    public Histogram run(int roundTrips, Duration timeout) {
+        Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        CompletableFuture<Histogram> done = client.newRun();
+        pair.client.loop().execute(() -> client.start(pair.client, roundTrips, h, done));
+        return pair.awaitRun(done, timeout, "ping-pong of " + roundTrips + " round trips");
+    }
+
+    /**
+     * Starts round trips that never stop (until {@link #close}): for measuring the steady state from another thread
+     * through {@link #roundTrips()} without handing anything to the loops per message (JMH).
+     */
+    public void startFreeRunning() {
+        pair.client.loop().execute(() -> client.startFree(pair.client));
+    }
+
+    /** Round trips completed in free-running mode (any thread). */
+    public long roundTrips() {
+        return client.free;
+    }
+
+    @Override
+    public void close() {
+        pair.close();
+    }
+
+    /** The server side: sends every message back. */
+    static final class Echo extends Endpoint {
+        @Override
+        public void onMessage(Connection c, Buffer message) {
+            int length = message.length();
+            Buffer reply = c.allocate();
+            MemorySegment.copy(message.segment(), message.offset(), reply.segment(), 0, length);
+            message.release();
+            c.send(reply, length, 0);
+        }
+    }
+
+    /** The client side: one message in flight, timed from send to echo. */
+    static final class Client extends Endpoint {
+        private final int size;
+        private Histogram histogram;
+        private CompletableFuture<Histogram> done;
+        private int left;
+        private long sentAt;
+        /** Round trips in free-running mode; written by the loop only, read by anyone. */
+        volatile long free = -1;
+
+        Client(int size) {
+            this.size = size;
+        }
+
+        void start(Connection c, int roundTrips, Histogram h, CompletableFuture<Histogram> d) {
+            histogram = h;
+            done = d;
+            left = roundTrips;
+            sentAt = System.nanoTime();
+            send(c);
+        }
+
+        void startFree(Connection c) {
+            free = 0;
+            send(c);
+        }
+
+        private void send(Connection c) {
+            Buffer b = c.allocate();
+            b.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, left);
+            c.send(b, size, left);
+        }
+
+        @Override
+        public void onMessage(Connection c, Buffer message) {
+            long now = System.nanoTime();
+            message.release();
+            if (free >= 0) {
+                free++; // single writer
+                send(c);
+                return;
+            }
+            if (done == null) {
+                return;
+            }
+            histogram.recordValue(Math.min(now - sentAt, histogram.getHighestTrackableValue()));
+            if (--left > 0) {
+                sentAt = now;
+                send(c);
+            } else {
+                CompletableFuture<Histogram> d = done;
+                done = null;
+                d.complete(histogram);
+            }
+        }
+    }
+}

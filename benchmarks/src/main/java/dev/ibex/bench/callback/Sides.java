@@ -1,0 +1,73 @@
+package dev.ibex.bench.callback;
+
+import dev.ibex.cm.buffer.BufferPool;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopOptions;
+import dev.ibex.cm.spi.ProviderConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Where a workload runs: a provider, the server's listening address, and either two fabrics (two "hosts": a server
+ * group and a client group, one event loop each, as {@code ib_send_lat}'s two processes have one thread each; the
+ * soft provider needs this to put the sides on different devices) or one fabric with two loops (the fake, whose
+ * fabric is the whole network).
+ *
+ * @param provider the provider's name ("soft-roce", "rdma-core", "fake")
+ * @param serverConfig the server side's provider settings (e.g. its soft device on 127.0.0.3)
+ * @param clientConfig the client side's settings, or {@code null} for one fabric serving both sides
+ * @param serverAddress where the server listens and the client connects
+ */
+public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig clientConfig,
+        InetSocketAddress serverAddress) {
+
+    /** Two fabrics of {@code provider}, one per side. */
+    public static Sides twoFabrics(String provider, ProviderConfig server, ProviderConfig client,
+            InetSocketAddress serverAddress) {
+        return new Sides(provider, server, client, serverAddress);
+    }
+
+    /** One fabric of {@code provider} with a loop per side. */
+    public static Sides oneFabric(String provider, ProviderConfig config, InetSocketAddress serverAddress) {
+        return new Sides(provider, config, null, serverAddress);
+    }
+
+    /** This with the server on another port (each workload listens on its own). */
+    public Sides onPort(int port) {
+        return new Sides(provider, serverConfig, clientConfig, new InetSocketAddress(serverAddress.getAddress(), port));
+    }
+
+    /** Opens the groups; pool buffers of {@code bufferSize} bytes. */
+    Loops open(int bufferSize) {
+        if (clientConfig == null) {
+            EventLoopGroup g = EventLoopGroup.open(provider, serverConfig, options("bench", 2, bufferSize));
+            return new Loops(g.loops().get(0), g.loops().get(1), List.of(g));
+        }
+        EventLoopGroup server = EventLoopGroup.open(provider, serverConfig, options("bench-server", 1, bufferSize));
+        try {
+            EventLoopGroup client = EventLoopGroup.open(provider, clientConfig, options("bench-client", 1, bufferSize));
+            return new Loops(server.next(), client.next(), List.of(client, server));
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private static LoopOptions options(String name, int loops, int bufferSize) {
+        // slabs of 1 MiB, up to 64 MiB per pool: room for a full send queue and receive window of any workload
+        int perSlab = Math.max(1, (1 << 20) / bufferSize);
+        return LoopOptions.DEFAULT.withLoops(loops).withThreadName(name).withCloseTimeout(Duration.ofSeconds(3))
+                .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(bufferSize).withSlabs(perSlab,
+                        Math.max(perSlab, (64 << 20) / bufferSize)));
+    }
+
+    /** The server's and the client's loop, and the groups to close (client first). */
+    record Loops(EventLoop server, EventLoop client, List<EventLoopGroup> groups) implements AutoCloseable {
+        @Override
+        public void close() {
+            groups.forEach(EventLoopGroup::close);
+        }
+    }
+}

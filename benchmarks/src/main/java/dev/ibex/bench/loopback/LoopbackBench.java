@@ -1,0 +1,166 @@
+package dev.ibex.bench.loopback;
+
+import dev.ibex.bench.callback.PingPong;
+import dev.ibex.bench.callback.Sides;
+import dev.ibex.bench.callback.Throughput;
+import dev.ibex.bench.report.HostLoad;
+import dev.ibex.bench.report.RatioTable;
+import dev.ibex.bench.report.Rounds;
+import dev.ibex.bench.report.Target;
+import dev.ibex.bench.report.Watchdog;
+import dev.ibex.bench.udp.UdpBlast;
+import dev.ibex.bench.udp.UdpPingPong;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
+
+/**
+ * soft-roce on loopback against raw Java UDP, in one process, in interleaved rounds (odd rounds baseline first,
+ * even rounds Ibex first): (a) 64 B ping-pong — Ibex RC SEND/RECV echo over the callback API between soft devices
+ * on 127.0.0.3 and 127.0.0.2 vs {@link UdpPingPong} on the same addresses — target Ibex ≤ 1.3 × raw at p50 and
+ * p99; (b) 64 KiB RDMA WRITE bandwidth vs {@link UdpBlast} (the same datagrams and flow control) — target ≥ 0.7 ×.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
+ *      [--only pingpong|write]
+ * </pre>
+ * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
+ * Exit status 0 when every target is met, 1 when one is missed, 2 on failure.
+ */
+public final class LoopbackBench {
+    static final int MESSAGE = 64;
+    static final int WRITE = 64 * 1024;
+    /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
+    static final int MTU = 4096;
+    static final Duration RUN_LIMIT = Duration.ofSeconds(120);
+
+    private final PrintStream out;
+    private final int rounds;
+    private final int roundTrips;
+    private final int writes;
+    private final Watchdog watchdog;
+
+    LoopbackBench(PrintStream out, int rounds, boolean quick, Watchdog watchdog) {
+        this.out = out;
+        this.rounds = rounds;
+        this.roundTrips = quick ? 2_000 : 20_000;
+        this.writes = quick ? 200 : 2_000;
+        this.watchdog = watchdog;
+    }
+
+    public static void main(String[] args) {
+        int rounds = 4;
+        boolean quick = false;
+        String only = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--quick" -> quick = true;
+                case "--only" -> only = args[++i];
+                default -> {
+                    System.err.println("usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write]");
+                    System.exit(2);
+                }
+            }
+        }
+        Watchdog w = Watchdog.start(Duration.ofMinutes(10));
+        LoopbackBench bench = new LoopbackBench(System.out, rounds, quick, w);
+        RatioTable table = new RatioTable("soft-roce on loopback vs raw Java UDP (" + HostLoad.describe()
+                + " at start)", "raw UDP");
+        try {
+            if (only == null || only.equals("pingpong")) {
+                bench.pingPong(table);
+            }
+            if (only == null || only.equals("write")) {
+                bench.writeBandwidth(table);
+            }
+        } catch (RuntimeException e) {
+            e.printStackTrace();
+            System.exit(2);
+        }
+        table.note(HostLoad.describe() + " at end");
+        table.print(System.out);
+        System.exit(table.allMet() ? 0 : 1);
+    }
+
+    void pingPong(RatioTable table) {
+        Sides sides = LoopbackHosts.softRoce(7471);
+        Rounds p50 = new Rounds("ping-pong 64 B RTT p50 (us)", Target.atMost(1.3));
+        Rounds p99 = new Rounds("ping-pong 64 B RTT p99 (us)", Target.atMost(1.3));
+        watchdog.phase("opening the ping-pong");
+        try (UdpPingPong raw = UdpPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE);
+                PingPong ibex = PingPong.open(sides, MESSAGE, RUN_LIMIT)) {
+            watchdog.phase("warming up the ping-pong");
+            for (int i = 0; i < 3; i++) {
+                raw.run(roundTrips / 2);
+                ibex.run(roundTrips / 2, RUN_LIMIT);
+            }
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("ping-pong round " + r);
+                Histogram base;
+                Histogram mine;
+                if (r % 2 == 1) {
+                    base = raw.run(roundTrips);
+                    mine = ibex.run(roundTrips, RUN_LIMIT);
+                } else {
+                    mine = ibex.run(roundTrips, RUN_LIMIT);
+                    base = raw.run(roundTrips);
+                }
+                p50.add(micros(base, 50), micros(mine, 50));
+                p99.add(micros(base, 99), micros(mine, 99));
+                out.printf(Locale.ROOT, "ping-pong round %d: raw p50 %.1f p99 %.1f us | Ibex p50 %.1f p99 %.1f us (%s)%n",
+                        r, micros(base, 50), micros(base, 99), micros(mine, 50), micros(mine, 99), HostLoad.describe());
+            }
+        }
+        table.add(p50.comparison()).add(p99.comparison());
+        table.note("ping-pong: " + roundTrips + " round trips per round; Ibex RC SEND echo (callback API, one loop per "
+                + "side, soft devices 127.0.0.2/.3) vs two connected blocking DatagramChannels on the same addresses");
+    }
+
+    void writeBandwidth(RatioTable table) {
+        Sides sides = LoopbackHosts.softRoce(7472);
+        Rounds bw = new Rounds("RDMA WRITE 64 KiB bandwidth (MB/s)", Target.atLeast(0.7));
+        long retransmissionsBefore;
+        watchdog.phase("opening the write stream");
+        try (UdpBlast raw = UdpBlast.open(LoopbackHosts.server(), LoopbackHosts.client(), WRITE, MTU, 4 << 20);
+                Throughput ibex = Throughput.open(sides, Throughput.Kind.WRITE, WRITE, 32, 16, RUN_LIMIT)) {
+            watchdog.phase("warming up the write stream");
+            for (int i = 0; i < 3; i++) {
+                raw.run(writes / 2);
+                ibex.run(writes / 2, RUN_LIMIT);
+            }
+            retransmissionsBefore = raw.retransmissions();
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("write round " + r);
+                long base;
+                long mine;
+                if (r % 2 == 1) {
+                    base = raw.run(writes);
+                    mine = ibex.run(writes, RUN_LIMIT);
+                } else {
+                    mine = ibex.run(writes, RUN_LIMIT);
+                    base = raw.run(writes);
+                }
+                double b = megabytesPerSecond(writes, WRITE, base);
+                double m = megabytesPerSecond(writes, WRITE, mine);
+                bw.add(b, m);
+                out.printf(Locale.ROOT, "write round %d: raw %.0f MB/s | Ibex %.0f MB/s (%s)%n", r, b, m,
+                        HostLoad.describe());
+            }
+            table.add(bw.comparison());
+            table.note("write: " + writes + " x 64 KiB per round; Ibex RDMA WRITE (send queue 32, callback API) vs a UDP "
+                    + "blast of the same datagrams (" + raw.packetsPerMessage() + " per message, 4096 B payload + RoCE "
+                    + "header sizes), AckReq every 64 and at message end, 128 in flight; baseline retransmissions "
+                    + (raw.retransmissions() - retransmissionsBefore));
+        }
+    }
+
+    static double micros(Histogram h, double percentile) {
+        return h.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    static double megabytesPerSecond(int messages, int size, long nanos) {
+        return (double) messages * size / nanos * 1e9 / 1e6;
+    }
+}

@@ -1,0 +1,52 @@
+package dev.ibex.bench.perftest;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * rdma-core's {@code cmtime} table read back from its output: per step ("create id", "resolve addr", …) the total
+ * milliseconds over all connections (the other columns are the slowest connection, the fastest and the mean).
+ *
+ * @param totalMillis step name → total ms, in the printed order
+ */
+public record CmtimeResult(Map<String, Double> totalMillis) {
+    /** The steps a {@code Connection.connect} covers: everything up to ESTABLISHED. */
+    public static final String[] SETUP = {"create id", "resolve addr", "resolve route", "create qp", "connect"};
+
+    private static final Pattern ROW = Pattern.compile(
+            "^(\\S.*?)\\s*:\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)$");
+
+    public static CmtimeResult parse(String output) {
+        Map<String, Double> rows = new LinkedHashMap<>();
+        boolean inTable = false;
+        for (String line : output.lines().toList()) {
+            if (line.startsWith("step ") && line.contains("total ms")) {
+                inTable = true;
+                continue;
+            }
+            Matcher m = ROW.matcher(line.trim());
+            if (inTable && m.matches()) {
+                rows.put(m.group(1), Double.parseDouble(m.group(2)));
+            }
+        }
+        if (rows.isEmpty()) {
+            throw new IllegalArgumentException("no cmtime table in:\n" + output);
+        }
+        return new CmtimeResult(Map.copyOf(rows));
+    }
+
+    /** The sum of the named steps' totals in ms. */
+    public double sum(String... steps) {
+        double s = 0;
+        for (String step : steps) {
+            Double v = totalMillis.get(step);
+            if (v == null) {
+                throw new IllegalArgumentException("no row '" + step + "' in " + totalMillis);
+            }
+            s += v;
+        }
+        return s;
+    }
+}

@@ -1,0 +1,93 @@
+package dev.ibex.bench.perftest;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs rdma-core's C tools as the baselines, server and client on one RDMA device and address (rxe0 in the
+ * Soft-RoCE VM): perftest's {@code ib_send_lat}, {@code ib_send_bw}, {@code ib_write_bw} over rdma_cm ({@code -R},
+ * as Ibex connects), and {@code cmtime}'s client against a {@code cmtime} server. Each perftest run gets its own
+ * port; the server's readiness is read from the kernel's rdma_cm resource table ({@code rdma resource show
+ * cm_id}), never from a fixed sleep.
+ */
+public final class Perftest {
+    private static final Duration LIMIT = Duration.ofSeconds(180);
+
+    private final String device;
+    private final String address;
+    private int nextPort = 18515;
+
+    public Perftest(String device, String address) {
+        this.device = device;
+        this.address = address;
+    }
+
+    /**
+     * Runs {@code tool} (server, then client) with {@code args} and returns the client's result row.
+     *
+     * @param tool "ib_send_lat", "ib_send_bw" or "ib_write_bw"
+     */
+    public PerftestResult run(String tool, String... args) {
+        int port = nextPort++;
+        List<String> common = ToolRun.args(tool, "-d", device, "-R", "-F", "-p", Integer.toString(port));
+        common.addAll(List.of(args));
+        try (ToolRun server = ToolRun.start(common)) {
+            awaitListening(port, server);
+            List<String> client = new java.util.ArrayList<>(common);
+            client.add(address);
+            try (ToolRun c = ToolRun.start(client)) {
+                String out = c.await(LIMIT);
+                server.await(LIMIT);
+                return PerftestResult.parse(out);
+            }
+        }
+    }
+
+    /** Starts a {@code cmtime} server on {@code port}; close it when done (it serves until killed). */
+    public ToolRun cmtimeServer(int port) {
+        ToolRun server = ToolRun.start(ToolRun.args("cmtime", "-b", address, "-p", Integer.toString(port)));
+        awaitListening(port, server);
+        return server;
+    }
+
+    /** Runs {@code cmtime}'s client for {@code connections} connections against the server on {@code port}. */
+    public CmtimeResult cmtime(int port, int connections) {
+        try (ToolRun c = ToolRun.start(ToolRun.args("cmtime", "-s", address, "-p", Integer.toString(port), "-c",
+                Integer.toString(connections)))) {
+            return CmtimeResult.parse(c.await(LIMIT));
+        }
+    }
+
+    /** Waits until an rdma_cm id listens on {@code port} (the kernel's resource table), at most 30 s. */
+    static void awaitListening(int port, ToolRun server) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            if (!server.isAlive()) {
+                throw new IllegalStateException(server.describe() + " ended before listening:\n" + server.output());
+            }
+            if (listening(port)) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        throw new IllegalStateException(server.describe() + " not listening on " + port + " after 30 s:\n"
+                + server.output());
+    }
+
+    private static boolean listening(int port) {
+        try {
+            Process p = new ProcessBuilder("rdma", "resource", "show", "cm_id").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(5, TimeUnit.SECONDS);
+            return out.lines().anyMatch(l -> l.contains("LISTEN") && l.contains(":" + port + " "));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run 'rdma resource show cm_id' (iproute2): " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

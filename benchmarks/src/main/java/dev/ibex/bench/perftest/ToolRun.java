@@ -1,0 +1,100 @@
+package dev.ibex.bench.perftest;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One run of an rdma-core tool (perftest, cmtime) as a child process, its output captured to a file, bounded by a
+ * time limit after which it is killed.
+ */
+public final class ToolRun implements AutoCloseable {
+    private final List<String> command;
+    private final Process process;
+    private final Path output;
+
+    private ToolRun(List<String> command, Process process, Path output) {
+        this.command = command;
+        this.process = process;
+        this.output = output;
+    }
+
+    /** Starts {@code command} with stdout and stderr going to one temporary file. */
+    public static ToolRun start(List<String> command) {
+        try {
+            Path out = Files.createTempFile("ibex-bench-" + Path.of(command.getFirst()).getFileName(), ".log");
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            return new ToolRun(List.copyOf(command), p, out);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + String.join(" ", command)
+                    + " (is rdma-core's perftest / rdmacm-utils installed?)", e);
+        }
+    }
+
+    /** Waits for the exit at most {@code limit} (then kills it) and returns the output; non-zero exit throws. */
+    public String await(Duration limit) {
+        try {
+            if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                throw new IllegalStateException(describe() + " did not finish within " + limit.toSeconds() + " s:\n"
+                        + output());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for " + describe(), e);
+        }
+        String out = output();
+        if (process.exitValue() != 0) {
+            throw new IllegalStateException(describe() + " exited with " + process.exitValue() + ":\n" + out);
+        }
+        return out;
+    }
+
+    /** Whether the process still runs. */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** What it printed so far. */
+    public String output() {
+        try {
+            return Files.readString(output, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(output unreadable: " + e + ")";
+        }
+    }
+
+    public String describe() {
+        return String.join(" ", command);
+    }
+
+    /** Kills the process if it still runs and removes its output file. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            Files.deleteIfExists(output);
+        } catch (IOException ignored) {
+            // a temporary file
+        }
+    }
+
+    static List<String> args(String... parts) {
+        return new ArrayList<>(List.of(parts));
+    }
+}

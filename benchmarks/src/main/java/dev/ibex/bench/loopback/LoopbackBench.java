@@ -4,10 +4,12 @@ import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Sides;
 import dev.ibex.bench.callback.Throughput;
 import dev.ibex.bench.report.HostLoad;
+import dev.ibex.bench.report.ProcessCpu;
 import dev.ibex.bench.report.RatioTable;
 import dev.ibex.bench.report.Rounds;
 import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
+import dev.ibex.bench.udp.HandoffPingPong;
 import dev.ibex.bench.udp.UdpBlast;
 import dev.ibex.bench.udp.UdpPingPong;
 import java.io.PrintStream;
@@ -33,7 +35,7 @@ public final class LoopbackBench {
     static final int WRITE = 64 * 1024;
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
-    static final Duration RUN_LIMIT = Duration.ofSeconds(120);
+    static final Duration RUN_LIMIT = Duration.ofSeconds(60);
 
     private final PrintStream out;
     private final int rounds;
@@ -88,39 +90,53 @@ public final class LoopbackBench {
         Sides sides = LoopbackHosts.softRoce(7471);
         Rounds p50 = new Rounds("ping-pong 64 B RTT p50 (us)", Target.atMost(1.3));
         Rounds p99 = new Rounds("ping-pong 64 B RTT p99 (us)", Target.atMost(1.3));
+        Rounds floor = new Rounds("  p50 vs RC-shaped UDP (hand-off+ACK)", Target.none());
+        Rounds cpu = new Rounds("  CPU per round trip (us, process)", Target.none());
         watchdog.phase("opening the ping-pong");
         try (UdpPingPong raw = UdpPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE);
+                HandoffPingPong shaped = HandoffPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE);
                 PingPong ibex = PingPong.open(sides, MESSAGE, RUN_LIMIT)) {
             watchdog.phase("warming up the ping-pong");
             for (int i = 0; i < 3; i++) {
                 raw.run(roundTrips / 2);
+                shaped.run(roundTrips / 2);
                 ibex.run(roundTrips / 2, RUN_LIMIT);
             }
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("ping-pong round " + r);
-                Histogram base;
-                Histogram mine;
-                if (r % 2 == 1) {
-                    base = raw.run(roundTrips);
-                    mine = ibex.run(roundTrips, RUN_LIMIT);
-                } else {
-                    mine = ibex.run(roundTrips, RUN_LIMIT);
-                    base = raw.run(roundTrips);
+                Histogram[] h = new Histogram[3];
+                long[] cpuNanos = new long[3];
+                for (int k = 0; k < 3; k++) { // rotate the order: every side goes first, middle and last
+                    int which = (k + r) % 3;
+                    long c0 = ProcessCpu.nanos();
+                    h[which] = switch (which) {
+                        case 0 -> raw.run(roundTrips);
+                        case 1 -> shaped.run(roundTrips);
+                        default -> ibex.run(roundTrips, RUN_LIMIT);
+                    };
+                    cpuNanos[which] = ProcessCpu.nanos() - c0;
                 }
-                p50.add(micros(base, 50), micros(mine, 50));
-                p99.add(micros(base, 99), micros(mine, 99));
-                out.printf(Locale.ROOT, "ping-pong round %d: raw p50 %.1f p99 %.1f us | Ibex p50 %.1f p99 %.1f us (%s)%n",
-                        r, micros(base, 50), micros(base, 99), micros(mine, 50), micros(mine, 99), HostLoad.describe());
+                p50.add(micros(h[0], 50), micros(h[2], 50));
+                p99.add(micros(h[0], 99), micros(h[2], 99));
+                floor.add(micros(h[1], 50), micros(h[2], 50));
+                cpu.add(cpuNanos[0] / 1e3 / roundTrips, cpuNanos[2] / 1e3 / roundTrips);
+                out.printf(Locale.ROOT, "ping-pong round %d: raw p50 %.1f p99 %.1f | RC-shaped p50 %.1f p99 %.1f | "
+                        + "Ibex p50 %.1f p99 %.1f us; CPU/RT raw %.1f Ibex %.1f us (%s)%n", r, micros(h[0], 50),
+                        micros(h[0], 99), micros(h[1], 50), micros(h[1], 99), micros(h[2], 50), micros(h[2], 99),
+                        cpuNanos[0] / 1e3 / roundTrips, cpuNanos[2] / 1e3 / roundTrips, HostLoad.describe());
             }
         }
-        table.add(p50.comparison()).add(p99.comparison());
+        table.add(p50.comparison()).add(p99.comparison()).add(floor.comparison()).add(cpu.comparison());
         table.note("ping-pong: " + roundTrips + " round trips per round; Ibex RC SEND echo (callback API, one loop per "
-                + "side, soft devices 127.0.0.2/.3) vs two connected blocking DatagramChannels on the same addresses");
+                + "side, soft devices 127.0.0.2/.3) vs two connected blocking DatagramChannels on the same addresses;");
+        table.note("  RC-shaped UDP = receive thread per side handing off to an application thread, an ACK datagram "
+                + "per message, ACKs waking the application (the provider's design, nothing else)");
     }
 
     void writeBandwidth(RatioTable table) {
         Sides sides = LoopbackHosts.softRoce(7472);
         Rounds bw = new Rounds("RDMA WRITE 64 KiB bandwidth (MB/s)", Target.atLeast(0.7));
+        Rounds cpu = new Rounds("  CPU per 4 KiB packet (us, process)", Target.none());
         long retransmissionsBefore;
         watchdog.phase("opening the write stream");
         try (UdpBlast raw = UdpBlast.open(LoopbackHosts.server(), LoopbackHosts.client(), WRITE, MTU, 4 << 20);
@@ -131,24 +147,26 @@ public final class LoopbackBench {
                 ibex.run(writes / 2, RUN_LIMIT);
             }
             retransmissionsBefore = raw.retransmissions();
+            long packets = (long) writes * raw.packetsPerMessage();
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("write round " + r);
-                long base;
-                long mine;
-                if (r % 2 == 1) {
-                    base = raw.run(writes);
-                    mine = ibex.run(writes, RUN_LIMIT);
-                } else {
-                    mine = ibex.run(writes, RUN_LIMIT);
-                    base = raw.run(writes);
+                long[] nanos = new long[2];
+                long[] cpuNanos = new long[2];
+                for (int k = 0; k < 2; k++) {
+                    int which = (k + r) % 2;
+                    long c0 = ProcessCpu.nanos();
+                    nanos[which] = which == 0 ? raw.run(writes) : ibex.run(writes, RUN_LIMIT);
+                    cpuNanos[which] = ProcessCpu.nanos() - c0;
                 }
-                double b = megabytesPerSecond(writes, WRITE, base);
-                double m = megabytesPerSecond(writes, WRITE, mine);
+                double b = megabytesPerSecond(writes, WRITE, nanos[0]);
+                double m = megabytesPerSecond(writes, WRITE, nanos[1]);
                 bw.add(b, m);
-                out.printf(Locale.ROOT, "write round %d: raw %.0f MB/s | Ibex %.0f MB/s (%s)%n", r, b, m,
+                cpu.add(cpuNanos[0] / 1e3 / packets, cpuNanos[1] / 1e3 / packets);
+                out.printf(Locale.ROOT, "write round %d: raw %.0f MB/s | Ibex %.0f MB/s; CPU/packet raw %.2f Ibex %.2f us "
+                        + "(%s)%n", r, b, m, cpuNanos[0] / 1e3 / packets, cpuNanos[1] / 1e3 / packets,
                         HostLoad.describe());
             }
-            table.add(bw.comparison());
+            table.add(bw.comparison()).add(cpu.comparison());
             table.note("write: " + writes + " x 64 KiB per round; Ibex RDMA WRITE (send queue 32, callback API) vs a UDP "
                     + "blast of the same datagrams (" + raw.packetsPerMessage() + " per message, 4096 B payload + RoCE "
                     + "header sizes), AckReq every 64 and at message end, 128 in flight; baseline retransmissions "

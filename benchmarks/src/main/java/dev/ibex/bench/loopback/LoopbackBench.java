@@ -44,10 +44,15 @@ public final class LoopbackBench {
     private final Watchdog watchdog;
 
     LoopbackBench(PrintStream out, int rounds, boolean quick, Watchdog watchdog) {
+        this(out, rounds, quick ? 2_000 : 20_000, quick ? 200 : 2_000, watchdog);
+    }
+
+    /** A harness doing {@code roundTrips} round trips and {@code writes} 64 KiB WRITEs per side and round. */
+    LoopbackBench(PrintStream out, int rounds, int roundTrips, int writes, Watchdog watchdog) {
         this.out = out;
         this.rounds = rounds;
-        this.roundTrips = quick ? 2_000 : 20_000;
-        this.writes = quick ? 200 : 2_000;
+        this.roundTrips = roundTrips;
+        this.writes = writes;
         this.watchdog = watchdog;
     }
 

@@ -3,47 +3,58 @@ package dev.ibex.bench.report;
 import java.util.Locale;
 
 /**
- * A performance target on the ratio Ibex / baseline: at most {@code bound} for costs (latency, setup time), at
- * least {@code bound} for rates (bandwidth, messages per second).
+ * A performance target: on the ratio Ibex / baseline — at most {@code bound} for costs (latency, setup time), at
+ * least {@code bound} for rates (bandwidth, messages per second) — or, for a figure that has no baseline (bytes
+ * allocated per operation), on Ibex's figure itself.
  *
- * @param atMost whether the ratio must stay at or below the bound (else at or above it)
- * @param bound the bound on the ratio
+ * @param atMost whether the value must stay at or below the bound (else at or above it)
+ * @param bound the bound
+ * @param absolute whether the bound applies to Ibex's figure rather than to the ratio
  */
-public record Target(boolean atMost, double bound) {
+public record Target(boolean atMost, double bound, boolean absolute) {
 
     /** The ratio must be at most {@code bound} (lower is better). */
     public static Target atMost(double bound) {
-        return new Target(true, bound);
+        return new Target(true, bound, false);
     }
 
     /** The ratio must be at least {@code bound} (higher is better). */
     public static Target atLeast(double bound) {
-        return new Target(false, bound);
+        return new Target(false, bound, false);
+    }
+
+    /** Ibex's figure itself must be at most {@code bound} (no baseline: allocation per operation). */
+    public static Target figureAtMost(double bound) {
+        return new Target(true, bound, true);
     }
 
     /** No target: the row is informative only. */
     public static Target none() {
-        return new Target(true, Double.NaN);
+        return new Target(true, Double.NaN, false);
     }
 
     public boolean isSet() {
         return !Double.isNaN(bound);
     }
 
-    public boolean met(double ratio) {
-        return !isSet() || (atMost ? ratio <= bound : ratio >= bound);
+    /** Whether {@code value} (the ratio, or Ibex's figure for an absolute target) meets the bound. */
+    public boolean met(double value) {
+        return !isSet() || (atMost ? value <= bound : value >= bound);
     }
 
-    /** By how much a ratio misses the target, as a percentage of the bound (0 when met). */
-    public double missPercent(double ratio) {
-        if (met(ratio)) {
+    /** By how much a value misses the target, as a percentage of the bound (0 when met). */
+    public double missPercent(double value) {
+        if (met(value)) {
             return 0;
         }
-        return 100 * Math.abs(ratio - bound) / bound;
+        return bound == 0 ? Double.POSITIVE_INFINITY : 100 * Math.abs(value - bound) / bound;
     }
 
     @Override
     public String toString() {
-        return isSet() ? String.format(Locale.ROOT, "%s %.2f", atMost ? "<=" : ">=", bound) : "-";
+        if (!isSet()) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, "%s%s %.2f", absolute ? "value " : "", atMost ? "<=" : ">=", bound);
     }
 }

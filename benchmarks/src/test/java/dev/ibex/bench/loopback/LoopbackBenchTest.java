@@ -1,0 +1,54 @@
+package dev.ibex.bench.loopback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.bench.report.Comparison;
+import dev.ibex.bench.report.RatioTable;
+import dev.ibex.bench.report.Watchdog;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The loopback workloads run end to end on soft-roce and report a measured row per metric (not their speed). */
+class LoopbackBenchTest {
+    final ByteArrayOutputStream log = new ByteArrayOutputStream();
+    final LoopbackBench bench = new LoopbackBench(new PrintStream(log, true, StandardCharsets.UTF_8), 1, 200, 16,
+            Watchdog.inert());
+
+    @Test
+    @Timeout(60)
+    void pingPongReportsLatencyOfBothSidesPerRound() {
+        RatioTable table = new RatioTable("t", "raw UDP");
+        bench.pingPong(table);
+
+        assertThat(table.rows()).extracting(Comparison::metric).containsExactly("ping-pong 64 B RTT p50 (us)",
+                "ping-pong 64 B RTT p99 (us)", "  p50 vs RC-shaped UDP (hand-off+ACK)",
+                "  CPU per round trip (us, process)");
+        assertMeasured(table.rows().get(0));
+        assertMeasured(table.rows().get(1));
+        assertThat(table.rows().get(0).target().bound()).isEqualTo(1.3);
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("ping-pong round 1: raw p50");
+    }
+
+    @Test
+    @Timeout(60)
+    void writeStreamReportsBandwidthOfBothSides() {
+        RatioTable table = new RatioTable("t", "raw UDP");
+        bench.writeBandwidth(table);
+
+        Comparison bw = table.rows().get(0);
+        assertThat(bw.metric()).isEqualTo("RDMA WRITE 64 KiB bandwidth (MB/s)");
+        assertMeasured(bw);
+        assertThat(bw.target().atMost()).isFalse();
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("write round 1: raw");
+    }
+
+    static void assertMeasured(Comparison c) {
+        assertThat(c.baseline()).as(c.metric() + " baseline").isPositive().isFinite();
+        assertThat(c.ibex()).as(c.metric() + " Ibex").isPositive().isFinite();
+        assertThat(c.spread()).isEqualTo("1 round");
+    }
+
+}

@@ -29,11 +29,16 @@ public final class PingPong implements AutoCloseable {
 
     /** Connects the two sides of {@code sides} for messages of {@code size} bytes. */
     public static PingPong open(Sides sides, int size, Duration timeout) {
-        ConnectionOptions options = ConnectionOptions.DEFAULT.withSendQueueDepth(16).withReceiveWindow(16)
-                .withMaxInline(Math.min(size, ConnectionOptions.DEFAULT.maxInline()));
+        ConnectionOptions options = options(size);
         Client client = new Client(size);
         ConnectedPair pair = ConnectedPair.open(sides, Math.max(4096, size), options, new Echo(), client, timeout);
         return new PingPong(pair, client, size);
+    }
+
+    /** The connection options of a ping-pong of {@code size}-byte messages (shared with the reactive one). */
+    public static ConnectionOptions options(int size) {
+        return ConnectionOptions.DEFAULT.withSendQueueDepth(16).withReceiveWindow(16)
+                .withMaxInline(Math.min(size, ConnectionOptions.DEFAULT.maxInline()));
     }
 
     public int size() {

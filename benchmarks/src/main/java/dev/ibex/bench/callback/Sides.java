@@ -7,7 +7,6 @@ import dev.ibex.cm.loop.LoopOptions;
 import dev.ibex.cm.spi.ProviderConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Where a workload runs: a provider, the server's listening address, and either two fabrics (two "hosts": a server
@@ -39,16 +38,16 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
         return new Sides(provider, serverConfig, clientConfig, new InetSocketAddress(serverAddress.getAddress(), port));
     }
 
-    /** Opens the groups; pool buffers of {@code bufferSize} bytes. */
-    Loops open(int bufferSize) {
+    /** Opens the groups, their pools holding buffers of {@code bufferSize} bytes (the caller closes them). */
+    public Loops open(int bufferSize) {
         if (clientConfig == null) {
             EventLoopGroup g = EventLoopGroup.open(provider, serverConfig, options("bench", 2, bufferSize));
-            return new Loops(g.loops().get(0), g.loops().get(1), List.of(g));
+            return new Loops(g, g, g.loops().get(0), g.loops().get(1));
         }
         EventLoopGroup server = EventLoopGroup.open(provider, serverConfig, options("bench-server", 1, bufferSize));
         try {
             EventLoopGroup client = EventLoopGroup.open(provider, clientConfig, options("bench-client", 1, bufferSize));
-            return new Loops(server.next(), client.next(), List.of(client, server));
+            return new Loops(server, client, server.next(), client.next());
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -63,11 +62,26 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
                         Math.max(perSlab, (64 << 20) / bufferSize)));
     }
 
-    /** The server's and the client's loop, and the groups to close (client first). */
-    record Loops(EventLoop server, EventLoop client, List<EventLoopGroup> groups) implements AutoCloseable {
+    /**
+     * The server's and the client's group (the same one on one fabric) and the loop each side runs on.
+     *
+     * @param serverGroup the server side's group
+     * @param clientGroup the client side's group
+     * @param server the loop the server side runs on
+     * @param client the loop the client side runs on
+     */
+    public record Loops(EventLoopGroup serverGroup, EventLoopGroup clientGroup, EventLoop server, EventLoop client)
+            implements AutoCloseable {
+        /** Closes the client's group first, then the server's. */
         @Override
         public void close() {
-            groups.forEach(EventLoopGroup::close);
+            try {
+                clientGroup.close();
+            } finally {
+                if (serverGroup != clientGroup) {
+                    serverGroup.close();
+                }
+            }
         }
     }
 }

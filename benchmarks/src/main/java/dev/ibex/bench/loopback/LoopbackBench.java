@@ -3,29 +3,37 @@ package dev.ibex.bench.loopback;
 import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Sides;
 import dev.ibex.bench.callback.Throughput;
+import dev.ibex.bench.jmh.AllocationCheck;
 import dev.ibex.bench.report.HostLoad;
 import dev.ibex.bench.report.ProcessCpu;
 import dev.ibex.bench.report.RatioTable;
 import dev.ibex.bench.report.Rounds;
 import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
+import dev.ibex.bench.reactive.ReactivePingPong;
 import dev.ibex.bench.udp.HandoffPingPong;
 import dev.ibex.bench.udp.UdpBlast;
 import dev.ibex.bench.udp.UdpPingPong;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
- * soft-roce on loopback against raw Java UDP, in one process, in interleaved rounds (odd rounds baseline first,
- * even rounds Ibex first): (a) 64 B ping-pong — Ibex RC SEND/RECV echo over the callback API between soft devices
+ * Every host benchmark in one process and one table, each side against its baseline in interleaved rounds (the
+ * order rotates, so a shared machine's load drift hits both alike): (a) 64 B ping-pong — Ibex RC SEND/RECV echo over the callback API between soft devices
  * on 127.0.0.3 and 127.0.0.2 vs {@link UdpPingPong} on the same addresses — target Ibex ≤ 1.3 × raw at p50 and
- * p99; (b) 64 KiB RDMA WRITE bandwidth vs {@link UdpBlast} (the same datagrams and flow control) — target ≥ 0.7 ×.
+ * p99; (b) 64 KiB RDMA WRITE bandwidth vs {@link UdpBlast} (the same datagrams and flow control) — target ≥ 0.7 ×;
+ * (c) {@link ReactivePingPong} vs the callback {@link PingPong} — target ≤ 1.1 ×; (d) the callback path's
+ * allocation per round trip under JMH's gc profiler ({@link AllocationCheck}) — target ≈ 0.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write]
+ *      [--only pingpong|write|reactive|jmh] [--no-jmh] [--jmh-log FILE]
  * </pre>
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
  * Exit status 0 when every target is met, 1 when one is missed, 2 on failure.
@@ -35,6 +43,8 @@ public final class LoopbackBench {
     static final int WRITE = 64 * 1024;
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
+    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|jmh] "
+            + "[--no-jmh] [--jmh-log FILE]";
     static final Duration RUN_LIMIT = Duration.ofSeconds(60);
 
     private final PrintStream out;
@@ -59,22 +69,26 @@ public final class LoopbackBench {
     public static void main(String[] args) {
         int rounds = 4;
         boolean quick = false;
+        boolean jmh = true;
         String only = null;
+        Path jmhLog = Path.of("benchmarks/target/jmh-callback-path.log");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--quick" -> quick = true;
                 case "--only" -> only = args[++i];
+                case "--no-jmh" -> jmh = false;
+                case "--jmh-log" -> jmhLog = Path.of(args[++i]);
                 default -> {
-                    System.err.println("usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write]");
+                    System.err.println(USAGE);
                     System.exit(2);
                 }
             }
         }
         Watchdog w = Watchdog.start(Duration.ofMinutes(10));
         LoopbackBench bench = new LoopbackBench(System.out, rounds, quick, w);
-        RatioTable table = new RatioTable("soft-roce on loopback vs raw Java UDP (" + HostLoad.describe()
-                + " at start)", "raw UDP");
+        RatioTable table = new RatioTable("Ibex on this host: soft-roce on loopback vs raw Java UDP, cm-reactive vs "
+                + "callbacks, callback-path allocation (" + HostLoad.describe() + " at start)", "baseline");
         try {
             if (only == null || only.equals("pingpong")) {
                 bench.pingPong(table);
@@ -82,7 +96,17 @@ public final class LoopbackBench {
             if (only == null || only.equals("write")) {
                 bench.writeBandwidth(table);
             }
-        } catch (RuntimeException e) {
+            if (only == null || only.equals("reactive")) {
+                bench.reactiveVsCallback(table);
+            }
+            if (jmh && (only == null || only.equals("jmh"))) {
+                w.phase("JMH callback path with -prof gc (log: " + jmhLog + ")");
+                Files.createDirectories(jmhLog.toAbsolutePath().getParent());
+                AllocationCheck.run(List.of("fake", "soft-roce"), jmhLog, System.out).forEach(table::add);
+                table.note("alloc: CallbackPathBenchmark (free-running ping-pong on the loops, one op = one round "
+                        + "trip) under JMH -prof gc, gc.alloc.rate.norm of the whole fork; JMH log " + jmhLog);
+            }
+        } catch (RuntimeException | IOException e) {
             e.printStackTrace();
             System.exit(2);
         }
@@ -93,8 +117,8 @@ public final class LoopbackBench {
 
     void pingPong(RatioTable table) {
         Sides sides = LoopbackHosts.softRoce(7471);
-        Rounds p50 = new Rounds("ping-pong 64 B RTT p50 (us)", Target.atMost(1.3));
-        Rounds p99 = new Rounds("ping-pong 64 B RTT p99 (us)", Target.atMost(1.3));
+        Rounds p50 = new Rounds("soft-roce/UDP ping-pong 64 B p50 (us)", Target.atMost(1.3));
+        Rounds p99 = new Rounds("soft-roce/UDP ping-pong 64 B p99 (us)", Target.atMost(1.3));
         Rounds floor = new Rounds("  p50 vs RC-shaped UDP (hand-off+ACK)", Target.none());
         Rounds cpu = new Rounds("  CPU per round trip (us, process)", Target.none());
         watchdog.phase("opening the ping-pong");
@@ -140,7 +164,7 @@ public final class LoopbackBench {
 
     void writeBandwidth(RatioTable table) {
         Sides sides = LoopbackHosts.softRoce(7472);
-        Rounds bw = new Rounds("RDMA WRITE 64 KiB bandwidth (MB/s)", Target.atLeast(0.7));
+        Rounds bw = new Rounds("soft-roce/UDP WRITE 64 KiB (MB/s)", Target.atLeast(0.7));
         Rounds cpu = new Rounds("  CPU per 4 KiB packet (us, process)", Target.none());
         long retransmissionsBefore;
         watchdog.phase("opening the write stream");
@@ -177,6 +201,50 @@ public final class LoopbackBench {
                     + "header sizes), AckReq every 64 and at message end, 128 in flight; baseline retransmissions "
                     + (raw.retransmissions() - retransmissionsBefore));
         }
+    }
+
+    /**
+     * cm-reactive against the callback API: {@link ReactivePingPong} and {@link PingPong} on identical soft-roce
+     * hosts (same settings, same connection options), interleaved rounds, target reactive ≤ 1.1 × callback at p50
+     * and p99; p99.9 is shown for information (a few dozen samples per round, decided by the machine's scheduler).
+     */
+    void reactiveVsCallback(RatioTable table) {
+        Rounds p50 = new Rounds("reactive/callback ping-pong p50 (us)", Target.atMost(1.1));
+        Rounds p99 = new Rounds("reactive/callback ping-pong p99 (us)", Target.atMost(1.1));
+        Rounds p999 = new Rounds("reactive/callback ping-pong p99.9 (us)", Target.none());
+        watchdog.phase("opening the reactive and callback ping-pongs");
+        try (PingPong callback = PingPong.open(LoopbackHosts.softRoce(7473), MESSAGE, RUN_LIMIT);
+                ReactivePingPong reactive = ReactivePingPong.open(LoopbackHosts.softRoce(7474), MESSAGE,
+                        RUN_LIMIT)) {
+            watchdog.phase("warming up the reactive and callback ping-pongs");
+            for (int i = 0; i < 3; i++) {
+                callback.run(roundTrips / 2, RUN_LIMIT);
+                reactive.run(roundTrips / 2, RUN_LIMIT);
+            }
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("reactive/callback round " + r);
+                Histogram base;
+                Histogram mine;
+                if (r % 2 == 1) {
+                    base = callback.run(roundTrips, RUN_LIMIT);
+                    mine = reactive.run(roundTrips, RUN_LIMIT);
+                } else {
+                    mine = reactive.run(roundTrips, RUN_LIMIT);
+                    base = callback.run(roundTrips, RUN_LIMIT);
+                }
+                p50.add(micros(base, 50), micros(mine, 50));
+                p99.add(micros(base, 99), micros(mine, 99));
+                p999.add(micros(base, 99.9), micros(mine, 99.9));
+                out.printf(Locale.ROOT, "reactive/callback round %d: callback p50 %.1f p99 %.1f p99.9 %.1f | reactive "
+                        + "p50 %.1f p99 %.1f p99.9 %.1f us (%s)%n", r, micros(base, 50), micros(base, 99),
+                        micros(base, 99.9), micros(mine, 50), micros(mine, 99), micros(mine, 99.9),
+                        HostLoad.describe());
+            }
+        }
+        table.add(p50.comparison()).add(p99.comparison()).add(p999.comparison());
+        table.note("reactive/callback: " + roundTrips + " round trips per round; RdmaServer.handle(c -> c.send(c"
+                + ".receive())) and an RdmaClient sending from a sink per echo vs the callback ping-pong above; each "
+                + "on its own pair of soft devices 127.0.0.2/.3, same settings");
     }
 
     static double micros(Histogram h, double percentile) {

@@ -23,8 +23,8 @@ class LoopbackBenchTest {
         RatioTable table = new RatioTable("t", "raw UDP");
         bench.pingPong(table);
 
-        assertThat(table.rows()).extracting(Comparison::metric).containsExactly("ping-pong 64 B RTT p50 (us)",
-                "ping-pong 64 B RTT p99 (us)", "  p50 vs RC-shaped UDP (hand-off+ACK)",
+        assertThat(table.rows()).extracting(Comparison::metric).containsExactly("soft-roce/UDP ping-pong 64 B p50 (us)",
+                "soft-roce/UDP ping-pong 64 B p99 (us)", "  p50 vs RC-shaped UDP (hand-off+ACK)",
                 "  CPU per round trip (us, process)");
         assertMeasured(table.rows().get(0));
         assertMeasured(table.rows().get(1));
@@ -39,10 +39,25 @@ class LoopbackBenchTest {
         bench.writeBandwidth(table);
 
         Comparison bw = table.rows().get(0);
-        assertThat(bw.metric()).isEqualTo("RDMA WRITE 64 KiB bandwidth (MB/s)");
+        assertThat(bw.metric()).isEqualTo("soft-roce/UDP WRITE 64 KiB (MB/s)");
         assertMeasured(bw);
         assertThat(bw.target().atMost()).isFalse();
         assertThat(log.toString(StandardCharsets.UTF_8)).contains("write round 1: raw");
+    }
+
+    @Test
+    @Timeout(60)
+    void reactiveAndCallbackPingPongsReportTheirPercentiles() {
+        RatioTable table = new RatioTable("t", "baseline");
+        bench.reactiveVsCallback(table);
+
+        assertThat(table.rows()).extracting(Comparison::metric).containsExactly(
+                "reactive/callback ping-pong p50 (us)", "reactive/callback ping-pong p99 (us)",
+                "reactive/callback ping-pong p99.9 (us)");
+        table.rows().forEach(LoopbackBenchTest::assertMeasured);
+        assertThat(table.rows().get(0).target().bound()).isEqualTo(1.1);
+        assertThat(table.rows().get(2).target().isSet()).isFalse();
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("reactive/callback round 1: callback p50");
     }
 
     static void assertMeasured(Comparison c) {

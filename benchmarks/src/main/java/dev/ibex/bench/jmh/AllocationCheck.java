@@ -1,0 +1,65 @@
+package dev.ibex.bench.jmh;
+
+import dev.ibex.bench.report.Comparison;
+import dev.ibex.bench.report.Target;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * Runs {@link CallbackPathBenchmark} through JMH with the gc profiler ({@code -prof gc}) and turns its {@code
+ * gc.alloc.rate.norm} — bytes allocated by the whole forked JVM per round trip — into table rows with an absolute
+ * target: less than {@value #BUDGET} B per round trip, i.e. not one object per message (the smallest object has
+ * 16 bytes), leaving room for the profiler's own noise (JMH's threads, a timer firing now and then).
+ */
+public final class AllocationCheck {
+    /** Bytes per round trip allowed: below one object per message. */
+    static final double BUDGET = 8;
+
+    private AllocationCheck() {
+    }
+
+    /**
+     * Runs the benchmark for each of {@code providers} ("fake", "soft-roce"), JMH's own output going to {@code log},
+     * and returns an allocation row and a latency row (information) per provider.
+     */
+    public static List<Comparison> run(List<String> providers, Path log, PrintStream out) {
+        Options options = new OptionsBuilder()
+                .include(CallbackPathBenchmark.class.getName().replace(".", "\\.") + "\\.roundTrip$")
+                .param("provider", providers.toArray(String[]::new))
+                .addProfiler(GCProfiler.class)
+                .output(log.toString())
+                .build();
+        Collection<RunResult> results;
+        try {
+            results = new Runner(options).run();
+        } catch (RunnerException e) {
+            throw new IllegalStateException("JMH failed (its log: " + log + ")", e);
+        }
+        List<Comparison> rows = new ArrayList<>();
+        for (RunResult r : results) {
+            String provider = r.getParams().getParam("provider");
+            Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
+            double bytes = alloc == null ? Double.NaN : alloc.getScore();
+            double micros = r.getPrimaryResult().getScore();
+            out.printf(Locale.ROOT, "JMH callback path, %s: %.1f us per round trip, %.3f B allocated per round trip%n",
+                    provider, micros, bytes);
+            rows.add(new Comparison("callback path alloc/round trip, " + provider + " (B)", Double.NaN, bytes,
+                    Target.figureAtMost(BUDGET), "JMH -prof gc, " + r.getPrimaryResult().getStatistics().getN()
+                            + " iterations"));
+            rows.add(new Comparison("  JMH round trip, " + provider + " (us)", Double.NaN, micros, Target.none(),
+                    String.format(Locale.ROOT, "+-%.1f", r.getPrimaryResult().getScoreError())));
+        }
+        return rows;
+    }
+}

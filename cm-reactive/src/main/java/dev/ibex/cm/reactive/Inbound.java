@@ -18,6 +18,11 @@ import reactor.core.publisher.Operators;
  * without demand stops the sender (RC: RNR; UD: the NIC drops). Each element is released after its {@code onNext}
  * unless retained ({@link Message}'s rule); queued buffers are released on cancel.
  *
+ * <p>With a {@code limit} (datagrams), at most that many buffers wait for demand; a buffer that finds no demand and
+ * a full queue, or arrives after cancel/termination, is released at once and counted in {@link #dropped()}. That
+ * keeps the rest of the receive window posted, so a slow subscriber loses datagrams here, where they are counted,
+ * rather than silently in the NIC.
+ *
  * <p>State is confined to the endpoint's loop; {@code request}/{@code cancel} from other threads hop onto it.
  * Every signal is emitted on the loop.
  */
@@ -36,7 +41,9 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     private final EventLoop loop;
     private final Framing<T> framing;
     private final String what;
+    private final int limit;
     private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
+    private volatile long dropped; // written on the loop only
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private CoreSubscriber<? super T> actual;
     private long demand;
@@ -47,17 +54,23 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     private Throwable error;
 
     Inbound(EventLoop loop, Framing<T> framing, String what) {
+        this(loop, framing, what, Integer.MAX_VALUE);
+    }
+
+    /** @param limit how many buffers may wait for demand before arrivals are dropped (and counted) */
+    Inbound(EventLoop loop, Framing<T> framing, String what, int limit) {
         this.loop = loop;
         this.framing = framing;
         this.what = what;
+        this.limit = limit;
     }
 
     // ---- endpoint side (loop thread) ----
 
     /** A received buffer, held by the application side from now on. */
     void offer(Buffer b) {
-        if (cancelled || terminated || done) {
-            b.release();
+        if (cancelled || terminated || done || (queue.size() >= limit && (actual == null || demand == 0))) {
+            drop(b);
             return;
         }
         queue.add(b);
@@ -92,6 +105,11 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     /** Buffers waiting for demand (loop thread). */
     int queued() {
         return queue.size();
+    }
+
+    /** Buffers released without delivery: no demand and a full queue, or after cancel/termination. Any thread. */
+    long dropped() {
+        return dropped;
     }
 
     /** Outstanding demand (loop thread). */
@@ -197,8 +215,13 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     private void discardQueue() {
         Buffer b;
         while ((b = queue.poll()) != null) {
-            b.release();
+            drop(b);
         }
+    }
+
+    private void drop(Buffer b) {
+        dropped++;
+        b.release();
     }
 
     private void onLoop(Runnable r) {

@@ -1,0 +1,108 @@
+package dev.ibex.cm.reactive;
+
+import dev.ibex.cm.endpoint.DatagramOptions;
+import dev.ibex.cm.loop.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+import reactor.core.publisher.Mono;
+
+/**
+ * Joins UD multicast groups, the reactive way (an immutable builder): each {@link #join} binds a UD endpoint of its
+ * own on {@link #host} and joins the group through the RDMA CM ({@code rdma_join_multicast}); the
+ * {@link RdmaMembership} it emits receives the group's datagrams and sends to the group; disposing it leaves.
+ *
+ * <pre>{@code
+ * RdmaMembership m = RdmaMulticast.create().host("192.168.1.3").join(new InetSocketAddress("239.1.2.3", 0))
+ *         .block();
+ * m.receive().map(DatagramMessage::asString).subscribe(System.out::println);
+ * m.send(Flux.just("tick")).block();
+ * m.dispose(); // leaves the group
+ * }</pre>
+ */
+public final class RdmaMulticast {
+
+    private record Config(Supplier<EventLoopGroup> loops, String host, DatagramOptions options, int queue,
+            boolean sendOnly) {}
+
+    private final Config config;
+
+    private RdmaMulticast(Config config) {
+        this.config = config;
+    }
+
+    /** Default options on the {@link RdmaLoops#global() default loops}; set {@link #host} before joining. */
+    public static RdmaMulticast create() {
+        return new RdmaMulticast(new Config(RdmaLoops::global, null, DatagramOptions.DEFAULT, -1, false));
+    }
+
+    /** The local address (an address of the RDMA device that joins). */
+    public RdmaMulticast host(String host) {
+        Objects.requireNonNull(host, "host");
+        Config c = config;
+        return new RdmaMulticast(new Config(c.loops, host, c.options, c.queue, c.sendOnly));
+    }
+
+    /** Endpoint options (receive window, send queue depth, join deadline …). */
+    public RdmaMulticast options(DatagramOptions options) {
+        Objects.requireNonNull(options, "options");
+        Config c = config;
+        return new RdmaMulticast(new Config(c.loops, c.host, options, c.queue, c.sendOnly));
+    }
+
+    /** Receives kept posted. */
+    public RdmaMulticast receiveWindow(int receives) {
+        return options(config.options.withReceiveWindow(receives));
+    }
+
+    /** How many datagrams may wait for demand before arrivals are dropped and counted (below the window). */
+    public RdmaMulticast receiveQueue(int datagrams) {
+        Config c = config;
+        return new RdmaMulticast(new Config(c.loops, c.host, c.options, RdmaDatagram.checkQueue(datagrams),
+                c.sendOnly));
+    }
+
+    /** How long a join may take before it fails with TIMEOUT. */
+    public RdmaMulticast joinTimeout(Duration timeout) {
+        return options(config.options.withDeadline(timeout));
+    }
+
+    /** Join send-only (send to the group without receiving its traffic). */
+    public RdmaMulticast sendOnly(boolean sendOnly) {
+        Config c = config;
+        return new RdmaMulticast(new Config(c.loops, c.host, c.options, c.queue, sendOnly));
+    }
+
+    /** Runs on {@code group} (the caller opened it and closes it). */
+    public RdmaMulticast runOn(EventLoopGroup group) {
+        Objects.requireNonNull(group, "group");
+        Config c = config;
+        return new RdmaMulticast(new Config(() -> group, c.host, c.options, c.queue, c.sendOnly));
+    }
+
+    /**
+     * Joins {@code group} when subscribed: emits the membership (on its loop) once joined, or fails
+     * ({@code IllegalArgumentException} for a non-multicast address, {@code RdmaConnectException} MULTICAST_ERROR
+     * or TIMEOUT when the fabric refuses or does not answer, {@code RdmaException} when the host has no device).
+     * Cancelling before that leaves and releases everything.
+     */
+    public Mono<RdmaMembership> join(InetSocketAddress group) {
+        Objects.requireNonNull(group, "group");
+        Config c = config;
+        return Mono.<RdmaMembership>create(sink -> {
+            if (group.getAddress() == null || !group.getAddress().isMulticastAddress()) {
+                throw new IllegalArgumentException(group + " is not a multicast group address");
+            }
+            ReactiveDatagram d = new ReactiveDatagram(c.loops.get().next(), group, c.sendOnly,
+                    RdmaDatagram.queue(c.queue, c.options), null);
+            d.start(RdmaDatagram.address(c.host, 0), c.options, sink);
+        }).doOnDiscard(RdmaMembership.class, RdmaMembership::dispose);
+    }
+
+    /** {@link #join} and wait up to the join deadline plus a second; never on an event loop. */
+    public RdmaMembership joinNow(InetSocketAddress group) {
+        Blocking.check("joinNow");
+        return join(group).block(config.options.deadline().plusSeconds(1));
+    }
+}

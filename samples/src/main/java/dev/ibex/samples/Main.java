@@ -3,18 +3,24 @@ package dev.ibex.samples;
 import dev.ibex.cm.spi.ProviderStatus;
 import dev.ibex.cm.spi.Providers;
 import dev.ibex.cm.spi.RdmaProvider;
+import dev.ibex.samples.demo.Demo;
 import java.io.PrintStream;
 import java.util.List;
+import picocli.CommandLine;
 
-/** The README's main job. Until the demo lands it prints what each provider sees. */
+/**
+ * The README's main job ({@code ./ibex demo}): lists the providers and what they see, then runs the
+ * {@link Demo} on soft-roce over loopback. {@code --providers-only} stops after the list.
+ */
 public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
-        System.exit(run(System.out));
+        System.exit(run(System.out, args));
     }
 
-    static int run(PrintStream out) {
+    static int run(PrintStream out, String... args) {
+        boolean listOnly = List.of(args).contains("--providers-only");
         List<RdmaProvider> providers = Providers.all();
         out.println("Ibex providers on the class path: " + providers.size());
         for (RdmaProvider p : providers) {
@@ -22,6 +28,11 @@ public final class Main {
             out.printf("  %-10s %-13s devices=%s  %s%n", p.name(), s.available() ? "available" : "unavailable",
                     s.devices(), s.reason());
         }
-        return 0;
+        if (listOnly) {
+            return 0;
+        }
+        CommandLine cli = new CommandLine(new Demo(out));
+        cli.setOut(new java.io.PrintWriter(out, true));
+        return cli.execute(args);
     }
 }

@@ -25,6 +25,7 @@ import dev.ibex.cm.spi.ConnParam;
 import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.PortSpace;
+import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpCap;
 import dev.ibex.cm.spi.QpInitAttr;
 import dev.ibex.cm.spi.QpState;
@@ -476,6 +477,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             peerParam = e.conn();
         }
         paths.established(id.localAddress(), id.peerAddress());
+        loadMinRnrTimer();
         safely(() -> handler.onEstablished(this));
         ArrayDeque<Buffer> q = early;
         early = null;
@@ -484,6 +486,23 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
         if (q != null) {
             q.forEach(Buffer::release);
+        }
+    }
+
+    /**
+     * The CM moves the QP to RTR with min_rnr_timer 0 (655 ms, as the kernel's cm.c does): a sender that met an
+     * empty receive queue would stall that long after the receiver caught up. Receive credits follow demand here,
+     * so load the configured delay (an optional RTS to RTS attribute); a device that refuses keeps the CM's value.
+     */
+    private void loadMinRnrTimer() {
+        if (qp == null || options.minRnrTimer() < 0) {
+            return;
+        }
+        try {
+            qp.modify(new QpAttr().minRnrTimer(options.minRnrTimer()));
+        } catch (RuntimeException e) {
+            LOG.debug("{}: min_rnr_timer {} not loaded, the CM's value stays: {}", this, options.minRnrTimer(),
+                    e.toString());
         }
     }
 

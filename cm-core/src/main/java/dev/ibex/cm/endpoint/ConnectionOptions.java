@@ -17,13 +17,17 @@ import java.time.Duration;
  * @param rnrRetryCount RNR retries (0..7, 7 = forever: a sender waits until the receiver posts a receive)
  * @param drainTimeout how long a closing connection waits for its flushed work before releasing anyway
  * @param rearmAfterMigration after a path migration, load the former primary path as the new alternate
+ * @param minRnrTimer the RNR NAK delay this side asks a sender to wait when no receive is posted (IBA encoding
+ *     1..31: 1 = 0.01 ms, 12 = 0.64 ms, 14 = 1.28 ms; 0 = 655 ms), loaded once the connection is ESTABLISHED
+ *     because the CM's RTR attributes say 0; -1 keeps the CM's value. Receive credits follow demand, so this is
+ *     how soon a stalled sender retries after the receiver catches up.
  */
 public record ConnectionOptions(Duration connectTimeout, int resolveTimeoutMs, int sendQueueDepth, int receiveWindow,
         int maxInline, int signalInterval, int responderResources, int initiatorDepth, int retryCount,
-        int rnrRetryCount, Duration drainTimeout, boolean rearmAfterMigration) {
+        int rnrRetryCount, Duration drainTimeout, boolean rearmAfterMigration, int minRnrTimer) {
 
     public static final ConnectionOptions DEFAULT = new ConnectionOptions(Duration.ofSeconds(10), 2000, 128, 64, 64, 16,
-            4, 4, 7, 7, Duration.ofSeconds(2), false);
+            4, 4, 7, 7, Duration.ofSeconds(2), false, 12);
 
     public ConnectionOptions {
         if (connectTimeout == null || connectTimeout.isNegative() || connectTimeout.isZero() || drainTimeout == null
@@ -38,45 +42,62 @@ public record ConnectionOptions(Duration connectTimeout, int resolveTimeoutMs, i
         if (retryCount < 0 || retryCount > 7 || rnrRetryCount < 0 || rnrRetryCount > 7) {
             throw new IllegalArgumentException("retry counts are 3-bit values (0..7)");
         }
+        if (minRnrTimer < -1 || minRnrTimer > 31) {
+            throw new IllegalArgumentException("minRnrTimer is a 5-bit IBA code (0..31), or -1 to keep the CM's");
+        }
     }
 
     public ConnectionOptions withConnectTimeout(Duration d) {
         return new ConnectionOptions(d, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout, rearmAfterMigration);
+                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
+                rearmAfterMigration, minRnrTimer);
     }
 
     public ConnectionOptions withSendQueueDepth(int n) {
         return new ConnectionOptions(connectTimeout, resolveTimeoutMs, n, receiveWindow, maxInline, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout, rearmAfterMigration);
+                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
+                rearmAfterMigration, minRnrTimer);
     }
 
     public ConnectionOptions withReceiveWindow(int n) {
         return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, n, maxInline, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout, rearmAfterMigration);
+                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
+                rearmAfterMigration, minRnrTimer);
     }
 
     public ConnectionOptions withMaxInline(int n) {
         return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, n, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout, rearmAfterMigration);
+                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
+                rearmAfterMigration, minRnrTimer);
     }
 
     public ConnectionOptions withSignalInterval(int n) {
         return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, n,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout, rearmAfterMigration);
+                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
+                rearmAfterMigration, minRnrTimer);
     }
 
     public ConnectionOptions withRdmaDepth(int responder, int initiator) {
         return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
-                signalInterval, responder, initiator, retryCount, rnrRetryCount, drainTimeout, rearmAfterMigration);
+                signalInterval, responder, initiator, retryCount, rnrRetryCount, drainTimeout,
+                rearmAfterMigration, minRnrTimer);
     }
 
     public ConnectionOptions withDrainTimeout(Duration d) {
         return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
-                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, d, rearmAfterMigration);
+                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, d,
+                rearmAfterMigration, minRnrTimer);
     }
 
     public ConnectionOptions withRearmAfterMigration(boolean on) {
         return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
-                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout, on);
+                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
+                on, minRnrTimer);
+    }
+
+    public ConnectionOptions withMinRnrTimer(int code) {
+        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
+                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
+                rearmAfterMigration, code);
     }
 }

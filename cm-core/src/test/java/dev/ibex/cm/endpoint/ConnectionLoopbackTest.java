@@ -155,6 +155,35 @@ class ConnectionLoopbackTest {
         return on(loop, Thread::currentThread);
     }
 
+    /** Regression: the CM leaves min_rnr_timer 0, so a sender that met an empty receive queue stalled 655 ms. */
+    @Test
+    void establishedConnectionsLoadTheConfiguredRnrDelayOnBothEnds() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT.withMinRnrTimer(3), true);
+        Connection c = connect(new Recorder(), null, ConnectionOptions.DEFAULT);
+        Connection s = server.established.get(5, TimeUnit.SECONDS);
+        assertThat(rnrDelay(s)).as("server").isEqualTo(3);
+        await().until(() -> rnrDelay(c) == ConnectionOptions.DEFAULT.minRnrTimer());
+        assertThat(ConnectionOptions.DEFAULT.minRnrTimer()).isEqualTo(12); // 0.64 ms
+    }
+
+    @Test
+    void minusOneKeepsTheCmsRnrDelay() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT, true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, ConnectionOptions.DEFAULT.withMinRnrTimer(-1));
+        client.established.get(5, TimeUnit.SECONDS);
+        assertThat(rnrDelay(c)).isZero();
+        assertThatThrownBy(() -> ConnectionOptions.DEFAULT.withMinRnrTimer(32))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static int rnrDelay(Connection c) throws Exception {
+        return c.loop().submit(() -> c.qp().query(dev.ibex.cm.spi.QpAttr.MIN_RNR_TIMER).minRnrTimer())
+                .get(5, TimeUnit.SECONDS);
+    }
+
     @Test
     void aBlockingCallInAConnectionCallbackIsCaughtByBlockHound() throws Exception {
         start();

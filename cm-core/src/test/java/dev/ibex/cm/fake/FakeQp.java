@@ -167,6 +167,9 @@ public final class FakeQp implements QueuePair {
     @Override public Object context() { return context; }
     @Override public void context(Object context) { this.context = context; }
 
+    /** The RNR NAK delay code; 0 (655 ms) until someone loads another, as the CM leaves it. */
+    private int minRnrTimer;
+
     @Override
     public void modify(QpAttr a) {
         synchronized (fabric.lock) {
@@ -176,6 +179,9 @@ public final class FakeQp implements QueuePair {
             }
             if (a.has(QpAttr.DEST_QPN)) {
                 destQpn = a.destQpNum();
+            }
+            if (a.has(QpAttr.MIN_RNR_TIMER)) {
+                minRnrTimer = a.minRnrTimer();
             }
             if (a.has(QpAttr.AV)) {
                 primary = a.ahAttr();
@@ -212,7 +218,7 @@ public final class FakeQp implements QueuePair {
         synchronized (fabric.lock) {
             check();
             QpAttr a = new QpAttr().state(state).cap(cap).pathMigState(mig).qkey(qkey).destQpNum(destQpn).portNum(1)
-                    .timeout(14);
+                    .timeout(14).minRnrTimer(minRnrTimer);
             if (primary != null) {
                 a.ahAttr(primary);
             }

@@ -31,9 +31,10 @@ final class EndpointTimer {
         this.connections = new Connection[connections];
         this.closed = new boolean[connections];
         this.times = new StepTimes(connections);
-        // one send and one receive, no inline data, no RNR retries: cmtime's QPs and connect parameters
+        // one send and one receive, no inline data, no RNR retries, no extra QP modify: cmtime's QPs and connect
+        // parameters
         this.options = new ConnectionOptions(ConnectionOptions.DEFAULT.connectTimeout(), timeoutMs, 1, 1, 0, 1, 1, 1,
-                retries, 0, ConnectionOptions.DEFAULT.drainTimeout(), false);
+                retries, 0, ConnectionOptions.DEFAULT.drainTimeout(), false, -1);
     }
 
     void start() {

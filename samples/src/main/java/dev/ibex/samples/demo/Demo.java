@@ -1,0 +1,206 @@
+package dev.ibex.samples.demo;
+
+import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.reactive.DisposableServer;
+import dev.ibex.cm.reactive.Message;
+import dev.ibex.cm.reactive.RdmaClient;
+import dev.ibex.cm.reactive.RdmaConnection;
+import dev.ibex.cm.reactive.RdmaServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import reactor.core.publisher.Flux;
+
+/**
+ * The README's main job: two soft-roce "hosts" on loopback (127.0.0.2 serves, 127.0.0.3 connects; no root, no
+ * RDMA device) exercise the reactive API end to end — a connect rejected by the server's policy, a connect with
+ * private data, send/recv ping-pong and a message stream, RDMA WRITE and READ, both atomics, a clean disconnect —
+ * and print a summary with latency percentiles and throughput.
+ */
+@Command(name = "ibex-demo", mixinStandardHelpOptions = false, sortOptions = false,
+        description = "Reactive echo server and client on the soft-roce provider over loopback.")
+public final class Demo implements Callable<Integer> {
+    static final String SERVER_IP = "127.0.0.2";
+    static final String CLIENT_IP = "127.0.0.3";
+
+    @Option(names = "--pings", paramLabel = "N", defaultValue = "20000",
+            description = "measured ping-pong round trips (default: ${DEFAULT-VALUE})")
+    int pings;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64",
+            description = "ping and stream message size (default: ${DEFAULT-VALUE})")
+    int size;
+
+    @Option(names = "--stream", paramLabel = "N", defaultValue = "20000",
+            description = "messages in the echoed stream (default: ${DEFAULT-VALUE})")
+    int stream;
+
+    @Option(names = "--writes", paramLabel = "N", defaultValue = "1000",
+            description = "RDMA WRITEs of --write-size bytes (default: ${DEFAULT-VALUE})")
+    int writes;
+
+    @Option(names = "--write-size", paramLabel = "BYTES", defaultValue = "65536",
+            description = "RDMA WRITE size, at most the buffer size (default: ${DEFAULT-VALUE})")
+    int writeSize;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = "bound on each step (default: ${DEFAULT-VALUE})")
+    long timeoutSeconds;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    boolean help;
+
+    private final PrintStream out;
+
+    public Demo(PrintStream out) {
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        if (pings < 1 || stream < 1 || writes < 1 || size < 1 || writeSize < 8) {
+            throw new IllegalArgumentException("--pings, --stream, --writes, --size must be positive, "
+                    + "--write-size at least 8");
+        }
+        Duration step = Duration.ofSeconds(timeoutSeconds);
+        int bufferSize = Math.max(4096, Integer.highestOneBit(Math.max(size, writeSize) - 1) << 1);
+        int udpPort = freeUdpPort();
+        out.printf("Ibex demo: soft-roce over loopback, server %s, client %s, RoCEv2 on UDP port %d%n",
+                SERVER_IP, CLIENT_IP, udpPort);
+        Host serverHost = new Host("srv0", SERVER_IP, udpPort, bufferSize);
+        Host clientHost = new Host("cli0", CLIENT_IP, udpPort, bufferSize);
+        try {
+            DisposableServer server = RdmaServer.create().runOn(serverHost.loops).host(SERVER_IP).port(0)
+                    .accept(EchoService::admit)
+                    .handle(EchoService::serve)
+                    .bindNow(step);
+            try {
+                out.printf("  server listening on %s:%d%n", SERVER_IP, server.port());
+                RdmaClient client = RdmaClient.create().runOn(clientHost.loops)
+                        .remoteAddress(new InetSocketAddress(SERVER_IP, server.port()))
+                        .connectTimeout(step);
+                rejected(client, step);
+                converse(client, step);
+            } finally {
+                server.disposeNow(step);
+            }
+        } finally {
+            clientHost.close();
+            serverHost.close();
+        }
+        check(serverHost.residue() == 0 && clientHost.residue() == 0, "resources left open: server "
+                + serverHost.residue() + ", client " + clientHost.residue());
+        out.println("  closed both hosts: every CM id, QP, CQ, MR and PD released");
+        return 0;
+    }
+
+    /** A client without the token: the server's policy rejects it, and the reason comes back typed. */
+    private void rejected(RdmaClient client, Duration step) {
+        try {
+            client.privateData("who-knows".getBytes(StandardCharsets.US_ASCII)).connectNow(step).dispose();
+            throw new IllegalStateException("the server accepted a client without the token");
+        } catch (RdmaConnectException e) {
+            out.printf("  connect without token: %s, server said \"%s\"%n", e.reason(), ascii(e.privateData()));
+        }
+    }
+
+    private void converse(RdmaClient client, Duration step) {
+        long t0 = System.nanoTime();
+        RdmaConnection conn = client.privateData(EchoService.TOKEN).connectNow(step);
+        long connectNanos = System.nanoTime() - t0;
+        try {
+            out.printf("  connected %s -> %s in %.2f ms, server said \"%s\"%n", conn.localAddress(),
+                    conn.remoteAddress(), connectNanos / 1e6, ascii(conn.peerPrivateData()));
+            EchoSession session = new EchoSession(conn);
+            RemoteBuffer target = session.target().block(step);
+            out.printf("  server exposes %d bytes at 0x%x, rkey 0x%x%n", target.length(), target.address(),
+                    target.rkey());
+
+            Histogram rtt = session.pingPong(Math.min(pings, 5000), pings, size).block(step);
+            out.printf("  send/recv ping-pong, %d x %d B: round trip p50 %.1f us, p99 %.1f us, p99.9 %.1f us, "
+                    + "max %.1f us%n", pings, size, us(rtt.getValueAtPercentile(50)), us(rtt.getValueAtPercentile(99)),
+                    us(rtt.getValueAtPercentile(99.9)), us(rtt.getMaxValue()));
+
+            long streamNanos = session.stream(stream, size).block(step);
+            out.printf("  echoed stream, %d x %d B: %.0f messages/s each way%n", stream, size,
+                    stream / (streamNanos / 1e9));
+
+            int length = Math.min(writeSize, target.length());
+            byte[] block = new byte[length];
+            long w0 = System.nanoTime();
+            Flux.range(0, writes)
+                    .flatMap(i -> conn.write(target, 0, block), 8) // 8 WRITEs in flight
+                    .then().block(step);
+            long writeNanos = System.nanoTime() - w0;
+            out.printf("  RDMA WRITE, %d x %d B: %.1f MiB/s%n", writes, length,
+                    (double) writes * length / (1 << 20) / (writeNanos / 1e9));
+
+            byte[] hello = "written by RDMA WRITE, read back by RDMA READ".getBytes(StandardCharsets.US_ASCII);
+            conn.write(target, 64, hello).block(step);
+            String back = conn.read(target, 64, hello.length).map(Message::asString).block(step);
+            check(back.equals(new String(hello, StandardCharsets.US_ASCII)), "READ returned \"" + back + "\"");
+            out.printf("  RDMA READ back: \"%s\"%n", back);
+
+            conn.write(target, 0, new byte[8]).block(step);
+            long before = conn.fetchAdd(target, 0, 42).block(step);
+            long swapped = conn.compareSwap(target, 0, 42, 7).block(step);
+            long after = conn.fetchAdd(target, 0, 0).block(step);
+            check(before == 0 && swapped == 42 && after == 7, "atomics returned " + before + "/" + swapped + "/"
+                    + after);
+            out.printf("  atomics: fetch-add 42 on 0 -> 42, compare-swap 42 -> 7, now %d%n", after);
+
+            long d0 = System.nanoTime();
+            conn.disconnect().block(step);
+            out.printf("  disconnected cleanly in %.2f ms%n", (System.nanoTime() - d0) / 1e6);
+        } finally {
+            conn.dispose();
+        }
+    }
+
+    /** A UDP port free on both loopback addresses now (both devices use the same RoCEv2 port, as on a fabric). */
+    private static int freeUdpPort() {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            try (DatagramSocket a = new DatagramSocket(0, InetAddress.getByName(SERVER_IP))) {
+                int port = a.getLocalPort();
+                try (DatagramSocket b = new DatagramSocket(port, InetAddress.getByName(CLIENT_IP))) {
+                    return port;
+                } catch (IOException taken) {
+                    // try another
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot bind UDP on " + SERVER_IP
+                        + " (loopback 127.0.0.0/8 must be routable)", e);
+            }
+        }
+        throw new IllegalStateException("no UDP port free on both " + SERVER_IP + " and " + CLIENT_IP);
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalStateException("demo check failed: " + what);
+        }
+    }
+
+    private static double us(long nanos) {
+        return nanos / 1000.0;
+    }
+
+    private static String ascii(byte[] data) {
+        int n = data.length;
+        while (n > 0 && data[n - 1] == 0) {
+            n--; // RDMA CM pads private data with zeros
+        }
+        return new String(Arrays.copyOf(data, n), StandardCharsets.US_ASCII);
+    }
+}

@@ -24,6 +24,7 @@ import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.ConnParam;
 import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpCap;
@@ -980,10 +981,22 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     private void checkApm() {
         LoopDevice d = device;
-        if (d != null && !d.attributes().supportsAutoPathMigration()) {
-            throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, d.context().device().name() + " has no automatic "
-                    + "path migration (IBV_DEVICE_AUTO_PATH_MIG is not set): most RoCE devices and Linux rxe cannot "
-                    + "migrate paths");
+        if (d == null) {
+            return;
+        }
+        String name = d.context().device().name();
+        if (!d.attributes().supportsAutoPathMigration()) {
+            throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, name + " has no automatic path migration "
+                    + "(IBV_DEVICE_AUTO_PATH_MIG is not set); reconnect over another path instead");
+        }
+        CmId cm = id;
+        int port = cm == null ? 1 : Math.max(1, cm.portNum());
+        // Linux loads alternate paths for InfiniBand only: on RoCE (rxe included, which sets the flag) the
+        // kernel refuses IBV_QP_ALT_PATH with EINVAL, so say so before touching the QP
+        if (d.context().queryPort(port).linkLayer() == PortAttributes.LINK_LAYER_ETHERNET) {
+            throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, name + " port " + port + " is RoCE: the device "
+                    + "claims automatic path migration, but Linux supports alternate paths on InfiniBand only; "
+                    + "reconnect over another path instead");
         }
     }
 

@@ -32,7 +32,7 @@ public record DeviceAttributes(
         int physPortCount) {
 
     /** {@code IBV_DEVICE_AUTO_PATH_MIG}. */
-    public static final long CAP_AUTO_PATH_MIG = 1L << 6;
+    public static final long CAP_AUTO_PATH_MIG = 1L << 4;
     /** {@code IBV_DEVICE_SRQ_RESIZE}. */
     public static final long CAP_SRQ_RESIZE = 1L << 13;
     /** {@code IBV_DEVICE_PORT_ACTIVE_EVENT}. */
@@ -41,7 +41,7 @@ public record DeviceAttributes(
     /**
      * Whether the device claims automatic path migration (APM). Linux rxe claims it, but the kernel refuses
      * any alternate path on RoCE ({@code ibv_modify_qp} with {@code IBV_QP_ALT_PATH} fails with EINVAL), so
-     * on RoCE devices APM is unavailable whatever this flag says.
+     * on ports whose link layer is Ethernet APM is unavailable whatever this flag says (cm-core checks both).
      */
     public boolean supportsAutoPathMigration() {
         return (deviceCapFlags & CAP_AUTO_PATH_MIG) != 0;

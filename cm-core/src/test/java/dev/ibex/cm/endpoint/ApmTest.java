@@ -109,6 +109,30 @@ class ApmTest {
         t.start(); // give the shared tearDown something to close
     }
 
+    /** Regression: rxe claims APM, the kernel then refused the alternate path with a bare EINVAL. */
+    @Test
+    void aRoceDeviceClaimingApmIsRefusedBeforeTheQpIsTouched() throws Exception {
+        ConnectionLoopbackTest rxeLike = new ConnectionLoopbackTest() {
+            @Override
+            void start(LoopOptions options) {
+                fabric = FakeFabric.loopbackRoceClaimingApm("10.0.0.1");
+                group = EventLoopGroup.of(fabric, options.withCloseTimeout(java.time.Duration.ofSeconds(2)));
+            }
+        };
+        rxeLike.start();
+        rxeLike.listen(ConnectionOptions.DEFAULT, true);
+        Recorder r = new Recorder();
+        Connection x = rxeLike.connect(r, null, ConnectionOptions.DEFAULT);
+        r.established.get(5, TimeUnit.SECONDS);
+        assertThat(x.device().queryDevice().supportsAutoPathMigration()).isTrue();
+        assertThatThrownBy(() -> x.alternatePath(ALT, ALT)).isInstanceOfSatisfying(RdmaException.class,
+                e -> assertThat(e.errno()).isEqualTo(Errno.ENOTSUP)).hasMessageContaining("is RoCE");
+        assertThatThrownBy(x::migratePath).isInstanceOf(RdmaException.class).hasMessageContaining("is RoCE");
+        assertThat(r.paths).isEmpty();
+        rxeLike.tearDown();
+        t.start(); // give the shared tearDown something to close
+    }
+
     @Test
     void fatalQpEventsBreakTheConnectionAndPortEventsAreReported() throws Exception {
         connect(ConnectionOptions.DEFAULT);

@@ -22,9 +22,11 @@ public final class FakeDevice implements DeviceContext {
     private final InetAddress ip;
     private final Gid gid;
     private final boolean apm;
+    private final boolean roce;
     private final FakeAsyncEvents async;
 
-    FakeDevice(FakeFabric fabric, String name, InetAddress ip, boolean apm) {
+    FakeDevice(FakeFabric fabric, String name, InetAddress ip, boolean apm, boolean roce) {
+        this.roce = roce;
         this.fabric = fabric;
         this.device = new Device(name, 0x0002_c903_0000_0000L | ip.hashCode(), Device.NodeType.CA, Device.Transport.IB);
         this.ip = ip;
@@ -60,8 +62,9 @@ public final class FakeDevice implements DeviceContext {
     @Override
     public PortAttributes queryPort(int port) {
         checkPort(port);
+        // a device with APM plays an InfiniBand HCA (Linux migrates paths on IB only), one without a RoCE NIC
         return new PortAttributes(PortAttributes.STATE_ACTIVE, Mtu.MTU_4096, Mtu.MTU_1024, 1, 0, 1L << 31, 1, 0,
-                PortAttributes.LINK_LAYER_ETHERNET);
+                apm && !roce ? PortAttributes.LINK_LAYER_INFINIBAND : PortAttributes.LINK_LAYER_ETHERNET);
     }
 
     @Override

@@ -57,9 +57,13 @@ public final class FakeFabric implements Fabric {
     private volatile boolean closed;
 
     private FakeFabric(Mode mode, boolean apm, String... ips) {
+        this(mode, apm, false, ips);
+    }
+
+    private FakeFabric(Mode mode, boolean apm, boolean roce, String... ips) {
         this.mode = mode;
         for (int i = 0; i < ips.length; i++) {
-            devices.add(new FakeDevice(this, "fake" + i, address(ips[i]), apm));
+            devices.add(new FakeDevice(this, "fake" + i, address(ips[i]), apm, roce));
         }
         deviceView = List.copyOf(devices);
     }
@@ -77,6 +81,11 @@ public final class FakeFabric implements Fabric {
     /** Like {@link #loopback} but the devices lack {@code IBV_DEVICE_AUTO_PATH_MIG}. */
     public static FakeFabric loopbackWithoutApm(String... ips) {
         return new FakeFabric(Mode.LOOPBACK, false, ips.length == 0 ? new String[] {"10.0.0.1"} : ips);
+    }
+
+    /** Devices like Linux rxe: they claim IBV_DEVICE_AUTO_PATH_MIG, but their ports are RoCE (Ethernet). */
+    public static FakeFabric loopbackRoceClaimingApm(String... ips) {
+        return new FakeFabric(Mode.LOOPBACK, true, true, ips.length == 0 ? new String[] {"10.0.0.1"} : ips);
     }
 
     static InetAddress address(String ip) {

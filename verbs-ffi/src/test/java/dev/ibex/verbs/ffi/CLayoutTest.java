@@ -3,6 +3,8 @@ package dev.ibex.verbs.ffi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.cm.Errno;
+import dev.ibex.cm.spi.DeviceAttributes;
+import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.VerbsAbi;
 import dev.ibex.verbs.ffi.constant.IbvAccessFlags;
 import dev.ibex.verbs.ffi.struct.IbvContext;
@@ -102,6 +104,16 @@ class CLayoutTest {
                         .append(");\n");
             }
         }
+        // cm-core SPI constants that mirror verbs.h values (a wrong CAP_AUTO_PATH_MIG bit once went unnoticed)
+        spiConstant(c, "DeviceAttributes.CAP_AUTO_PATH_MIG", DeviceAttributes.CAP_AUTO_PATH_MIG,
+                "IBV_DEVICE_AUTO_PATH_MIG");
+        spiConstant(c, "DeviceAttributes.CAP_SRQ_RESIZE", DeviceAttributes.CAP_SRQ_RESIZE, "IBV_DEVICE_SRQ_RESIZE");
+        spiConstant(c, "DeviceAttributes.CAP_PORT_ACTIVE_EVENT", DeviceAttributes.CAP_PORT_ACTIVE_EVENT,
+                "IBV_DEVICE_PORT_ACTIVE_EVENT");
+        spiConstant(c, "PortAttributes.LINK_LAYER_INFINIBAND", PortAttributes.LINK_LAYER_INFINIBAND,
+                "IBV_LINK_LAYER_INFINIBAND");
+        spiConstant(c, "PortAttributes.LINK_LAYER_ETHERNET", PortAttributes.LINK_LAYER_ETHERNET,
+                "IBV_LINK_LAYER_ETHERNET");
         c.append("  return 0;\n}\n");
 
         Path source = dir.resolve("layout.c");
@@ -123,7 +135,7 @@ class CLayoutTest {
                     String.join("|", List.of(parts).subList(keyParts, parts.length)));
         }
         String summary = "C layout check: " + structs + " structs (size+alignment), " + fields + " fields (offset+size), "
-                + constants + " constants, " + abiOffsets + " cm-core VerbsAbi offsets, " + checks.size() + " comparisons in all";
+                + constants + " constants, " + abiOffsets + " cm-core VerbsAbi offsets and SPI constants, " + checks.size() + " comparisons in all";
         System.out.println(summary);
         Files.writeString(Path.of("target", "c-layout-check.txt"), summary + "\n");
     }
@@ -151,6 +163,15 @@ class CLayoutTest {
             }
         }
         throw new AssertionError("VerbsAbi." + name + " follows no naming rule this test knows; extend verbsAbiExpression");
+    }
+
+    /** A cm-core SPI constant checked like a VerbsAbi offset, against the verbs.h expression it mirrors. */
+    private static void spiConstant(StringBuilder c, String javaName, long value, String cExpression) {
+        abiOffsets++;
+        String key = "V|" + javaName;
+        checks.add(new Check(key, Long.toString(value)));
+        c.append("  printf(\"%s|%lld\\n\", \"").append(key).append("\", (long long)(").append(cExpression)
+                .append("));\n");
     }
 
     private static void constant(StringBuilder c, String name, long value, boolean isInt) {

@@ -47,13 +47,35 @@ final class PeerProcess implements AutoCloseable {
         for (String p : properties) {
             cmd.add("-D" + p);
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ReactiveEchoPeer.class.getName()));
+        cmd.addAll(List.of("-cp", classPath(), ReactiveEchoPeer.class.getName()));
         cmd.addAll(List.of(args));
         try {
             return new PeerProcess(name, new ProcessBuilder(cmd).redirectErrorStream(true).start());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * This JVM's class path as seen by the test classes: {@code java.class.path} plus the URLs of the class loaders
+     * that loaded them (the VM runs tests with the JUnit console launcher, whose {@code --class-path} is a loader
+     * of its own, not {@code java.class.path}).
+     */
+    static String classPath() {
+        java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
+        for (ClassLoader l = ReactiveEchoPeer.class.getClassLoader(); l != null; l = l.getParent()) {
+            if (l instanceof java.net.URLClassLoader u) {
+                for (java.net.URL url : u.getURLs()) {
+                    try {
+                        entries.add(java.nio.file.Path.of(url.toURI()).toString());
+                    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                        // not a file: skip
+                    }
+                }
+            }
+        }
+        entries.addAll(List.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)));
+        return String.join(java.io.File.pathSeparator, entries);
     }
 
     /** Waits (bounded) for a line starting with {@code prefix} and returns it. */

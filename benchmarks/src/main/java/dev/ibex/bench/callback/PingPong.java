@@ -3,6 +3,7 @@ package dev.ibex.bench.callback;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.ConnectionState;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -70,6 +71,11 @@ public final class PingPong implements AutoCloseable {
         return client.free;
     }
 
+    /** Both sides' connection, QP and CQ state (a racy snapshot, for a stall). */
+    public String describe() {
+        return pair.describe();
+    }
+
     @Override
     public void close() {
         pair.close();
@@ -79,6 +85,10 @@ public final class PingPong implements AutoCloseable {
     static final class Echo extends Endpoint {
         @Override
         public void onMessage(Connection c, Buffer message) {
+            if (c.state() != ConnectionState.ESTABLISHED) { // delivered while closing: nobody waits for the echo
+                message.release();
+                return;
+            }
             int length = message.length();
             Buffer reply = c.allocate();
             MemorySegment.copy(message.segment(), message.offset(), reply.segment(), 0, length);
@@ -124,6 +134,9 @@ public final class PingPong implements AutoCloseable {
         public void onMessage(Connection c, Buffer message) {
             long now = System.nanoTime();
             message.release();
+            if (c.state() != ConnectionState.ESTABLISHED) {
+                return; // delivered while closing (after a run gave up)
+            }
             if (free >= 0) {
                 free++; // single writer
                 send(c);

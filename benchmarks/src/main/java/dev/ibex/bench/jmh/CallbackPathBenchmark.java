@@ -41,6 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 public class CallbackPathBenchmark {
     static final int ROUND_TRIPS = 100;
+    static final int STALL_SECONDS = 10;
 
     @Param({"fake", "soft-roce"})
     public String provider;
@@ -65,14 +66,29 @@ public class CallbackPathBenchmark {
         pingPong.close();
     }
 
-    /** Waits (parked, allocating nothing) until {@value #ROUND_TRIPS} more round trips have completed. */
+    /**
+     * Waits (parked, allocating nothing) until {@value #ROUND_TRIPS} more round trips have completed; a ping-pong
+     * that makes no progress for {@value #STALL_SECONDS} s (a lost completion) fails the benchmark instead of
+     * hanging it.
+     */
     @Benchmark
     @OperationsPerInvocation(ROUND_TRIPS)
     public long roundTrip() {
         long target = seen + ROUND_TRIPS;
-        long now;
-        while ((now = pingPong.roundTrips()) < target) {
+        long now = pingPong.roundTrips();
+        long progressAt = System.nanoTime();
+        long last = now;
+        while (now < target) {
             LockSupport.parkNanos(20_000);
+            now = pingPong.roundTrips();
+            long t = System.nanoTime();
+            if (now != last) {
+                last = now;
+                progressAt = t;
+            } else if (t - progressAt > TimeUnit.SECONDS.toNanos(STALL_SECONDS)) {
+                throw new IllegalStateException("the ping-pong stalled at " + now + " round trips: no progress for "
+                        + STALL_SECONDS + " s (" + pingPong.describe() + ")");
+            }
         }
         seen = now;
         return now;

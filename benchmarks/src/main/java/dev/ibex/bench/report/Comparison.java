@@ -25,10 +25,13 @@ public record Comparison(String metric, double baseline, double ibex, Target tar
         return target.met(judged());
     }
 
-    /** "PASS", "MISS by N%" (of the bound), or "info" for a row without target. */
+    /** "PASS", "MISS by N%" (of the bound), "NO DATA" when a side was not measured, or "info" without target. */
     public String verdict() {
         if (!target.isSet()) {
             return "info";
+        }
+        if (Double.isNaN(judged())) {
+            return "NO DATA";
         }
         if (met()) {
             return "PASS";

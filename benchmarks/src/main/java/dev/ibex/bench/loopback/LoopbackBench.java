@@ -1,7 +1,6 @@
 package dev.ibex.bench.loopback;
 
 import dev.ibex.bench.callback.PingPong;
-import dev.ibex.bench.callback.Sides;
 import dev.ibex.bench.callback.Throughput;
 import dev.ibex.bench.jmh.AllocationCheck;
 import dev.ibex.bench.report.HostLoad;
@@ -45,7 +44,11 @@ public final class LoopbackBench {
     static final int MTU = 4096;
     static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|jmh] "
             + "[--no-jmh] [--jmh-log FILE]";
-    static final Duration RUN_LIMIT = Duration.ofSeconds(60);
+    /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
+    static final Duration RUN_LIMIT = Duration.ofSeconds(15);
+    static final Duration OPEN_LIMIT = Duration.ofSeconds(30);
+    /** Stalls tolerated per workload before the harness gives up. */
+    static final int MAX_STALLS = 3;
 
     private final PrintStream out;
     private final int rounds;
@@ -116,7 +119,6 @@ public final class LoopbackBench {
     }
 
     void pingPong(RatioTable table) {
-        Sides sides = LoopbackHosts.softRoce(7471);
         Rounds p50 = new Rounds("soft-roce/UDP ping-pong 64 B p50 (us)", Target.atMost(1.3));
         Rounds p99 = new Rounds("soft-roce/UDP ping-pong 64 B p99 (us)", Target.atMost(1.3));
         Rounds floor = new Rounds("  p50 vs RC-shaped UDP (hand-off+ACK)", Target.none());
@@ -124,12 +126,13 @@ public final class LoopbackBench {
         watchdog.phase("opening the ping-pong");
         try (UdpPingPong raw = UdpPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE);
                 HandoffPingPong shaped = HandoffPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE);
-                PingPong ibex = PingPong.open(sides, MESSAGE, RUN_LIMIT)) {
+                Recovering<PingPong> ibex = new Recovering<>("the callback ping-pong",
+                        () -> PingPong.open(LoopbackHosts.softRoce(7471), MESSAGE, OPEN_LIMIT), MAX_STALLS, out)) {
             watchdog.phase("warming up the ping-pong");
             for (int i = 0; i < 3; i++) {
                 raw.run(roundTrips / 2);
                 shaped.run(roundTrips / 2);
-                ibex.run(roundTrips / 2, RUN_LIMIT);
+                ibex.run(p -> p.run(roundTrips / 2, RUN_LIMIT));
             }
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("ping-pong round " + r);
@@ -141,7 +144,7 @@ public final class LoopbackBench {
                     h[which] = switch (which) {
                         case 0 -> raw.run(roundTrips);
                         case 1 -> shaped.run(roundTrips);
-                        default -> ibex.run(roundTrips, RUN_LIMIT);
+                        default -> ibex.run(p -> p.run(roundTrips, RUN_LIMIT));
                     };
                     cpuNanos[which] = ProcessCpu.nanos() - c0;
                 }
@@ -154,6 +157,7 @@ public final class LoopbackBench {
                         micros(h[0], 99), micros(h[1], 50), micros(h[1], 99), micros(h[2], 50), micros(h[2], 99),
                         cpuNanos[0] / 1e3 / roundTrips, cpuNanos[2] / 1e3 / roundTrips, HostLoad.describe());
             }
+            noteStalls(table, ibex);
         }
         table.add(p50.comparison()).add(p99.comparison()).add(floor.comparison()).add(cpu.comparison());
         table.note("ping-pong: " + roundTrips + " round trips per round; Ibex RC SEND echo (callback API, one loop per "
@@ -163,17 +167,18 @@ public final class LoopbackBench {
     }
 
     void writeBandwidth(RatioTable table) {
-        Sides sides = LoopbackHosts.softRoce(7472);
         Rounds bw = new Rounds("soft-roce/UDP WRITE 64 KiB (MB/s)", Target.atLeast(0.7));
         Rounds cpu = new Rounds("  CPU per 4 KiB packet (us, process)", Target.none());
         long retransmissionsBefore;
         watchdog.phase("opening the write stream");
         try (UdpBlast raw = UdpBlast.open(LoopbackHosts.server(), LoopbackHosts.client(), WRITE, MTU, 4 << 20);
-                Throughput ibex = Throughput.open(sides, Throughput.Kind.WRITE, WRITE, 32, 16, RUN_LIMIT)) {
+                Recovering<Throughput> ibex = new Recovering<>("the WRITE stream", () -> Throughput.open(
+                        LoopbackHosts.softRoce(7472), Throughput.Kind.WRITE, WRITE, 32, 16, OPEN_LIMIT), MAX_STALLS,
+                        out)) {
             watchdog.phase("warming up the write stream");
             for (int i = 0; i < 3; i++) {
                 raw.run(writes / 2);
-                ibex.run(writes / 2, RUN_LIMIT);
+                ibex.run(t -> t.run(writes / 2, RUN_LIMIT));
             }
             retransmissionsBefore = raw.retransmissions();
             long packets = (long) writes * raw.packetsPerMessage();
@@ -184,7 +189,7 @@ public final class LoopbackBench {
                 for (int k = 0; k < 2; k++) {
                     int which = (k + r) % 2;
                     long c0 = ProcessCpu.nanos();
-                    nanos[which] = which == 0 ? raw.run(writes) : ibex.run(writes, RUN_LIMIT);
+                    nanos[which] = which == 0 ? raw.run(writes) : ibex.run(t -> t.run(writes, RUN_LIMIT));
                     cpuNanos[which] = ProcessCpu.nanos() - c0;
                 }
                 double b = megabytesPerSecond(writes, WRITE, nanos[0]);
@@ -200,6 +205,7 @@ public final class LoopbackBench {
                     + "blast of the same datagrams (" + raw.packetsPerMessage() + " per message, 4096 B payload + RoCE "
                     + "header sizes), AckReq every 64 and at message end, 128 in flight; baseline retransmissions "
                     + (raw.retransmissions() - retransmissionsBefore));
+            noteStalls(table, ibex);
         }
     }
 
@@ -213,24 +219,26 @@ public final class LoopbackBench {
         Rounds p99 = new Rounds("reactive/callback ping-pong p99 (us)", Target.atMost(1.1));
         Rounds p999 = new Rounds("reactive/callback ping-pong p99.9 (us)", Target.none());
         watchdog.phase("opening the reactive and callback ping-pongs");
-        try (PingPong callback = PingPong.open(LoopbackHosts.softRoce(7473), MESSAGE, RUN_LIMIT);
-                ReactivePingPong reactive = ReactivePingPong.open(LoopbackHosts.softRoce(7474), MESSAGE,
-                        RUN_LIMIT)) {
+        try (Recovering<PingPong> callback = new Recovering<>("the callback ping-pong (vs reactive)",
+                () -> PingPong.open(LoopbackHosts.softRoce(7473), MESSAGE, OPEN_LIMIT), MAX_STALLS, out);
+                Recovering<ReactivePingPong> reactive = new Recovering<>("the reactive ping-pong",
+                        () -> ReactivePingPong.open(LoopbackHosts.softRoce(7474), MESSAGE, OPEN_LIMIT), MAX_STALLS,
+                        out)) {
             watchdog.phase("warming up the reactive and callback ping-pongs");
             for (int i = 0; i < 3; i++) {
-                callback.run(roundTrips / 2, RUN_LIMIT);
-                reactive.run(roundTrips / 2, RUN_LIMIT);
+                callback.run(p -> p.run(roundTrips / 2, RUN_LIMIT));
+                reactive.run(p -> p.run(roundTrips / 2, RUN_LIMIT));
             }
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("reactive/callback round " + r);
                 Histogram base;
                 Histogram mine;
                 if (r % 2 == 1) {
-                    base = callback.run(roundTrips, RUN_LIMIT);
-                    mine = reactive.run(roundTrips, RUN_LIMIT);
+                    base = callback.run(p -> p.run(roundTrips, RUN_LIMIT));
+                    mine = reactive.run(p -> p.run(roundTrips, RUN_LIMIT));
                 } else {
-                    mine = reactive.run(roundTrips, RUN_LIMIT);
-                    base = callback.run(roundTrips, RUN_LIMIT);
+                    mine = reactive.run(p -> p.run(roundTrips, RUN_LIMIT));
+                    base = callback.run(p -> p.run(roundTrips, RUN_LIMIT));
                 }
                 p50.add(micros(base, 50), micros(mine, 50));
                 p99.add(micros(base, 99), micros(mine, 99));
@@ -240,11 +248,23 @@ public final class LoopbackBench {
                         micros(base, 99.9), micros(mine, 50), micros(mine, 99), micros(mine, 99.9),
                         HostLoad.describe());
             }
+            noteStalls(table, callback, reactive);
         }
         table.add(p50.comparison()).add(p99.comparison()).add(p999.comparison());
         table.note("reactive/callback: " + roundTrips + " round trips per round; RdmaServer.handle(c -> c.send(c"
                 + ".receive())) and an RdmaClient sending from a sink per echo vs the callback ping-pong above; each "
                 + "on its own pair of soft devices 127.0.0.2/.3, same settings");
+    }
+
+    /** Says in the table how many runs of each workload stalled and were repeated on a fresh connection. */
+    private static void noteStalls(RatioTable table, Recovering<?>... workloads) {
+        for (Recovering<?> w : workloads) {
+            if (w.stalls() > 0) {
+                table.note("  " + w.name() + ": " + w.stalls() + " run(s) stalled (no completion for "
+                        + RUN_LIMIT.toSeconds() + " s, a lost CQ wake-up in soft-roce) and were repeated on a fresh "
+                        + "connection");
+            }
+        }
     }
 
     static double micros(Histogram h, double percentile) {

@@ -66,6 +66,7 @@ public final class SoftPort implements AutoCloseable {
     private final Thread receiver;
     private final Map<Integer, Group> groups = new ConcurrentHashMap<>();
     private final ReentrantLock deliveryLock = new ReentrantLock();
+    private final TransmitLock transmitLock = new TransmitLock();
     private final AtomicReference<PacketBuffer> heldReceive = new AtomicReference<>();
     private final AtomicReference<Pending> heldSend = new AtomicReference<>();
     private final LongAdder sent = new LongAdder(), received = new LongAdder(), delivered = new LongAdder(),
@@ -219,6 +220,7 @@ public final class SoftPort implements AutoCloseable {
         // An interrupted caller would close the channel for every user of the port (NIO's interruptible
         // channels), so the interrupt status is set aside for the send and restored afterwards.
         boolean interrupted = Thread.interrupted();
+        transmitLock.lock();
         try {
             channel.send(datagram, destination);
         } catch (ClosedChannelException e) {
@@ -228,6 +230,7 @@ public final class SoftPort implements AutoCloseable {
             LOG.debug("port {}: sending {} bytes to {} failed: {}", name, length, destination, e.toString());
             return SendResult.FAILED;
         } finally {
+            transmitLock.unlock();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }

@@ -14,7 +14,8 @@
  * handler that blocks stalls the port like a NIC without receive descriptors; the socket buffer then
  * fills and the kernel drops datagrams, which RC retransmission and CM retries absorb.</li>
  * <li>{@link dev.ibex.softroce.net.SoftPort#send} may be called from any thread, including from inside the
- * handler; concurrent sends are serialised by the channel. A sender's interrupt status is set aside during
+ * handler; concurrent sends are serialised by an allocation-free lock of the port (so the channel's own lock,
+ * which allocates a queue node per waiter when contended, never is). A sender's interrupt status is set aside during
  * the system call and restored, because an interrupted NIO send would close the socket for everyone.</li>
  * <li>In steady state (no faults, no tap, a stable set of peers) receiving and sending allocate nothing.</li>
  * </ul>

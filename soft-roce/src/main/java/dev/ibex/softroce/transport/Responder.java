@@ -153,7 +153,9 @@ public final class Responder {
                 }
             }
         } finally {
-            task.leaveTo(work::defer, pendingRead != null || qp.stateCode() == QpState.ERR.ordinal());
+            if (task.leaveForLater(pendingRead != null || qp.stateCode() == QpState.ERR.ordinal())) {
+                work.defer(task);
+            }
         }
     }
 

@@ -155,7 +155,9 @@ public final class Sender {
                 more = qp.stateCode() == QpState.ERR.ordinal();
             }
         } finally {
-            task.leaveTo(work::defer, more);
+            if (task.leaveForLater(more)) {
+                work.defer(task);
+            }
         }
     }
 

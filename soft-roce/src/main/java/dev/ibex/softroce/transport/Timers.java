@@ -1,8 +1,7 @@
 package dev.ibex.softroce.transport;
 
 import java.util.PriorityQueue;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,13 +9,13 @@ import org.slf4j.LoggerFactory;
  * One thread that fires the transport's per-QP timers (retransmit, RNR). Made for timers that are pushed back on
  * every ACK: {@link Timer#armAfter} only writes a deadline (a volatile store) while the timer already sits in the
  * queue; the thread re-queues it at the new deadline when the old one comes up. So the data path takes no lock and
- * allocates nothing, and a busy QP costs the timer thread a wake-up per timeout period, not per packet.
+ * allocates nothing, and a busy QP costs the timer thread a wake-up per timeout period, not per packet. The queue
+ * is guarded by its monitor and the thread sleeps with {@link LockSupport#parkNanos}: unlike a {@code ReentrantLock}
+ * and its {@code Condition}, neither allocates a queue node per wait or per contended acquire.
  */
 public final class Timers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Timers.class);
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
     private final PriorityQueue<Timer> queue = new PriorityQueue<>(64,
             (a, b) -> Long.compare(a.queuedAt - b.queuedAt, 0));
     private final Thread thread;
@@ -38,7 +37,7 @@ public final class Timers implements AutoCloseable {
         /** 0 = disarmed; else the System.nanoTime() at which it fires. */
         private volatile long deadline;
         private volatile boolean queued;
-        private long queuedAt; // under lock
+        private long queuedAt; // under the queue's monitor
 
         private Timer(Runnable action) {
             this.action = action;
@@ -70,8 +69,7 @@ public final class Timers implements AutoCloseable {
     }
 
     private void enqueue(Timer t) {
-        lock.lock();
-        try {
+        synchronized (queue) {
             if (t.queued || closed) {
                 return;
             }
@@ -82,73 +80,63 @@ public final class Timers implements AutoCloseable {
             t.queued = true;
             t.queuedAt = d;
             queue.add(t);
-            if (queue.peek() == t) {
-                changed.signal();
+            if (queue.peek() != t) {
+                return;
             }
-        } finally {
-            lock.unlock();
         }
+        LockSupport.unpark(thread); // a new earliest deadline; an unpark before the park makes the park return
     }
 
     private void loop() {
         while (!closed) {
             Timer due = null;
-            lock.lock();
-            try {
+            boolean empty;
+            long wait = 0; // > 0: park that long; else go round at once (or park without limit when empty)
+            synchronized (queue) {
                 Timer head = queue.peek();
-                if (head == null) {
-                    changed.awaitUninterruptibly();
-                    continue;
-                }
-                long wait = head.queuedAt - System.nanoTime();
-                if (wait > 0) {
-                    changed.awaitNanos(wait);
-                    continue;
-                }
-                queue.poll();
-                long d = head.deadline;
-                if (d == 0) {
-                    head.queued = false;
-                    // re-check: an arm may have raced with the decision to drop
-                    if (head.deadline != 0) {
-                        head.queued = true;
-                        head.queuedAt = head.deadline;
+                empty = head == null;
+                if (!empty && (wait = head.queuedAt - System.nanoTime()) <= 0) {
+                    queue.poll();
+                    long d = head.deadline;
+                    if (d == 0) {
+                        head.queued = false;
+                        // re-check: an arm may have raced with the decision to drop
+                        if (head.deadline != 0) {
+                            head.queued = true;
+                            head.queuedAt = head.deadline;
+                            queue.add(head);
+                        }
+                    } else if (d - System.nanoTime() > 0) {
+                        head.queuedAt = d; // pushed back since it was queued
                         queue.add(head);
+                    } else {
+                        head.queued = false;
+                        head.deadline = 0;
+                        due = head;
                     }
-                    continue;
                 }
-                if (d - System.nanoTime() > 0) {
-                    head.queuedAt = d; // pushed back since it was queued
-                    queue.add(head);
-                    continue;
-                }
-                head.queued = false;
-                head.deadline = 0;
-                due = head;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } finally {
-                lock.unlock();
             }
-            try {
-                due.action.run();
-            } catch (RuntimeException | Error e) {
-                LOG.error("timer action failed", e);
+            if (due != null) {
+                try {
+                    due.action.run();
+                } catch (RuntimeException | Error e) {
+                    LOG.error("timer action failed", e);
+                }
+            } else if (empty) {
+                LockSupport.park(this);
+            } else if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
             }
         }
     }
 
     @Override
     public void close() {
-        lock.lock();
-        try {
+        synchronized (queue) {
             closed = true;
             queue.clear();
-            changed.signal();
-        } finally {
-            lock.unlock();
         }
+        LockSupport.unpark(thread);
         try {
             thread.join(1000);
         } catch (InterruptedException e) {

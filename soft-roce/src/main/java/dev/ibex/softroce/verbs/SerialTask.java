@@ -74,15 +74,15 @@ public final class SerialTask {
 
     /**
      * Ends an inline section begun by {@link #tryEnter()} without running the body here: for receive threads,
-     * which must get back to receiving. If another thread scheduled the task meanwhile, or {@code moreWork}, the
-     * body is handed to {@code queue} (it runs at least once there, which covers every pending schedule).
+     * which must get back to receiving. Returns {@code true} if the body must still run — another thread
+     * scheduled the task meanwhile, or {@code moreWork} — and the caller then hands the task to a work queue
+     * (it runs at least once there, which covers every pending schedule). A boolean rather than a callback, so
+     * the data path creates no capturing lambda per packet.
      */
-    public void leaveTo(java.util.function.Consumer<SerialTask> queue, boolean moreWork) {
+    public boolean leaveForLater(boolean moreWork) {
         owner = null;
         int prev = wip.getAndSet(0);
-        if (prev > 1 || moreWork) {
-            queue.accept(this);
-        }
+        return prev > 1 || moreWork;
     }
 
     /** Whether the calling thread is running the body or an inline section right now. */

@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * QP using the CQ to ERR with {@code QP_FATAL}, as verbs describe; that completion and later ones are lost.
  *
  * <p>Notification: {@link #requestNotify} arms for one event; the first qualifying completion (any, or with
- * solicited-only arming a solicited or error completion) disarms and queues one event on the channel.
+ * solicited-only arming a solicited or error completion) disarms and queues one event on the channel. The producer
+ * (publish CQE, read arm state) and the consumer (arm, re-poll) use sequentially consistent accesses on both sides,
+ * so a completion written while the consumer arms is either seen by its re-poll or notified, never neither.
  */
 public final class SoftCompletionQueue implements CompletionQueue {
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
@@ -109,7 +111,8 @@ public final class SoftCompletionQueue implements CompletionQueue {
         long h = head;
         while (n < max) {
             int idx = (int) (h & mask);
-            if (sequence.getAcquire(idx) != h + 1) {
+            // volatile load: after requestNotify this is the consumer's re-check of the Dekker handshake (see complete)
+            if (sequence.get(idx) != h + 1) {
                 break;
             }
             MemorySegment.copy(ring, (long) idx * WC_SIZE, dst, (long) n * WC_SIZE, WC_SIZE);
@@ -125,6 +128,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
     public void requestNotify(boolean solicitedOnly) {
         requireOpen();
         int want = solicitedOnly ? ARMED_SOLICITED : ARMED_ANY;
+        // volatile CAS, then the caller's poll() re-checks the ring with a volatile load: no StoreLoad reordering
         for (;;) {
             int cur = armed.get();
             if (cur >= want || armed.compareAndSet(cur, want)) {
@@ -203,7 +207,9 @@ public final class SoftCompletionQueue implements CompletionQueue {
         ring.set(ValueLayout.JAVA_INT, base + WC_WC_FLAGS, flags);
         ring.set(INT_BE, base + WC_IMM_DATA, imm);
         ring.set(ValueLayout.JAVA_INT, base + WC_SRC_QP, srcQp);
-        sequence.setRelease(idx, t + 1);
+        // volatile store then volatile load (not release/plain): with the consumer's arm-then-recheck this is a
+        // Dekker handshake, and a StoreLoad reordering here would lose the wake-up of a poller sleeping on the channel
+        sequence.set(idx, t + 1);
         int a = armed.get();
         if (a != DISARMED && (a == ARMED_ANY || solicited || status != 0) && armed.compareAndSet(a, DISARMED)
                 && channel != null) {

@@ -11,13 +11,18 @@ import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
 import java.lang.management.ManagementFactory;
-import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
  * No allocation per message in steady state: after a warm-up, a SEND ping-pong between two soft devices allocates
  * (over every thread of the JVM: posting thread, receive threads, timer and work threads) far less than one small
  * object per message. Counts bytes, not time.
+ *
+ * <p>The budget is 1 byte per message (40 kB over the run); what remains after the fixes is time-driven, not
+ * message-driven (the timer thread's condition waits, surefire's output flusher: a few kB per run). Sites this
+ * caught: the JDK's {@code DatagramChannel} write lock allocating a queue node whenever an application thread and
+ * a receive thread sent at once (now {@code TransmitLock}), a capturing {@code work::defer} per inline packet
+ * when the JIT did not scalar-replace it, and the work queue's {@code BlockingQueue} nodes.
  */
 class SteadyStateAllocationTest {
     private static final int WARMUP = 30_000;
@@ -42,14 +47,24 @@ class SteadyStateAllocationTest {
             y.qp.postRecv(yr, 1);
             pingPong(x, y, xs, ys, xr, yr, WARMUP);
             long[] ids = mx.getAllThreadIds();
-            long before = Arrays.stream(mx.getThreadAllocatedBytes(ids)).filter(b -> b > 0).sum();
+            // plain loops, no streams or lambdas: the measurement itself must not allocate between the two reads
+            long[] before = mx.getThreadAllocatedBytes(ids);
             pingPong(x, y, xs, ys, xr, yr, MEASURED);
-            long after = Arrays.stream(mx.getThreadAllocatedBytes(ids)).filter(b -> b > 0).sum();
-            long perMessage = (after - before) / (2L * MEASURED);
-            System.out.printf("ALLOC-TEST %d bytes over %d messages (%d per message)%n", after - before,
-                    2 * MEASURED, perMessage);
-            assertThat(after - before).as("bytes allocated by all threads over %d messages", 2 * MEASURED)
-                    .isLessThan(2L * MEASURED * 4);
+            long[] after = mx.getThreadAllocatedBytes(ids);
+            long total = 0;
+            StringBuilder perThread = new StringBuilder();
+            for (int i = 0; i < ids.length; i++) {
+                if (before[i] >= 0 && after[i] > before[i]) {
+                    total += after[i] - before[i];
+                    java.lang.management.ThreadInfo info = mx.getThreadInfo(ids[i]);
+                    perThread.append(info == null ? "thread " + ids[i] : info.getThreadName()).append('=')
+                            .append(after[i] - before[i]).append(' ');
+                }
+            }
+            System.out.printf("ALLOC-TEST %d bytes over %d messages (%d per message): %s%n", total, 2 * MEASURED,
+                    total / (2L * MEASURED), perThread);
+            assertThat(total).as("bytes allocated by all threads over %d messages: %s", 2 * MEASURED, perThread)
+                    .isLessThan(2L * MEASURED);
         }
     }
 

@@ -45,10 +45,10 @@ public final class LoopbackBench {
     static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|jmh] "
             + "[--no-jmh] [--jmh-log FILE]";
     /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
-    static final Duration RUN_LIMIT = Duration.ofSeconds(15);
+    static final Duration RUN_LIMIT = Duration.ofSeconds(8);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(30);
     /** Stalls tolerated per workload before the harness gives up. */
-    static final int MAX_STALLS = 3;
+    static final int MAX_STALLS = 6;
 
     private final PrintStream out;
     private final int rounds;

@@ -24,7 +24,6 @@ import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.ConnParam;
 import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.DeviceContext;
-import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpCap;
@@ -991,9 +990,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
         CmId cm = id;
         int port = cm == null ? 1 : Math.max(1, cm.portNum());
-        // Linux loads alternate paths for InfiniBand only: on RoCE (rxe included, which sets the flag) the
-        // kernel refuses IBV_QP_ALT_PATH with EINVAL, so say so before touching the QP
-        if (d.context().queryPort(port).linkLayer() == PortAttributes.LINK_LAYER_ETHERNET) {
+        if (!d.context().migratesPaths(port)) {
             throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, name + " port " + port + " is RoCE: the device "
                     + "claims automatic path migration, but Linux supports alternate paths on InfiniBand only; "
                     + "reconnect over another path instead");

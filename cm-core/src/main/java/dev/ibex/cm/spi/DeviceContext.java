@@ -16,6 +16,17 @@ public interface DeviceContext {
 
     int queryPkey(int port, int index);
 
+    /**
+     * Whether a QP on {@code port} can load an alternate path and migrate (APM). The default is what Linux does:
+     * the device must claim {@code IBV_DEVICE_AUTO_PATH_MIG} and the port must be InfiniBand — the kernel refuses
+     * {@code IBV_QP_ALT_PATH} on RoCE with EINVAL although rxe claims the flag. A provider that migrates paths on
+     * Ethernet by itself (as the IBA allows) overrides this.
+     */
+    default boolean migratesPaths(int port) {
+        return queryDevice().supportsAutoPathMigration()
+                && queryPort(port).linkLayer() == PortAttributes.LINK_LAYER_INFINIBAND;
+    }
+
     /** The index of {@code gid} in the port's GID table, or -1. */
     default int gidIndexOf(int port, Gid gid) {
         int n = queryPort(port).gidTableLength();

@@ -23,7 +23,8 @@ import java.lang.foreign.ValueLayout;
  * request → {@code REM_INV_REQ_ERR}, remote access → {@code REM_ACCESS_ERR}, remote operational →
  * {@code REM_OP_ERR}); a PSN-sequence NAK and the retransmit timer retry up to {@code retry_cnt} times
  * ({@code RETRY_EXC_ERR} after), an RNR NAK waits its timer and retries up to {@code rnr_retry} times (7 =
- * forever; {@code RNR_RETRY_EXC_ERR} after). An error completion moves the QP to ERR; the rest is flushed.
+ * forever; {@code RNR_RETRY_EXC_ERR} after); the retransmit timer is stopped during an RNR wait, which uses up no
+ * {@code retry_cnt}, and restarts with the resend. An error completion moves the QP to ERR; the rest is flushed.
  *
  * <p>Runs only in the QP's send task; allocates nothing.
  */

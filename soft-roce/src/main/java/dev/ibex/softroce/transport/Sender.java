@@ -252,6 +252,7 @@ public final class Sender {
      * @return whether another round may find work
      */
     private boolean step(int budget) {
+        boolean inRnrWait = requester.waitForRnrTimer; // before an RNR expiry below ends the wait
         if (rnrFired) {
             rnrFired = false;
             requester.needRetry = true;
@@ -264,7 +265,11 @@ public final class Sender {
         boolean timedOut = timeoutFired;
         if (timedOut) {
             timeoutFired = false;
-            timeouts++;
+            // an expiry that raced with an RNR NAK is no transport timeout: the RNR wait owns the retry
+            timedOut = !inRnrWait && !requester.waitForRnrTimer;
+            if (timedOut) {
+                timeouts++;
+            }
         }
         completer.onIdle(timedOut);
         if (qp.stateCode() == QpState.ERR.ordinal()) {
@@ -279,21 +284,28 @@ public final class Sender {
     // ---- used by the requester and completer ------------------------------------------------------------
 
     void armRetransmitIfIdle() {
-        if (retransmitNanos > 0) {
+        if (retransmitNanos > 0 && !requester.waitForRnrTimer) { // packets sent during an RNR wait wait with it
             retransmitTimer.armIfIdle(retransmitNanos);
         }
     }
 
-    /** rxe's {@code reset_retry_timer}: push the deadline while PSNs are outstanding, else stop it. */
+    /**
+     * rxe's {@code reset_retry_timer}: push the deadline while PSNs are outstanding, else stop it. Stopped, too,
+     * while the requester waits out an RNR NAK: that wait is not a transport retry and must not use up
+     * {@code retry_cnt}; the resend when the RNR timer fires starts the timer again.
+     */
     void resetRetransmitTimer() {
-        if (qp.type() == QpType.RC && retransmitNanos > 0 && Psn.compare(requester.psn, completer.psn) > 0) {
+        if (qp.type() == QpType.RC && retransmitNanos > 0 && !requester.waitForRnrTimer
+                && Psn.compare(requester.psn, completer.psn) > 0) {
             retransmitTimer.armAfter(retransmitNanos);
         } else {
             retransmitTimer.disarm();
         }
     }
 
+    /** Starts an RNR wait: the RNR timer runs and the retransmit timer stops until the resend. */
     void armRnrTimer(long nanos) {
+        retransmitTimer.disarm();
         rnrTimer.armAfter(qp.device().config().scaled(nanos));
     }
 

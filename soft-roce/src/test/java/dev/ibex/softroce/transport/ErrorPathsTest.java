@@ -210,6 +210,45 @@ class ErrorPathsTest {
     }
 
     @Test
+    void longRnrWaitWithInfiniteRnrRetryDoesNotUseUpTheRetryCount() {
+        Harness.Params p = new Harness.Params();
+        // generous times: on a loaded machine one response can take tens of milliseconds, which is a real timeout
+        p.timeout = 17; // 537 ms, 53.7 ms at the harness scale
+        p.retryCnt = 2;
+        p.minRnrTimer = 0; // 655 ms, 65.5 ms at the harness scale: every RNR wait outlasts an ACK timeout
+        p.rnrRetry = 7; // forever
+        connect(p);
+        sb.clear(0).wrId(0, 1).opcode(0, WrOpcode.SEND).single(0, x.mr.address(), 8, x.mr.lkey());
+        x.qp.postSend(sb, 1);
+        // six RNR NAK rounds (~390 ms), far longer than timeout x (retry_cnt + 1), before a receive exists
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (((SoftQueuePair) x.qp).retries() < 6 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(((SoftQueuePair) x.qp).retries()).as("%s", Harness.describe(x.qp)).isGreaterThanOrEqualTo(6);
+        assertThat(x.scq.poll(x.wc)).as("still waiting out RNR NAKs: %s", Harness.describe(x.qp)).isZero();
+        rb.clear(0).wrId(0, 100).single(0, y.mr.address(), 64, y.mr.lkey());
+        y.qp.postRecv(rb, 1);
+        assertThat(sendCompletions(1).status(0)).isEqualTo(WcStatus.SUCCESS);
+        assertThat(Harness.pollAtLeast(y.rcq, y.wc, 1, WAIT)).isEqualTo(1);
+        assertThat(y.wc.status(0)).isEqualTo(WcStatus.SUCCESS);
+    }
+
+    @Test
+    void rnrRetryZeroFailsAtTheFirstRnrNak() {
+        Harness.Params p = new Harness.Params();
+        p.timeout = 17;
+        p.retryCnt = 2;
+        p.minRnrTimer = 0;
+        p.rnrRetry = 0;
+        connect(p);
+        sb.clear(0).wrId(0, 1).opcode(0, WrOpcode.SEND).single(0, x.mr.address(), 8, x.mr.lkey());
+        x.qp.postSend(sb, 1);
+        assertThat(sendCompletions(1).status(0)).isEqualTo(WcStatus.RNR_RETRY_EXC_ERR);
+        assertThat(x.qp.state()).isEqualTo(QpState.ERR);
+    }
+
+    @Test
     void rnrRetriesRunOut() {
         Harness.Params p = new Harness.Params();
         p.minRnrTimer = 1;

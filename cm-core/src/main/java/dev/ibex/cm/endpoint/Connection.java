@@ -70,6 +70,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private volatile EventLoop loop;
     private final ConnectionOptions options;
     private final InetSocketAddress remote;
+    private InetSocketAddress source;
     private final Listener listener;
     private volatile ConnectionState state = IDLE;
     private ConnectionHandler handler;
@@ -118,6 +119,23 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      */
     public static Connection connect(EventLoop loop, InetSocketAddress remote, byte[] privateData,
             ConnectionOptions options, ConnectionHandler handler) {
+        return connect(loop, null, remote, privateData, options, handler);
+    }
+
+    /**
+     * Like {@link #connect(EventLoop, InetSocketAddress, byte[], ConnectionOptions, ConnectionHandler)}, resolving
+     * from {@code source} ({@code rdma_resolve_addr} with a source address, as {@code rping -I} or
+     * {@code ucmatose -b}): the connection leaves through that address's device and the peer sees it as the
+     * requester. An address no RDMA device owns fails the connect with an ADDR_ERROR {@link RdmaConnectException}
+     * (EADDRNOTAVAIL or ENODEV, as the provider reports it).
+     *
+     * @param source the local address to connect from (port 0: any free one), or {@code null} to let the route
+     *               to {@code remote} choose
+     * @throws IllegalArgumentException when the private data is too long, an address is unresolved or the two
+     *                                  addresses' families differ
+     */
+    public static Connection connect(EventLoop loop, InetSocketAddress source, InetSocketAddress remote,
+            byte[] privateData, ConnectionOptions options, ConnectionHandler handler) {
         Objects.requireNonNull(loop, "loop");
         Objects.requireNonNull(remote, "remote");
         Objects.requireNonNull(options, "options");
@@ -127,7 +145,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             throw new IllegalArgumentException("connect carries at most " + CmId.MAX_CONNECT_PRIVATE_DATA_TCP
                     + " bytes of private data on an RC (RDMA_PS_TCP) id, got " + data.length);
         }
+        if (source != null && (source.isUnresolved() || remote.isUnresolved()
+                || source.getAddress().getClass() != remote.getAddress().getClass())) {
+            throw new IllegalArgumentException("source " + source + " and remote " + remote
+                    + " must be resolved addresses of the same family");
+        }
         Connection c = new Connection(loop, options, remote, null, handler);
+        c.source = source;
         c.outData = data;
         loop.run(() -> {
             if (c.prepare()) {
@@ -341,7 +365,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         switch (action) {
             case RESOLVE_ADDR -> {
                 armTimer(options.connectTimeout());
-                id.resolveAddr(null, remote, options.resolveTimeoutMs());
+                id.resolveAddr(source, remote, options.resolveTimeoutMs());
             }
             case RESOLVE_ROUTE -> id.resolveRoute(options.resolveTimeoutMs());
             case CONNECT -> {

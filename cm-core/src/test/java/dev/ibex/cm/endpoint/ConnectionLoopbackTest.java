@@ -275,6 +275,40 @@ class ConnectionLoopbackTest {
     }
 
     @Test
+    void aSourceAddressChoosesTheDeviceTheConnectionLeavesFrom() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT, true);
+        Recorder client = new Recorder();
+        InetSocketAddress source = new InetSocketAddress("10.0.1.1", 0);
+        Connection c = Connection.connect(group.next(), source, SERVER, null, ConnectionOptions.DEFAULT, client);
+        client.established.get(5, TimeUnit.SECONDS);
+        Connection s = server.established.get(5, TimeUnit.SECONDS);
+        // unbound, the fake resolves from the target's device (10.0.0.1): the bound address must have won
+        assertThat(c.localAddress().getAddress()).isEqualTo(source.getAddress());
+        assertThat(c.device()).isSameAs(fabric.device(1));
+        assertThat(s.remoteAddress().getAddress()).as("the server sees the bound requester")
+                .isEqualTo(source.getAddress());
+        c.close();
+        client.closed.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aSourceAddressNoDeviceOwnsIsATypedAddressErrorAndLeavesNothing() throws Exception {
+        start();
+        Recorder client = new Recorder();
+        Connection.connect(group.next(), new InetSocketAddress("10.9.9.9", 0), SERVER, null,
+                ConnectionOptions.DEFAULT, client);
+        RdmaConnectException x = (RdmaConnectException) client.error.get(5, TimeUnit.SECONDS);
+        assertThat(x.reason()).isEqualTo(RdmaConnectException.Reason.ADDR_ERROR);
+        assertThat(x.errno()).isEqualTo(dev.ibex.cm.Errno.EADDRNOTAVAIL);
+        client.closed.get(5, TimeUnit.SECONDS);
+        assertThat(fabric.count(ResourceKind.CM_ID)).isZero(); // the loops' own channels stay until tearDown
+        assertThatThrownBy(() -> Connection.connect(group.next(), new InetSocketAddress("::1", 0), SERVER, null,
+                ConnectionOptions.DEFAULT, new Recorder())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("same family");
+    }
+
+    @Test
     void receivesArePostedOnlyWhenTheApplicationReleasesAndTheSenderWaits() throws Exception {
         start();
         int window = 4;

@@ -38,7 +38,8 @@ public final class RdmaClient {
 
     private record Config(Supplier<EventLoopGroup> loops, InetSocketAddress remote, String host, int port,
             byte[] privateData, ConnectionOptions options,
-            Function<? super RdmaConnection, ? extends Publisher<Void>> handler, ConnectionHooks hooks) {}
+            Function<? super RdmaConnection, ? extends Publisher<Void>> handler, ConnectionHooks hooks,
+            InetSocketAddress local) {}
 
     private final Config config;
 
@@ -49,14 +50,15 @@ public final class RdmaClient {
     /** A client with default options on the {@link RdmaLoops#global() default loops}. */
     public static RdmaClient create() {
         return new RdmaClient(new Config(RdmaLoops::global, null, null, -1, new byte[0], ConnectionOptions.DEFAULT,
-                null, ConnectionHooks.NONE));
+                null, ConnectionHooks.NONE, null));
     }
 
     /** The peer's host (an IP address, or a name resolved when connecting); use with {@link #port}. */
     public RdmaClient host(String host) {
         Objects.requireNonNull(host, "host");
         Config c = config;
-        return new RdmaClient(new Config(c.loops, null, host, c.port, c.privateData, c.options, c.handler, c.hooks));
+        return new RdmaClient(new Config(c.loops, null, host, c.port, c.privateData, c.options, c.handler, c.hooks,
+                c.local));
     }
 
     /** The peer's RDMA CM port (the listener's port). */
@@ -66,14 +68,35 @@ public final class RdmaClient {
         }
         Config c = config;
         return new RdmaClient(new Config(c.loops, c.remote, c.host, port, c.privateData, c.options, c.handler,
-                c.hooks));
+                c.hooks, c.local));
+    }
+
+    /**
+     * Connects from {@code local}: the client resolves the peer from that source address ({@code rdma_resolve_addr}
+     * with a source, as {@code rping -I} or {@code ucmatose -b}), so the connection uses the RDMA device that owns
+     * it and the server sees it as the requester. Port 0 takes any free CM port. An address no RDMA device owns
+     * fails {@link #connect()} with an ADDR_ERROR {@link RdmaConnectException} (EADDRNOTAVAIL or ENODEV).
+     * Without it the route to the peer chooses the source.
+     */
+    public RdmaClient bindAddress(InetSocketAddress local) {
+        Objects.requireNonNull(local, "local");
+        Config c = config;
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, c.options, c.handler,
+                c.hooks, local));
+    }
+
+    /** {@link #bindAddress} with port 0: connect from {@code host} (an IP address, or a name resolved on connect). */
+    public RdmaClient localHost(String host) {
+        Objects.requireNonNull(host, "host");
+        return bindAddress(InetSocketAddress.createUnresolved(host, 0));
     }
 
     /** The peer's address (instead of {@link #host}/{@link #port}). */
     public RdmaClient remoteAddress(InetSocketAddress remote) {
         Objects.requireNonNull(remote, "remote");
         Config c = config;
-        return new RdmaClient(new Config(c.loops, remote, null, -1, c.privateData, c.options, c.handler, c.hooks));
+        return new RdmaClient(new Config(c.loops, remote, null, -1, c.privateData, c.options, c.handler, c.hooks,
+                c.local));
     }
 
     /**
@@ -88,7 +111,7 @@ public final class RdmaClient {
                     + " bytes of private data, got " + d.length);
         }
         Config c = config;
-        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, d, c.options, c.handler, c.hooks));
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, d, c.options, c.handler, c.hooks, c.local));
     }
 
     /** How long resolution and connection may take in total before the attempt fails with TIMEOUT. */
@@ -101,7 +124,7 @@ public final class RdmaClient {
         Objects.requireNonNull(options, "options");
         Config c = config;
         return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, options, c.handler,
-                c.hooks));
+                c.hooks, c.local));
     }
 
     /** Runs connections on {@code group} (the caller opened it and closes it). */
@@ -109,7 +132,7 @@ public final class RdmaClient {
         Objects.requireNonNull(group, "group");
         Config c = config;
         return new RdmaClient(new Config(() -> group, c.remote, c.host, c.port, c.privateData, c.options, c.handler,
-                c.hooks));
+                c.hooks, c.local));
     }
 
     /**
@@ -120,7 +143,7 @@ public final class RdmaClient {
         Objects.requireNonNull(handler, "handler");
         Config c = config;
         return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, c.options, handler,
-                c.hooks));
+                c.hooks, c.local));
     }
 
     /** Called on the loop when a connection is established, before {@link #connect()} emits it. */
@@ -145,7 +168,8 @@ public final class RdmaClient {
 
     private RdmaClient hooks(ConnectionHooks h) {
         Config c = config;
-        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, c.options, c.handler, h));
+        return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, c.options, c.handler, h,
+                c.local));
     }
 
     /**
@@ -159,7 +183,7 @@ public final class RdmaClient {
             EventLoopGroup group = cfg.loops.get();
             Attempt a = new Attempt(sink, cfg, remote);
             sink.onCancel(a::cancel);
-            Connection c = Connection.connect(group.next(), remote, cfg.privateData, cfg.options,
+            Connection c = Connection.connect(group.next(), local(cfg), remote, cfg.privateData, cfg.options,
                     new ConnectionBridge(cfg.hooks, a));
             a.started(c);
         }).doOnDiscard(RdmaConnection.class, RdmaConnection::dispose);
@@ -174,6 +198,17 @@ public final class RdmaClient {
     public RdmaConnection connectNow(Duration timeout) {
         Blocking.check("connectNow");
         return connect().block(timeout);
+    }
+
+    private static InetSocketAddress local(Config c) {
+        InetSocketAddress l = c.local;
+        if (l != null && l.isUnresolved()) {
+            l = new InetSocketAddress(l.getHostString(), l.getPort());
+            if (l.isUnresolved()) {
+                throw new IllegalArgumentException("cannot resolve the local host " + l.getHostString());
+            }
+        }
+        return l;
     }
 
     private static InetSocketAddress remote(Config c) {

@@ -45,8 +45,17 @@ final class SoftHosts implements AutoCloseable {
     }
 
     SoftHosts(BufferPool.Options buffers) {
+        this(buffers, "cli=" + CLIENT_IP);
+    }
+
+    /** With the client fabric's devices given ({@code name=ip,…}; the first should be {@link #CLIENT_IP}). */
+    SoftHosts(String clientDevices) {
+        this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), clientDevices);
+    }
+
+    private SoftHosts(BufferPool.Options buffers, String clientDevices) {
         serverFabric = open("srv=" + SERVER_IP);
-        clientFabric = open("cli=" + CLIENT_IP);
+        clientFabric = open(clientDevices);
         LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
                 .withBuffers(buffers.withLeakTracking(true).withAccess(EnumSet.of(Access.LOCAL_WRITE,
                         Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC)))

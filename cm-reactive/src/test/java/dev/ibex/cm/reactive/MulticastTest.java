@@ -111,7 +111,8 @@ class MulticastTest {
     @Test
     void cancellingAJoinOrAReceiverLeavesNothingBehind() {
         for (int i = 0; i < 3; i++) {
-            subscriber().join(group).subscribe().dispose(); // binding or joining
+            // binding or joining; a loaded machine may finish the join before the cancel: then the member leaves
+            subscriber().join(group).subscribe(RdmaMembership::dispose).dispose();
         }
         hosts.awaitQuiet();
         assertThat(memberships()).isZero();

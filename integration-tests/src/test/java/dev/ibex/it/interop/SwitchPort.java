@@ -8,17 +8,17 @@ import java.time.Duration;
  * A port of the VM's switch (a bridge in the switch namespace): its transmit counter proves that traffic between
  * two emulated hosts really crossed the wire rather than the kernel's loopback.
  */
-final class SwitchPort {
+public final class SwitchPort {
     private final String netns;
     private final String port;
 
-    SwitchPort(SoftRoceVm vm, String port) {
+    public SwitchPort(SoftRoceVm vm, String port) {
         this.netns = vm.switchNetns();
         this.port = port;
     }
 
     /** Packets the bridge has sent out of this port (towards its host). */
-    long txPackets() {
+    public long txPackets() {
         GuestCommand c = GuestCommand.run(Duration.ofSeconds(20), "ip", "netns", "exec", netns, "cat",
                 "/sys/class/net/" + port + "/statistics/tx_packets");
         if (c.exitCode() != 0) {

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
 /**
- * A {@link ReactiveEchoPeer} in a JVM of its own: this JVM's java command ({@code ProcessHandle}) and class path,
+ * A peer ({@link ReactiveEchoPeer}, {@link ReactiveDatagramPeer}) in a JVM of its own: this JVM's java command ({@code ProcessHandle}) and class path,
  * the given system properties; stdout and stderr merged and collected line by line. {@link #close()} kills it.
  */
 final class PeerProcess implements AutoCloseable {
@@ -40,6 +40,11 @@ final class PeerProcess implements AutoCloseable {
 
     /** Starts {@code ReactiveEchoPeer args} with {@code -D} properties ({@code key=value}). */
     static PeerProcess start(String name, List<String> properties, String... args) {
+        return start(name, ReactiveEchoPeer.class, properties, args);
+    }
+
+    /** Starts {@code main args} with {@code -D} properties ({@code key=value}). */
+    static PeerProcess start(String name, Class<?> main, List<String> properties, String... args) {
         String java = ProcessHandle.current().info().command().orElseThrow(() ->
                 new IllegalStateException("cannot tell this JVM's java command"));
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
@@ -47,7 +52,7 @@ final class PeerProcess implements AutoCloseable {
         for (String p : properties) {
             cmd.add("-D" + p);
         }
-        cmd.addAll(List.of("-cp", classPath(), ReactiveEchoPeer.class.getName()));
+        cmd.addAll(List.of("-cp", classPath(), main.getName()));
         cmd.addAll(List.of(args));
         try {
             return new PeerProcess(name, new ProcessBuilder(cmd).redirectErrorStream(true).start());

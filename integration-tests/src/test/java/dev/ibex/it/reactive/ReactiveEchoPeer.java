@@ -26,8 +26,9 @@ import reactor.core.publisher.Mono;
  *   <li>{@code server HOST PORT}: accepts with "welcome " + the client's private data, sends the descriptor of a
  *       registered buffer holding "server-memory" as its first message, then echoes every message; prints
  *       {@code LISTENING port}, {@code ACCEPTED data}, {@code CLOSED}. Runs until killed.
- *   <li>{@code client HOST PORT N}: connects with "hello", echoes N messages, READs and WRITEs the server's buffer,
- *       disconnects; prints {@code ECHO OK}, {@code RDMA OK}, {@code DISCONNECTED}; exit 0, else 1.
+ *   <li>{@code client HOST PORT N [LOCAL]}: connects (from LOCAL when given) with "hello", echoes N messages, READs and WRITEs the server's buffer,
+ *       disconnects; prints {@code FROM local-ip}, {@code ECHO OK}, {@code RDMA OK}, {@code DISCONNECTED}; exit 0,
+ *       else 1.
  *   <li>{@code watch HOST PORT}: connects, prints {@code CONNECTED}, then sends a message every 50 ms until the
  *       connection ends, printing each lifecycle event and {@code ENDED}; exit 0 when it ended, 2 when it did not
  *       within 60 s.
@@ -42,7 +43,8 @@ public final class ReactiveEchoPeer {
     public static void main(String[] args) throws Exception {
         int code = switch (args[0]) {
             case "server" -> server(args[1], Integer.parseInt(args[2]));
-            case "client" -> client(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            case "client" -> client(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                    args.length > 4 ? args[4] : null);
             case "watch" -> watch(args[1], Integer.parseInt(args[2]));
             default -> throw new IllegalArgumentException("server|client|watch, not " + args[0]);
         };
@@ -80,8 +82,12 @@ public final class ReactiveEchoPeer {
         return 0;
     }
 
-    static int client(String host, int port, int count) throws Exception {
-        RdmaConnection c = RdmaClient.create().host(host).port(port)
+    static int client(String host, int port, int count, String local) throws Exception {
+        RdmaClient client = RdmaClient.create();
+        if (local != null) {
+            client = client.localHost(local);
+        }
+        RdmaConnection c = client.host(host).port(port)
                 .privateData("hello".getBytes(StandardCharsets.UTF_8))
                 .connectTimeout(Duration.ofSeconds(30))
                 .connectNow(Duration.ofSeconds(40));
@@ -102,6 +108,7 @@ public final class ReactiveEchoPeer {
                 return 1;
             }
         }
+        say("FROM " + c.localAddress().getAddress().getHostAddress());
         say("ECHO OK " + count);
         String before = c.read(memory, 0, SERVER_MEMORY.length()).map(Message::asString).block(Duration.ofSeconds(30));
         c.write(memory, 64, WRITTEN.getBytes(StandardCharsets.UTF_8)).block(Duration.ofSeconds(30));

@@ -41,7 +41,11 @@ public final class Perftest {
             try (ToolRun c = ToolRun.start(client)) {
                 String out = c.await(LIMIT);
                 server.await(LIMIT);
-                return PerftestResult.parse(out);
+                PerftestResult result = PerftestResult.parse(out);
+                if (!result.measured()) {
+                    throw new IllegalStateException(c.describe() + " reported no figure (zero or nan):\n" + out);
+                }
+                return result;
             }
         }
     }

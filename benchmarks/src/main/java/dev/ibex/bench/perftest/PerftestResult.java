@@ -23,8 +23,8 @@ public record PerftestResult(List<String> columns, List<Double> values) {
                 for (int j = i + 1; j < lines.size(); j++) {
                     String row = lines.get(j).trim();
                     if (!row.isEmpty() && Character.isDigit(row.charAt(0))) {
-                        List<Double> values = java.util.Arrays.stream(row.split("\\s+")).map(Double::parseDouble)
-                                .toList();
+                        List<Double> values = java.util.Arrays.stream(row.split("\\s+"))
+                                .map(PerftestResult::number).toList();
                         if (values.size() != columns.size()) {
                             throw new IllegalArgumentException("perftest row " + values + " does not match " + columns);
                         }
@@ -34,6 +34,32 @@ public record PerftestResult(List<String> columns, List<Double> values) {
             }
         }
         throw new IllegalArgumentException("no perftest result row in:\n" + output);
+    }
+
+    /** A figure; perftest prints C's "nan"/"-nan" (a stdev over too few samples), which Java does not parse. */
+    private static double number(String s) {
+        return s.endsWith("nan") ? Double.NaN : Double.parseDouble(s);
+    }
+
+    /**
+     * Whether the figures a benchmark reads (t_typical, t_avg, BW average, MsgRate, where present) are all finite
+     * and positive: perftest sometimes prints a zero rate for a run that did happen (seen with {@code ib_send_bw}
+     * over rdma_cm on rxe under TCG), which must not become a ratio.
+     */
+    public boolean measured() {
+        boolean any = false;
+        for (int i = 0; i < columns.size(); i++) {
+            String c = columns.get(i);
+            if (c.startsWith("t_typical") || c.startsWith("t_avg") || c.startsWith("BW average")
+                    || c.startsWith("MsgRate")) {
+                any = true;
+                double v = values.get(i);
+                if (!(v > 0) || Double.isInfinite(v)) {
+                    return false;
+                }
+            }
+        }
+        return any;
     }
 
     /** The header's column names; two-word names ("BW peak[MB/sec]", "99% percentile[usec]") kept whole. */

@@ -1,0 +1,302 @@
+package dev.ibex.bench.vm;
+
+import dev.ibex.bench.callback.ConnectionSetup;
+import dev.ibex.bench.callback.PingPong;
+import dev.ibex.bench.callback.Sides;
+import dev.ibex.bench.callback.Throughput;
+import dev.ibex.bench.perftest.CmtimeResult;
+import dev.ibex.bench.perftest.Perftest;
+import dev.ibex.bench.perftest.PerftestResult;
+import dev.ibex.bench.perftest.ToolRun;
+import dev.ibex.bench.report.Comparison;
+import dev.ibex.bench.report.HostLoad;
+import dev.ibex.bench.report.RatioTable;
+import dev.ibex.bench.report.Rounds;
+import dev.ibex.bench.report.Target;
+import dev.ibex.bench.report.Watchdog;
+import dev.ibex.cm.spi.ProviderConfig;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The rdma-core targets, run inside the Soft-RoCE VM ({@code lab/rxe-vm}, {@code ./ibex bench --vm}): the Ibex
+ * callback workloads on the rdma-core provider against rdma-core's own C tools, all on one RDMA device (rxe0) in
+ * the same boot and the same process, in interleaved rounds whose order alternates:
+ * <ul>
+ *   <li>64 B ping-pong, one-way latency (round trip / 2, as perftest reports it) vs {@code ib_send_lat}'s
+ *       t_typical — target ≤ 1.1 ×;</li>
+ *   <li>64 B SEND message rate vs {@code ib_send_bw} (tx depth 128, rx depth 512 on both) — target ≥ 0.9 ×;</li>
+ *   <li>64 KiB RDMA WRITE bandwidth vs {@code ib_write_bw} — target ≥ 0.95 ×;</li>
+ *   <li>connection setup rate ({@code Connection.connect} of N connections at once, to ESTABLISHED) vs the
+ *       {@code cmtime} client's create id + resolve addr + resolve route + create qp + connect, both against the
+ *       same {@code cmtime} server — target ≥ 0.9 ×.</li>
+ * </ul>
+ * Device and address come from {@code IBEX_VM_DEV} / {@code IBEX_VM_ADDR} (set by {@code lab/rxe-vm}). A workload
+ * that fails gives a NO DATA row and the others still run. Exit status 0 when every target is met, 1 when one is
+ * missed (or has no data), 2 on a usage error.
+ *
+ * <pre>
+ * lab/rxe-vm -- java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
+ *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup]
+ * </pre>
+ */
+public final class VmBench {
+    static final int MESSAGE = 64;
+    static final int WRITE = 64 * 1024;
+    static final String USAGE = "usage: VmBench [--rounds N] [--quick] [--only latency|rate|write|setup]";
+    static final Duration RUN_LIMIT = Duration.ofSeconds(90);
+    static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
+
+    private final PrintStream out;
+    private final Watchdog watchdog;
+    private final Perftest perftest;
+    private final String address;
+    private final int rounds;
+    private final int roundTrips;
+    private final int sends;
+    private final int writes;
+    private final int connections;
+    /** C tool runs repeated because they failed or reported no figure (noted under the table). */
+    private int retries;
+
+    VmBench(PrintStream out, Watchdog watchdog, String device, String address, int rounds, boolean quick) {
+        this.out = out;
+        this.watchdog = watchdog;
+        this.perftest = new Perftest(device, address);
+        this.address = address;
+        this.rounds = rounds;
+        this.roundTrips = quick ? 300 : 1_000;
+        this.sends = quick ? 5_000 : 20_000;
+        this.writes = quick ? 300 : 1_500;
+        this.connections = quick ? 20 : 50;
+    }
+
+    public static void main(String[] args) {
+        int rounds = 2;
+        boolean quick = false;
+        String only = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--quick" -> quick = true;
+                case "--only" -> only = args[++i];
+                default -> {
+                    System.err.println(USAGE);
+                    System.exit(2);
+                }
+            }
+        }
+        String device = System.getenv().getOrDefault("IBEX_VM_DEV", "rxe0");
+        String address = System.getenv("IBEX_VM_ADDR");
+        if (address == null) {
+            System.err.println("IBEX_VM_ADDR is not set: run this inside lab/rxe-vm (./ibex bench --vm)");
+            System.exit(2);
+        }
+        Watchdog w = Watchdog.start(Duration.ofMinutes(12));
+        VmBench bench = new VmBench(System.out, w, device, address, rounds, quick);
+        RatioTable table = new RatioTable("Ibex rdma-core provider vs rdma-core's C tools on " + device + " ("
+                + address + ") in the Soft-RoCE VM, qemu TCG (" + HostLoad.describe() + " in the guest at start)",
+                "C tool");
+        if (only == null || only.equals("latency")) {
+            bench.guarded(table, "latency", bench::latency);
+        }
+        if (only == null || only.equals("rate")) {
+            bench.guarded(table, "rate", bench::messageRate);
+        }
+        if (only == null || only.equals("write")) {
+            bench.guarded(table, "write", bench::writeBandwidth);
+        }
+        if (only == null || only.equals("setup")) {
+            bench.guarded(table, "setup", bench::connectionSetup);
+        }
+        if (bench.retries > 0) {
+            table.note(bench.retries + " C tool run(s) failed or reported a zero figure and were repeated (output above)");
+        }
+        table.note(HostLoad.describe() + " in the guest at end; the host's load is what matters under TCG (see "
+                + "./ibex bench --vm's first line)");
+        table.print(System.out);
+        System.exit(table.allMet() ? 0 : 1);
+    }
+
+    /** Runs one workload; a failure becomes a NO DATA row (named {@code metric}) and a note, not an abort. */
+    private void guarded(RatioTable table, String name, java.util.function.Consumer<RatioTable> workload) {
+        try {
+            workload.accept(table);
+        } catch (RuntimeException e) {
+            e.printStackTrace(out);
+            table.add(new Comparison(name + " (failed)", Double.NaN, Double.NaN, Target.atLeast(1), "failed"));
+            table.note(name + " FAILED: " + firstLine(e));
+        }
+    }
+
+    private Sides sides(int port) {
+        return Sides.oneFabric("rdma-core", ProviderConfig.DEFAULT, new InetSocketAddress(address, port));
+    }
+
+    void latency(RatioTable table) {
+        Rounds p50 = new Rounds("ping-pong 64 B one-way typical (us)", Target.atMost(1.1));
+        Rounds p99 = new Rounds("  ping-pong 64 B one-way p99 (us)", Target.none());
+        Rounds events = new Rounds("  typical vs ib_send_lat -e (CQ events)", Target.none());
+        watchdog.phase("opening the ping-pong");
+        try (PingPong ibex = PingPong.open(sides(7481), MESSAGE, OPEN_LIMIT)) {
+            watchdog.phase("warming up the ping-pong");
+            for (int i = 0; i < 3; i++) {
+                ibex.run(roundTrips / 2, RUN_LIMIT); // JIT: C2 under TCG takes its time
+            }
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("ping-pong round " + r);
+                PerftestResult c = null;
+                PerftestResult e = null;
+                Histogram h = null;
+                for (int k = 0; k < 3; k++) { // rotate: every side goes first, middle and last
+                    switch ((k + r) % 3) {
+                        case 0 -> c = tool("ib_send_lat", "-s", Integer.toString(MESSAGE), "-n",
+                                Integer.toString(roundTrips));
+                        case 1 -> e = tool("ib_send_lat", "-e", "-s", Integer.toString(MESSAGE), "-n",
+                                Integer.toString(roundTrips));
+                        default -> h = ibex.run(roundTrips, RUN_LIMIT);
+                    }
+                }
+                double mine50 = h.getValueAtPercentile(50) / 2e3;
+                double mine99 = h.getValueAtPercentile(99) / 2e3;
+                p50.add(c.get("t_typical"), mine50);
+                p99.add(c.get("99%"), mine99);
+                events.add(e.get("t_typical"), mine50);
+                out.printf(Locale.ROOT, "latency round %d: ib_send_lat typical %.1f p99 %.1f | ib_send_lat -e typical "
+                        + "%.1f | Ibex p50/2 %.1f p99/2 %.1f us (%s)%n", r, c.get("t_typical"), c.get("99%"),
+                        e.get("t_typical"), mine50, mine99, HostLoad.describe());
+            }
+        }
+        table.add(p50.comparison()).add(p99.comparison()).add(events.comparison());
+        table.note("latency: " + roundTrips + " round trips per round; ib_send_lat -R -s 64 (busy-polling its CQ) vs "
+                + "the callback PingPong (SEND echo, one loop per side, completions through the CQ's event channel);"
+                + " Ibex figures are round trip / 2, perftest's convention; -e = perftest waiting for CQ events as "
+                + "Ibex's loop does (epoll), the design's floor");
+    }
+
+    void messageRate(RatioTable table) {
+        Rounds rate = new Rounds("SEND 64 B message rate (kmsg/s)", Target.atLeast(0.9));
+        Rounds events = new Rounds("  rate vs ib_send_bw -e (CQ events)", Target.none());
+        watchdog.phase("opening the SEND stream");
+        try (Throughput ibex = Throughput.open(sides(7482), Throughput.Kind.SEND, MESSAGE, 128, 512, OPEN_LIMIT)) {
+            watchdog.phase("warming up the SEND stream");
+            for (int i = 0; i < 3; i++) {
+                ibex.run(sends / 2, RUN_LIMIT);
+            }
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("message rate round " + r);
+                double c = Double.NaN;
+                double e = Double.NaN;
+                double mine = Double.NaN;
+                for (int k = 0; k < 3; k++) {
+                    switch ((k + r) % 3) {
+                        case 0 -> c = sendRate();
+                        case 1 -> e = sendRate("-e");
+                        default -> mine = sends / (ibex.run(sends, RUN_LIMIT) / 1e9) / 1e3;
+                    }
+                }
+                rate.add(c, mine);
+                events.add(e, mine);
+                out.printf(Locale.ROOT, "rate round %d: ib_send_bw %.1f | ib_send_bw -e %.1f | Ibex %.1f kmsg/s (%s)%n",
+                        r, c, e, mine, HostLoad.describe());
+            }
+        }
+        table.add(rate.comparison()).add(events.comparison());
+        table.note("rate: " + sends + " SENDs of 64 B per round, send queue 128, receive window 512, on both sides; "
+                + "perftest signals every 100th send (-Q 100 default), Ibex every send");
+    }
+
+    /** {@code ib_send_bw}'s message rate in thousands per second, with the workload's depths. */
+    private double sendRate(String... extra) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("-s", Integer.toString(MESSAGE),
+                "-n", Integer.toString(sends), "-t", "128", "-r", "512"));
+        args.addAll(java.util.List.of(extra));
+        return tool("ib_send_bw", args.toArray(String[]::new)).get("MsgRate") * 1e3;
+    }
+
+    void writeBandwidth(RatioTable table) {
+        Rounds bw = new Rounds("RDMA WRITE 64 KiB (MB/s)", Target.atLeast(0.95));
+        watchdog.phase("opening the WRITE stream");
+        try (Throughput ibex = Throughput.open(sides(7483), Throughput.Kind.WRITE, WRITE, 128, 16, OPEN_LIMIT)) {
+            watchdog.phase("warming up the WRITE stream");
+            for (int i = 0; i < 2; i++) {
+                ibex.run(writes / 2, RUN_LIMIT);
+            }
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("write round " + r);
+                double c = Double.NaN;
+                double mine = Double.NaN;
+                for (int k = 0; k < 2; k++) {
+                    if ((k + r) % 2 == 0) {
+                        // MsgRate, not "BW average": perftest's MB is 2^20 B, ours 10^6
+                        c = tool("ib_write_bw", "-s", Integer.toString(WRITE), "-n", Integer.toString(writes),
+                                "-t", "128").get("MsgRate") * WRITE;
+                    } else {
+                        mine = (double) writes * WRITE / (ibex.run(writes, RUN_LIMIT) / 1e3);
+                    }
+                }
+                bw.add(c, mine);
+                out.printf(Locale.ROOT, "write round %d: ib_write_bw %.1f | Ibex %.1f MB/s (%s)%n", r, c, mine,
+                        HostLoad.describe());
+            }
+        }
+        table.add(bw.comparison());
+        table.note("write: " + writes + " WRITEs of 64 KiB per round, send queue 128 on both; MB = 10^6 B (perftest's "
+                + "MsgRate x 65536)");
+    }
+
+    void connectionSetup(RatioTable table) {
+        Rounds rate = new Rounds("connection setup rate (conn/s)", Target.atLeast(0.9));
+        int port = 7484;
+        watchdog.phase("starting the cmtime server");
+        try (ToolRun server = perftest.cmtimeServer(port);
+                ConnectionSetup ibex = ConnectionSetup.open(sides(port))) {
+            watchdog.phase("warming up the connection setup");
+            ibex.run(connections / 2, RUN_LIMIT);
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("connection setup round " + r);
+                double c = Double.NaN;
+                double mine = Double.NaN;
+                double cMillis = Double.NaN;
+                for (int k = 0; k < 2; k++) {
+                    if ((k + r) % 2 == 0) {
+                        cMillis = perftest.cmtime(port, connections).sum(CmtimeResult.SETUP);
+                        c = connections / (cMillis / 1e3);
+                    } else {
+                        mine = connections / (ibex.run(connections, RUN_LIMIT) / 1e9);
+                    }
+                }
+                rate.add(c, mine);
+                out.printf(Locale.ROOT, "setup round %d: cmtime %.1f (%.1f ms) | Ibex %.1f conn/s (%s)%n", r, c,
+                        cMillis, mine, HostLoad.describe());
+            }
+        }
+        table.add(rate.comparison());
+        table.note("setup: " + connections + " connections at once per round against one cmtime server; cmtime = "
+                + "sum of its create id, resolve addr, resolve route, create qp and connect steps (each step for all "
+                + "connections before the next), Ibex = first Connection.connect to last ESTABLISHED");
+    }
+
+    /**
+     * One perftest run, repeated once if it fails or reports no figure (the output goes to the log): a broken
+     * baseline run must neither become a ratio nor end the workload.
+     */
+    private PerftestResult tool(String tool, String... args) {
+        try {
+            return perftest.run(tool, args);
+        } catch (IllegalStateException e) {
+            out.println("repeating " + tool + " once: " + e.getMessage());
+            retries++;
+            return perftest.run(tool, args);
+        }
+    }
+
+    private static String firstLine(Throwable e) {
+        String m = String.valueOf(e.getMessage());
+        int nl = m.indexOf('\n');
+        return e.getClass().getSimpleName() + ": " + (nl < 0 ? m : m.substring(0, nl));
+    }
+}

@@ -12,6 +12,12 @@ import java.util.concurrent.TimeUnit;
  * as Ibex connects), and {@code cmtime}'s client against a {@code cmtime} server. Each perftest run gets its own
  * port; the server's readiness is read from the kernel's rdma_cm resource table ({@code rdma resource show
  * cm_id}), never from a fixed sleep.
+ *
+ * <p>perftest times with the CPU's time-stamp counter. In the qemu TCG guest the vCPUs' TSCs are not synchronized
+ * (the guest kernel says "Marking TSC unstable"), so a perftest process that migrates between vCPUs reads a clock
+ * that jumps: it then prints a zero bandwidth, a calibration warning ("Correlation coefficient r^2 < 0.9") or a
+ * latency off by milliseconds. With two or more CPUs the server is therefore pinned to CPU 0 and the client to
+ * CPU 1 ({@code taskset}), as perftest's documentation recommends anyway.
  */
 public final class Perftest {
     private static final Duration LIMIT = Duration.ofSeconds(180);
@@ -19,6 +25,7 @@ public final class Perftest {
     private final String device;
     private final String address;
     private int nextPort = 18515;
+    private long lastClientNanos = -1;
 
     public Perftest(String device, String address) {
         this.device = device;
@@ -34,12 +41,13 @@ public final class Perftest {
         int port = nextPort++;
         List<String> common = ToolRun.args(tool, "-d", device, "-R", "-F", "-p", Integer.toString(port));
         common.addAll(List.of(args));
-        try (ToolRun server = ToolRun.start(common)) {
+        try (ToolRun server = ToolRun.start(pinned(0, common))) {
             awaitListening(port, server);
             List<String> client = new java.util.ArrayList<>(common);
             client.add(address);
-            try (ToolRun c = ToolRun.start(client)) {
+            try (ToolRun c = ToolRun.start(pinned(1, client))) {
                 String out = c.await(LIMIT);
+                lastClientNanos = c.elapsedNanos();
                 server.await(LIMIT);
                 PerftestResult result = PerftestResult.parse(out);
                 if (!result.measured()) {
@@ -48,6 +56,24 @@ public final class Perftest {
                 return result;
             }
         }
+    }
+
+    /**
+     * Wall time of the last successful {@link #run}'s client process, start to exit: an upper bound on its test's
+     * duration measured with the system clock, which, unlike perftest's TSC, TCG keeps sane.
+     */
+    public long lastClientNanos() {
+        return lastClientNanos;
+    }
+
+    /** {@code command} run on CPU {@code cpu} only, when this machine has more than one. */
+    static List<String> pinned(int cpu, List<String> command) {
+        if (Runtime.getRuntime().availableProcessors() < 2) {
+            return command;
+        }
+        List<String> out = ToolRun.args("taskset", "-c", Integer.toString(cpu));
+        out.addAll(command);
+        return out;
     }
 
     /** Starts a {@code cmtime} server on {@code port}; close it when done (it serves until killed). */

@@ -36,9 +36,18 @@ public record PerftestResult(List<String> columns, List<Double> values) {
         throw new IllegalArgumentException("no perftest result row in:\n" + output);
     }
 
-    /** A figure; perftest prints C's "nan"/"-nan" (a stdev over too few samples), which Java does not parse. */
-    private static double number(String s) {
-        return s.endsWith("nan") ? Double.NaN : Double.parseDouble(s);
+    /**
+     * A figure; perftest prints C's "nan"/"-nan" and "inf" (a stdev over too few samples, a latency from a clock
+     * that jumped), which Java does not parse.
+     */
+    static double number(String s) {
+        if (s.endsWith("nan")) {
+            return Double.NaN;
+        }
+        if (s.endsWith("inf")) {
+            return s.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        return Double.parseDouble(s);
     }
 
     /**

@@ -18,11 +18,18 @@ public final class ToolRun implements AutoCloseable {
     private final List<String> command;
     private final Process process;
     private final Path output;
+    private final long startedAt = System.nanoTime();
+    private long endedAt;
 
     private ToolRun(List<String> command, Process process, Path output) {
         this.command = command;
         this.process = process;
         this.output = output;
+    }
+
+    /** Wall time from start to the exit seen by {@link #await} (process start and teardown included), or -1. */
+    public long elapsedNanos() {
+        return endedAt == 0 ? -1 : endedAt - startedAt;
     }
 
     /** Starts {@code command} with stdout and stderr going to one temporary file. */
@@ -49,6 +56,7 @@ public final class ToolRun implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted waiting for " + describe(), e);
         }
+        endedAt = System.nanoTime();
         String out = output();
         if (process.exitValue() != 0) {
             throw new IllegalStateException(describe() + " exited with " + process.exitValue() + ":\n" + out);

@@ -43,6 +43,16 @@ class ToolOutputTest {
     }
 
     @Test
+    void infiniteLatencyIsReadButIsNotAMeasurement() {
+        String out = resource("ib_send_lat-nan-stdev.txt").replace("69.24", "inf").replace("2744.58", "-inf");
+        PerftestResult r = PerftestResult.parse(out);
+
+        assertThat(r.get("t_typical")).isInfinite();
+        assertThat(r.get("t_avg")).isEqualTo(Double.NEGATIVE_INFINITY);
+        assertThat(r.measured()).isFalse();
+    }
+
+    @Test
     void outputWithoutResultRowIsRejected() {
         assertThatThrownBy(() -> PerftestResult.parse(" Couldn't connect to 169.254.77.1:18515\n"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no perftest result row");

@@ -396,12 +396,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 notifyClosed();
             }
             case PEER_DISCONNECT -> {
+                stopReceives();
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
                 safely(() -> handler.onDisconnected(this));
                 checkDrained();
             }
             case DISCONNECT -> {
+                stopReceives();
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
                 checkDrained();
@@ -409,6 +411,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             case BREAK -> {
                 Throwable err = in != Input.FATAL ? Failures.of(in, e, remote, false, null)
                         : fatal != null ? fatal : new RdmaException("ibv_get_async_event", 0, "fatal QP error");
+                stopReceives();
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
                 notifyError(err);
@@ -624,6 +627,12 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         boolean recvs = rq == null ? (qp == null || device.srq() == null || lastWqe) : rq.posted() == 0;
         if (sends && recvs) {
             input(Input.DRAINED, null);
+        }
+    }
+
+    private void stopReceives() {
+        if (rq != null) {
+            rq.stop();
         }
     }
 

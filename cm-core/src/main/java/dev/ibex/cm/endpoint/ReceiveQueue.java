@@ -151,6 +151,14 @@ final class ReceiveQueue implements Flushable {
         }
     }
 
+    /**
+     * The connection is going down: post nothing more. A receive posted to a QP in ERR comes straight back flushed
+     * and would be re-posted again, so a window larger than one loop turn's completion budget never drained.
+     */
+    void stop() {
+        stopped = true;
+    }
+
     /** Teardown (the QP is destroyed): every posted buffer returns to the pool; nothing is posted any more. */
     void reclaimAll() {
         stopped = true;

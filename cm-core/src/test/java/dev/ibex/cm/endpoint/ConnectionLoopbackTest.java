@@ -155,6 +155,26 @@ class ConnectionLoopbackTest {
         return on(loop, Thread::currentThread);
     }
 
+    /**
+     * Regression: a receive window larger than the loop's completion budget (64) never drained on disconnect —
+     * flushed receives were re-posted to the QP in ERR, flushed again, and the close waited out the drain timeout.
+     */
+    @Test
+    void aWindowLargerThanTheCompletionBudgetDrainsOnDisconnect() throws Exception {
+        start();
+        ConnectionOptions wide = ConnectionOptions.DEFAULT.withReceiveWindow(200)
+                .withDrainTimeout(Duration.ofSeconds(60));
+        listen(wide, true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, wide);
+        client.established.get(5, TimeUnit.SECONDS);
+        server.established.get(5, TimeUnit.SECONDS);
+        c.close();
+        client.closed.get(10, TimeUnit.SECONDS); // far below the 60 s drain timeout the bug waited for
+        server.closed.get(10, TimeUnit.SECONDS);
+        await().until(() -> fabric.resources().get(ResourceKind.QUEUE_PAIR) == 0);
+    }
+
     /** Regression: the CM leaves min_rnr_timer 0, so a sender that met an empty receive queue stalled 655 ms. */
     @Test
     void establishedConnectionsLoadTheConfiguredRnrDelayOnBothEnds() throws Exception {

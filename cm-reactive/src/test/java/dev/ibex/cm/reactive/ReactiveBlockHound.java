@@ -17,7 +17,8 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * <p>The soft provider plays the kernel and the NIC: its verbs and CM calls take short internal locks (the CM
  * lock, the transport timer queue, a QP's serial task during control operations) and a post transmits on the
  * posting thread through {@code DatagramChannel.send}, whose internal write lock may be contended by the
- * provider's receive threads sending ACKs — as the kernel's syscalls and the doorbell take mutexes that
+ * provider's receive threads sending ACKs (the provider's {@code TransmitLock} in front of it spins that
+ * contention off) — as the kernel's syscalls and the doorbell take mutexes that
  * BlockHound never sees under rdma-core. Those bounded waits are allowed by name. Also allowed, and reported
  * as a provider finding: {@code IbCm.randomPsn} draws PSNs from a {@code SecureRandom} ({@code NativePRNG} reads
  * {@code /dev/urandom}) on the thread that creates a CM id — a loop.
@@ -46,8 +47,10 @@ public final class ReactiveBlockHound implements BeforeAllCallback, BlockHoundIn
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.RdmaCm", "locked")
                 .allowBlockingCallsInside("dev.ibex.softroce.transport.Timers", "enqueue")
                 .allowBlockingCallsInside("dev.ibex.softroce.verbs.SerialTask", "runExclusive")
-                // the JDK's channel write lock, whichever provider class transmits
+                // the JDK's channel write lock, whichever provider class transmits, and the soft NIC's own
+                // allocation-free lock in front of it (spins a few microseconds while a receive thread sends an ACK)
                 .allowBlockingCallsInside("sun.nio.ch.DatagramChannelImpl", "send")
+                .allowBlockingCallsInside("dev.ibex.softroce.net.TransmitLock", "lock")
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes");
     }
 

@@ -2,6 +2,7 @@ package dev.ibex.samples.demo;
 
 import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.reactive.DisposableServer;
 import dev.ibex.cm.reactive.Message;
 import dev.ibex.cm.reactive.RdmaClient;
@@ -33,6 +34,11 @@ import reactor.core.publisher.Flux;
 public final class Demo implements Callable<Integer> {
     static final String SERVER_IP = "127.0.0.2";
     static final String CLIENT_IP = "127.0.0.3";
+    /**
+     * Each side keeps more receives posted than the peer can have sends in flight (send queue 128), so a burst
+     * never meets an empty receive queue: no RNR NAK, no back-off.
+     */
+    static final ConnectionOptions WINDOWS = ConnectionOptions.DEFAULT.withReceiveWindow(256);
 
     @Option(names = "--pings", paramLabel = "N", defaultValue = "20000",
             description = "measured ping-pong round trips (default: ${DEFAULT-VALUE})")
@@ -82,6 +88,7 @@ public final class Demo implements Callable<Integer> {
         Host clientHost = new Host("cli0", CLIENT_IP, udpPort, bufferSize);
         try {
             DisposableServer server = RdmaServer.create().runOn(serverHost.loops).host(SERVER_IP).port(0)
+                    .connectionOptions(WINDOWS)
                     .accept(EchoService::admit)
                     .handle(EchoService::serve)
                     .bindNow(step);
@@ -89,6 +96,7 @@ public final class Demo implements Callable<Integer> {
                 out.printf("  server listening on %s:%d%n", SERVER_IP, server.port());
                 RdmaClient client = RdmaClient.create().runOn(clientHost.loops)
                         .remoteAddress(new InetSocketAddress(SERVER_IP, server.port()))
+                        .options(WINDOWS)
                         .connectTimeout(step);
                 rejected(client, step);
                 converse(client, step);

@@ -14,10 +14,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -173,27 +177,43 @@ class DatagramTest {
         DatagramEndpoint me = client().bindNow();
         UdPeer peer = me.resolve(at(service), null).block(WAIT);
         int n = 40; // below the receive window of 64: every datagram reaches the endpoint
-        StepVerifier.create(service.receive().map(DatagramMessage::asString), 1)
-                .then(() -> {
-                    // one at a time: a burst can overflow the soft NIC's per-QP inbox under load, and a datagram
-                    // the NIC drops never reaches the endpoint to be counted (UD promises nothing there)
-                    for (int i = 0; i < n; i++) {
-                        int k = i;
-                        me.send(peer, Mono.just(String.valueOf(i))).block(WAIT);
-                        if (k >= 3) { // 1 delivered, 2 queued, the rest dropped and counted
-                            await().atMost(WAIT).untilAsserted(() -> assertThat(service.drops())
-                                    .as("drops after datagram %d", k).isEqualTo(k - 2L));
-                        }
-                    }
-                })
-                .expectNext("0")
-                .thenRequest(2)
-                .expectNext("1", "2")
-                .then(() -> me.send(peer, Mono.just("late")).subscribe())
-                .thenRequest(1)
-                .expectNext("late") // receives were re-posted: the endpoint still hears
-                .thenCancel()
-                .verify(WAIT);
+        // demand only from this thread: a StepVerifier script runs its thenRequest on the signal thread as soon as
+        // the expectation before it is met, even while an earlier then() task still runs, so it cannot keep
+        // demand at zero while datagrams arrive
+        List<String> seen = new CopyOnWriteArrayList<>();
+        BaseSubscriber<String> slow = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                s.request(1);
+            }
+
+            @Override
+            protected void hookOnNext(String value) {
+                seen.add(value);
+            }
+        };
+        service.receive().map(DatagramMessage::asString).subscribe(slow);
+        // one at a time: a burst can overflow the soft NIC's per-QP inbox under load, and a datagram the NIC
+        // drops never reaches the endpoint to be counted (UD promises nothing there)
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            me.send(peer, Mono.just(String.valueOf(i))).block(WAIT);
+            if (k == 0) {
+                await().atMost(WAIT).until(() -> seen.size() == 1);
+            } else if (k >= 3) { // 1 delivered, 2 queued, the rest dropped and counted
+                await().atMost(WAIT).untilAsserted(() -> assertThat(service.drops())
+                        .as("drops after datagram %d", k).isEqualTo(k - 2L));
+            }
+        }
+        assertThat(seen).containsExactly("0");
+
+        slow.request(2);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(seen).containsExactly("0", "1", "2"));
+        me.send(peer, Mono.just("late")).block(WAIT); // no demand, but room in the queue: it waits there
+        slow.request(1);
+        // receives were re-posted: the endpoint still hears
+        await().atMost(WAIT).untilAsserted(() -> assertThat(seen).containsExactly("0", "1", "2", "late"));
+        slow.cancel();
         assertThat(service.drops()).isEqualTo(n - 3);
         me.dispose();
         service.dispose();

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The ports against rdma-core's tools between the VM's emulated hosts a and b ({@code --hosts 2}), through the
  * switch's bridges: the Java side is host b (its endpoints bound to b's addresses), the C tool host a, or the other
- * way round where the Java side can choose its source (UD endpoints bind their address; RC connections cannot yet).
+ * way round where the port chooses its source (UD endpoints bind their address; RC connections can bind one too,
+ * {@code Connection.connect} with a source, used by the reactive VM tests between a and b).
  * Each case also requires packets on b's switch port, so the traffic crossed the wire.
  */
 @VmTest

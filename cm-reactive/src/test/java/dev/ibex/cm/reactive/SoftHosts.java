@@ -75,9 +75,8 @@ final class SoftHosts implements AutoCloseable {
         p.put("ibex.softroce.cm.responseTimeout", "14");
         p.put("ibex.softroce.cm.maxRetries", "6");
         p.put("ibex.softroce.cm.caAckDelay", "18");
-        // a receiver without demand stalls its sender in RNR back-off for as long as it likes: the soft transport
-        // counts retransmit timeouts during that back-off (rxe pushes the timer), so retry_cnt 7 must not run out
-        p.put("ibex.softroce.retry7Infinite", "true");
+        // a receiver without demand stalls its sender in RNR back-off for as long as it likes: with rnr_retry 7
+        // the soft transport waits it out without using retry_cnt (as rxe does), so no retry workaround is set
         return new SoftRoceProvider().open(ProviderConfig.of(p));
     }
 

@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -25,7 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Each registration takes a slot; the slot number is the epoll data, so a ready fd leads to its attachment
  * with two array reads and {@link #poll} allocates nothing. Registration may happen on any thread (the arrays are
  * republished through a volatile write). Closing while another thread waits wakes it, and that thread closes the
- * fds when its wait returns, so an fd is never closed under a running {@code epoll_wait}.
+ * fds when its wait returns, so an fd is never closed under a running {@code epoll_wait}. Closing also waits for
+ * {@link #wakeup()}s already past their open check, so their eventfd write (a downcall holding this poller's arena)
+ * never meets a closed arena or a closed — possibly reused — fd.
  */
 final class EpollPoller extends NativeResource implements Poller {
     private static final int MAX_EVENTS = 64;
@@ -42,6 +45,8 @@ final class EpollPoller extends NativeResource implements Poller {
     /** Where the poll thread reads the eventfd counter. */
     private final MemorySegment counter = arena.allocate(ValueLayout.JAVA_LONG);
     private final AtomicBoolean wakePending = new AtomicBoolean();
+    /** Wake-ups between their open check and the end of their write; closing waits for them. */
+    private final AtomicInteger wakersInFlight = new AtomicInteger();
     private final ReentrantLock pollLock = new ReentrantLock();
     private final Map<EventSource, Integer> slotOf = new IdentityHashMap<>();
     private volatile EventSource[] sources = new EventSource[16];
@@ -181,15 +186,20 @@ final class EpollPoller extends NativeResource implements Poller {
 
     @Override
     public void wakeup() {
-        if (!isOpen()) {
+        if (!isOpen() || !wakePending.compareAndSet(false, true)) {
             return;
         }
-        if (wakePending.compareAndSet(false, true)) {
-            try {
+        // Announce first, then check: close() marks the poller closed before destroy() waits for wakers, so
+        // either this sees it closed or the closer sees this waker.
+        wakersInFlight.incrementAndGet();
+        try {
+            if (isOpen()) {
                 LibC.write(wake.fd(), one);
-            } catch (IllegalStateException e) {
-                // closed concurrently: nothing to wake
             }
+        } catch (IllegalStateException e) {
+            // closed concurrently: nothing to wake
+        } finally {
+            wakersInFlight.decrementAndGet();
         }
     }
 
@@ -211,6 +221,9 @@ final class EpollPoller extends NativeResource implements Poller {
     }
 
     private void closeDescriptors() {
+        while (wakersInFlight.get() != 0) {
+            Thread.yield(); // a non-blocking eventfd write: microseconds, unless the waker was descheduled
+        }
         epoll.close();
         wake.close();
         if (arena.scope().isAlive()) {

@@ -99,6 +99,42 @@ class EpollPollerTest {
         assertThat(fabric.resources().get(ResourceKind.POLLER)).isZero();
     }
 
+    /**
+     * An event loop closes its poller while other threads still call {@code wakeup()} (they submitted a task as
+     * the loop shut down). A wake-up's eventfd write holds the poller's arena during the downcall; closing must
+     * wait for it rather than fail with "Session is acquired by 1 clients" (leaking the arena and leaving the
+     * poller half-closed) or let it write to a closed fd.
+     */
+    @Test
+    void closingWhileOtherThreadsWakeItClosesCleanly() throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        int rounds = 0;
+        while (rounds < 20 || (System.nanoTime() < end && rounds < 2_000)) {
+            EpollPoller poller = (EpollPoller) fabric.createPoller();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            Thread waker = Thread.ofPlatform().start(() -> {
+                started.countDown();
+                while (!stop.get()) {
+                    poller.wakeup();
+                }
+            });
+            try {
+                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                for (int i = rounds % 7; i >= 0; i--) {
+                    poller.poll(0, x -> { }); // clears the pending flag, so the waker writes again right away
+                }
+                poller.close();
+            } finally {
+                stop.set(true);
+                waker.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            assertThat(waker.isAlive()).isFalse();
+            rounds++;
+        }
+        assertThat(fabric.resources().get(ResourceKind.POLLER)).as("every poller closed").isZero();
+    }
+
     @Test
     void onlyProviderSourcesCanBeRegisteredAndOnlyOnce() {
         Poller poller = fabric.createPoller();

@@ -29,6 +29,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * fds when its wait returns, so an fd is never closed under a running {@code epoll_wait}. Closing also waits for
  * {@link #wakeup()}s already past their open check, so their eventfd write (a downcall holding this poller's arena)
  * never meets a closed arena or a closed — possibly reused — fd.
+ *
+ * <p>With a spin time ({@value RdmaCoreProvider#POLLER_SPIN_NANOS}), a poll that would block first repeats
+ * {@code epoll_wait} with timeout 0 for up to that long (never beyond its own timeout) and returns as soon as any fd
+ * is ready — a wake-up included, since the wake-up eventfd is in the same set — and only then blocks for what is
+ * left of its timeout. The spin polls the fds rather than the CQs themselves, so the arm-then-poll protocol of
+ * completion channels is untouched: a completion on an armed CQ shows up as its channel's fd becoming readable.
  */
 final class EpollPoller extends NativeResource implements Poller {
     private static final int MAX_EVENTS = 64;
@@ -54,9 +60,17 @@ final class EpollPoller extends NativeResource implements Poller {
     private int[] freeSlots = new int[16];
     private int freeCount;
     private int usedSlots;
+    /** {@value RdmaCoreProvider#POLLER_SPIN_NANOS}: how long a poll that would block spins first (0: never). */
+    private final long spinNanos;
+    /** Guarded by {@link #pollLock}. */
+    private long blockingWaits;
 
-    EpollPoller(NativeFabric fabric) {
+    EpollPoller(NativeFabric fabric, long spinNanos) {
         super(fabric);
+        if (spinNanos < 0) {
+            throw new IllegalArgumentException("spinNanos must not be negative, got " + spinNanos);
+        }
+        this.spinNanos = spinNanos;
         one.set(ValueLayout.JAVA_LONG, 0, 1L);
         this.epoll = Epoll.create();
         try {
@@ -149,31 +163,70 @@ final class EpollPoller extends NativeResource implements Poller {
         pollLock.lock();
         try {
             ensureOpen();
-            int n = epoll.waitFor(events, MAX_EVENTS, toMillis(timeoutNanos));
-            int reported = 0;
-            for (int i = 0; i < n; i++) {
-                long data = EpollEvent.data(events, i);
-                if (data == WAKE) {
-                    wakePending.set(false);
-                    LibC.read(wake.fd(), counter);
-                    continue;
-                }
-                int slot = (int) data;
-                EventSource[] s = sources;
-                Object[] a = attachments;
-                if (slot < 0 || slot >= s.length || s[slot] == null) {
-                    continue; // deregistered by an earlier handler of this batch
-                }
-                handler.ready(a[slot]);
-                reported++;
+            if (spinNanos == 0 || timeoutNanos == 0) {
+                return dispatch(waitFor(toMillis(timeoutNanos)), handler);
             }
-            return reported;
+            long start = System.nanoTime();
+            long spin = timeoutNanos > 0 ? Math.min(spinNanos, timeoutNanos) : spinNanos;
+            do {
+                int n = epoll.waitFor(events, MAX_EVENTS, 0);
+                if (n > 0) {
+                    return dispatch(n, handler);
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - start < spin);
+            long left = timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (System.nanoTime() - start));
+            return dispatch(waitFor(toMillis(left)), handler);
         } finally {
             if (!isOpen()) {
                 closeDescriptors();
             }
             pollLock.unlock();
         }
+    }
+
+    private int waitFor(int timeoutMillis) {
+        if (timeoutMillis != 0) {
+            blockingWaits++;
+        }
+        return epoll.waitFor(events, MAX_EVENTS, timeoutMillis);
+    }
+
+    /** Hands the {@code n} events epoll returned to {@code handler}; a wake-up is consumed, not reported. */
+    private int dispatch(int n, ReadyHandler handler) {
+        int reported = 0;
+        for (int i = 0; i < n; i++) {
+            long data = EpollEvent.data(events, i);
+            if (data == WAKE) {
+                wakePending.set(false);
+                LibC.read(wake.fd(), counter);
+                continue;
+            }
+            int slot = (int) data;
+            EventSource[] s = sources;
+            Object[] a = attachments;
+            if (slot < 0 || slot >= s.length || s[slot] == null) {
+                continue; // deregistered by an earlier handler of this batch
+            }
+            handler.ready(a[slot]);
+            reported++;
+        }
+        return reported;
+    }
+
+    /** How many {@code epoll_wait} calls that may block this poller made (tests: did a poll spin or block?). */
+    long blockingWaits() {
+        pollLock.lock();
+        try {
+            return blockingWaits;
+        } finally {
+            pollLock.unlock();
+        }
+    }
+
+    /** How long a poll spins before blocking (0: it blocks at once). */
+    long spinNanos() {
+        return spinNanos;
     }
 
     static int toMillis(long timeoutNanos) {

@@ -42,9 +42,12 @@ final class NativeFabric implements Fabric {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Small native scratch that lives as long as the fabric (shared: any thread may use it). */
     private final Arena arena = Arena.ofShared();
+    /** {@value RdmaCoreProvider#POLLER_SPIN_NANOS}: how long each poller spins before blocking (0: never). */
+    private final long pollerSpinNanos;
 
-    private NativeFabric(MemorySegment deviceList) {
+    private NativeFabric(MemorySegment deviceList, long pollerSpinNanos) {
         this.deviceList = deviceList;
+        this.pollerSpinNanos = pollerSpinNanos;
     }
 
     /**
@@ -54,6 +57,10 @@ final class NativeFabric implements Fabric {
      *     ELIBACC without the libraries; the message says what to do
      */
     static NativeFabric open(ProviderConfig config) {
+        long spin = config.getLong(RdmaCoreProvider.POLLER_SPIN_NANOS, 0);
+        if (spin < 0) {
+            throw new IllegalArgumentException(RdmaCoreProvider.POLLER_SPIN_NANOS + " must not be negative, got " + spin);
+        }
         if (config.getBoolean(RdmaCoreProvider.FORK_INIT, false)) {
             IbVerbs.forkInit();
         }
@@ -65,7 +72,7 @@ final class NativeFabric implements Fabric {
             throw RdmaErrors.zeroDevices();
         }
         MemorySegment contexts = RdmaCm.getDevices();
-        NativeFabric fabric = new NativeFabric(contexts);
+        NativeFabric fabric = new NativeFabric(contexts, spin);
         for (long i = 0; i < contexts.byteSize() / 8; i++) {
             fabric.devices.add(new NativeDeviceContext(fabric, contexts.getAtIndex(ValueLayout.ADDRESS, i)));
         }
@@ -75,7 +82,12 @@ final class NativeFabric implements Fabric {
 
     /** A fabric without devices: for tests of what needs no device (pollers, handles, tracking). */
     static NativeFabric detached() {
-        return new NativeFabric(MemorySegment.NULL);
+        return detached(0);
+    }
+
+    /** A {@link #detached()} fabric whose pollers spin for {@code pollerSpinNanos} before blocking. */
+    static NativeFabric detached(long pollerSpinNanos) {
+        return new NativeFabric(MemorySegment.NULL, pollerSpinNanos);
     }
 
     ResourceTracker tracker() {
@@ -144,7 +156,7 @@ final class NativeFabric implements Fabric {
     @Override
     public Poller createPoller() {
         ensureOpen();
-        return new EpollPoller(this);
+        return new EpollPoller(this, pollerSpinNanos);
     }
 
     @Override

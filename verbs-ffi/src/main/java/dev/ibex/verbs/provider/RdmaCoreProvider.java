@@ -16,6 +16,11 @@ import dev.ibex.verbs.ffi.RdmaAvailability;
  *       memory is registered. Needed only when native code in the process calls {@code fork()};
  *       {@code ProcessBuilder} spawns with {@code posix_spawn} (vfork semantics) and is safe. See the
  *       verbs-ffi README, "fork() and ibv_fork_init".</li>
+ *   <li>{@value #POLLER_SPIN_NANOS} ({@code 0}): before an event loop's poller blocks in {@code epoll_wait},
+ *       it re-polls its fds without blocking for up to this many nanoseconds and returns as soon as a CQ
+ *       event, CM event or wake-up is ready. Trades up to that much busy CPU per idle poll for the thread
+ *       wake-up a message otherwise costs (what {@code ib_send_lat} does, and {@code ib_send_lat -e} does
+ *       not); pays off only with a core to spare per loop. 0 blocks at once.</li>
  * </ul>
  */
 public final class RdmaCoreProvider implements RdmaProvider {
@@ -23,6 +28,8 @@ public final class RdmaCoreProvider implements RdmaProvider {
     public static final String NAME = "rdma-core";
     /** Config key: call {@code ibv_fork_init} at open. */
     public static final String FORK_INIT = "ibex.rdma.forkInit";
+    /** Config key: nanoseconds a poller spins (non-blocking {@code epoll_wait}) before blocking; 0 = never. */
+    public static final String POLLER_SPIN_NANOS = "ibex.rdma.poller.spinNanos";
 
     @Override
     public String name() {

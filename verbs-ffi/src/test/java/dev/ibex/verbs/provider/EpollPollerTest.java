@@ -205,6 +205,90 @@ class EpollPollerTest {
     }
 
     @Test
+    void aSpinningPollSeesASourceSignalledDuringTheSpinWithoutBlocking() {
+        try (NativeFabric spinning = NativeFabric.detached(TimeUnit.MINUTES.toNanos(1))) {
+            EpollPoller poller = (EpollPoller) spinning.createPoller();
+            assertThat(poller.spinNanos()).isEqualTo(TimeUnit.MINUTES.toNanos(1));
+            FdOf a = source();
+            poller.register(a, "A");
+            List<Object> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CompletableFuture<Integer> polling = CompletableFuture.supplyAsync(() -> poller.poll(-1, seen::add));
+            await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ofMillis(50)).until(() -> true);
+            a.fd().signal();
+            assertThat(polling).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(1);
+            assertThat(seen).containsExactly("A");
+            assertThat(poller.blockingWaits()).as("seen while spinning: epoll_wait never blocked").isZero();
+        }
+    }
+
+    @Test
+    void aWakeupDuringTheSpinEndsThePoll() {
+        try (NativeFabric spinning = NativeFabric.detached(TimeUnit.MINUTES.toNanos(1))) {
+            EpollPoller poller = (EpollPoller) spinning.createPoller();
+            poller.register(source(), "never ready");
+            CompletableFuture<Integer> polling = CompletableFuture.supplyAsync(() -> poller.poll(-1, x -> { }));
+            await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ofMillis(50)).until(() -> true);
+            poller.wakeup();
+            assertThat(polling).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(0);
+            assertThat(poller.blockingWaits()).isZero();
+            assertThat(poller.poll(0, x -> { })).as("the wake-up was consumed").isZero();
+        }
+    }
+
+    @Test
+    void aSpinningPollStillHonoursItsTimeout() {
+        try (NativeFabric spinning = NativeFabric.detached(TimeUnit.MINUTES.toNanos(1))) {
+            EpollPoller poller = (EpollPoller) spinning.createPoller();
+            poller.register(source(), "never ready");
+            long start = System.nanoTime();
+            assertThat(poller.poll(TimeUnit.MILLISECONDS.toNanos(30), x -> { })).isZero();
+            assertThat(System.nanoTime() - start).as("a timer is never run early")
+                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(30));
+            assertThat(poller.blockingWaits()).as("the spin covered the whole timeout").isZero();
+            assertThat(poller.poll(0, x -> { })).as("a poll with timeout 0 does not spin").isZero();
+        }
+    }
+
+    @Test
+    void afterTheSpinAPollBlocksForTheRestOfItsTimeout() {
+        try (NativeFabric spinning = NativeFabric.detached(TimeUnit.MILLISECONDS.toNanos(1))) {
+            EpollPoller poller = (EpollPoller) spinning.createPoller();
+            FdOf a = source();
+            poller.register(a, "A");
+            long start = System.nanoTime();
+            assertThat(poller.poll(TimeUnit.MILLISECONDS.toNanos(50), x -> { })).isZero();
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+            assertThat(poller.blockingWaits()).as("spun 1 ms, then blocked").isEqualTo(1);
+            List<Object> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CompletableFuture<Integer> polling = CompletableFuture.supplyAsync(() -> poller.poll(-1, seen::add));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                a.fd().signal();
+                return polling.isDone();
+            });
+            assertThat(polling.join()).isEqualTo(1);
+            assertThat(seen).containsExactly("A");
+        }
+    }
+
+    @Test
+    void withoutASpinTimeAPollBlocksAtOnceAsBefore() {
+        EpollPoller poller = (EpollPoller) fabric.createPoller();
+        assertThat(poller.spinNanos()).isZero();
+        FdOf a = source();
+        poller.register(a, "A");
+        assertThat(poller.poll(0, x -> { })).isZero();
+        assertThat(poller.blockingWaits()).isZero();
+        List<Object> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CompletableFuture<Integer> polling = CompletableFuture.supplyAsync(() -> poller.poll(-1, seen::add));
+        await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ofMillis(50)).until(() -> true);
+        a.fd().signal();
+        assertThat(polling).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(1);
+        assertThat(seen).containsExactly("A");
+        assertThat(poller.blockingWaits()).as("straight into a blocking epoll_wait").isEqualTo(1);
+        assertThatThrownBy(() -> new EpollPoller(fabric, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void timeoutsRoundUpToMilliseconds() {
         assertThat(EpollPoller.toMillis(-1)).isEqualTo(-1);
         assertThat(EpollPoller.toMillis(0)).isZero();

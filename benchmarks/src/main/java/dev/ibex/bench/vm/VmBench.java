@@ -15,6 +15,7 @@ import dev.ibex.bench.report.Rounds;
 import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
 import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.verbs.provider.RdmaCoreProvider;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -40,13 +41,13 @@ import org.HdrHistogram.Histogram;
  *
  * <pre>
  * lab/rxe-vm -- java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup]
+ *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup] [--spin-nanos N]
  * </pre>
  */
 public final class VmBench {
     static final int MESSAGE = 64;
     static final int WRITE = 64 * 1024;
-    static final String USAGE = "usage: VmBench [--rounds N] [--quick] [--only latency|rate|write|setup]";
+    static final String USAGE = "usage: VmBench [--rounds N] [--quick] [--only latency|rate|write|setup] [--spin-nanos N]";
     static final Duration RUN_LIMIT = Duration.ofSeconds(90);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
 
@@ -59,11 +60,15 @@ public final class VmBench {
     private final int sends;
     private final int writes;
     private final int connections;
+    /** The rdma-core provider's settings for the Ibex side (the poller's spin time). */
+    private final ProviderConfig config;
     /** C tool runs repeated because they failed or reported no figure (noted under the table). */
     private int retries;
 
-    VmBench(PrintStream out, Watchdog watchdog, String device, String address, int rounds, boolean quick) {
+    VmBench(PrintStream out, Watchdog watchdog, String device, String address, int rounds, boolean quick,
+            ProviderConfig config) {
         this.out = out;
+        this.config = config;
         this.watchdog = watchdog;
         this.perftest = new Perftest(device, address);
         this.address = address;
@@ -78,11 +83,13 @@ public final class VmBench {
         int rounds = 3;
         boolean quick = false;
         String only = null;
+        long spinNanos = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--quick" -> quick = true;
                 case "--only" -> only = args[++i];
+                case "--spin-nanos" -> spinNanos = Long.parseLong(args[++i]);
                 default -> {
                     System.err.println(USAGE);
                     System.exit(2);
@@ -96,9 +103,11 @@ public final class VmBench {
             System.exit(2);
         }
         Watchdog w = Watchdog.start(Duration.ofMinutes(12));
-        VmBench bench = new VmBench(System.out, w, device, address, rounds, quick);
+        VmBench bench = new VmBench(System.out, w, device, address, rounds, quick,
+                ProviderConfig.of(java.util.Map.of(RdmaCoreProvider.POLLER_SPIN_NANOS, Long.toString(spinNanos))));
         RatioTable table = new RatioTable("Ibex rdma-core provider vs rdma-core's C tools on " + device + " ("
-                + address + ") in the Soft-RoCE VM, qemu TCG (" + HostLoad.describe() + " in the guest at start)",
+                + address + ") in the Soft-RoCE VM, qemu TCG, " + RdmaCoreProvider.POLLER_SPIN_NANOS + "=" + spinNanos
+                + " (" + HostLoad.describe() + " in the guest at start)",
                 "C tool");
         if (only == null || only.equals("latency")) {
             bench.guarded(table, "latency", bench::latency);
@@ -133,7 +142,7 @@ public final class VmBench {
     }
 
     private Sides sides(int port) {
-        return Sides.oneFabric("rdma-core", ProviderConfig.DEFAULT, new InetSocketAddress(address, port));
+        return Sides.oneFabric("rdma-core", config, new InetSocketAddress(address, port));
     }
 
     void latency(RatioTable table) {

@@ -31,7 +31,6 @@ class SoftRoceConformanceTest extends ProviderConformanceSuite {
         Map<Capability, String> missing = new EnumMap<>(Capability.class);
         missing.put(Capability.APM, "soft-roce does not implement APM yet (it does not claim IBV_DEVICE_AUTO_PATH_MIG)");
         missing.put(Capability.ADDRESS_RESOLUTION_TIMEOUT, "soft devices resolve addresses locally: nothing to time out");
-        missing.put(Capability.MULTICAST, "soft-roce refuses multicast joins for now (MULTICAST_ERROR -EOPNOTSUPP)");
         return new ProviderUnderTest("soft-roce", config, config(port + 1), address("127.0.0.3"), address("127.0.0.2"), null, missing,
                 Duration.ofSeconds(20));
     }

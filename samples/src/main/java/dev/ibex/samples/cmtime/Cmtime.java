@@ -7,10 +7,10 @@ import dev.ibex.cm.endpoint.ListenOptions;
 import dev.ibex.cm.endpoint.Listener;
 import dev.ibex.cm.endpoint.ListenerHandler;
 import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.SampleCommand;
 import dev.ibex.samples.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "cmtime", sortOptions = false, separator = " ",
         description = "RDMA CM connection setup timing (rdma-core's cmtime).")
-public final class Cmtime implements Callable<Integer> {
+public final class Cmtime extends SampleCommand {
     @Option(names = "-s", paramLabel = "server_address", description = "connect to this server (client role)")
     String serverAddress;
     @Option(names = "-b", paramLabel = "bind_address", description = "bind address (server: listen address)")
@@ -38,14 +38,10 @@ public final class Cmtime implements Callable<Integer> {
     boolean endpoints;
     @Mixin FabricOptions fabric = new FabricOptions();
 
-    private final PrintStream out;
-    private final PrintStream err;
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
-    private volatile SampleRun run;
 
     public Cmtime(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+        super(out, err);
     }
 
     public static void main(String[] args) {
@@ -57,13 +53,6 @@ public final class Cmtime implements Callable<Integer> {
         return listening;
     }
 
-    /** Ends a server run (exit status 0). */
-    public void stop() {
-        SampleRun r = run;
-        if (r != null) {
-            r.finish(0);
-        }
-    }
 
     @Override
     public Integer call() {
@@ -83,8 +72,7 @@ public final class Cmtime implements Callable<Integer> {
             err.println("cmtime: --endpoints cannot bind a source address (Connection.connect takes none)");
             return 22;
         }
-        try (SampleRun r = new SampleRun(fabric.open(4096), out, err)) {
-            run = r;
+        try (SampleRun r = begin(new SampleRun(fabric.open(4096), out, err))) {
             if (server) {
                 serve(r, bind == null ? new InetSocketAddress(port) : bind);
             } else if (endpoints) {
@@ -93,8 +81,6 @@ public final class Cmtime implements Callable<Integer> {
                 new CmSteps(r, bind, target, connections, timeoutMs, retries).start();
             }
             return r.await(fabric.timeout());
-        } finally {
-            run = null;
         }
     }
 

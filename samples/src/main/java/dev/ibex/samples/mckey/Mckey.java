@@ -1,10 +1,10 @@
 package dev.ibex.samples.mckey;
 
 import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.SampleCommand;
 import dev.ibex.samples.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "mckey", sortOptions = false, separator = " ",
         description = "RDMA CM multicast test (rdma-core's mckey): join a group, send to it or receive from it.")
-public final class Mckey implements Callable<Integer> {
+public final class Mckey extends SampleCommand {
     @Option(names = "-m", paramLabel = "multicast_address", required = true) String groupAddress;
     @Option(names = "-s", description = "sender (default: receiver)") boolean sender;
     @Option(names = "-b", paramLabel = "bind_address", required = true,
@@ -34,14 +34,10 @@ public final class Mckey implements Callable<Integer> {
     long pauseMillis;
     @Mixin FabricOptions fabric = new FabricOptions();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private volatile SampleRun current;
     private final CompletableFuture<Void> receiving = new CompletableFuture<>();
 
     public Mckey(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+        super(out, err);
     }
 
     public static void main(String[] args) {
@@ -53,13 +49,6 @@ public final class Mckey implements Callable<Integer> {
         return receiving;
     }
 
-    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
-    public void stop() {
-        SampleRun r = current;
-        if (r != null) {
-            r.finish(0);
-        }
-    }
 
     @Override
     public Integer call() {
@@ -77,7 +66,7 @@ public final class Mckey implements Callable<Integer> {
             out.println("mckey: " + groupAddress + " is not a multicast address");
             return 22;
         }
-        try (SampleRun run = current = new SampleRun(fabric.openForDatagrams(size), out, err)) {
+        try (SampleRun run = begin(new SampleRun(fabric.openForDatagrams(size), out, err))) {
             out.println("mckey: starting " + (sender ? "client" : "server"));
             out.println("mckey: joining");
             new McTest(run, bind, group, sender, sendOnly, connections, size == 0 ? 0 : count, size, pauseMillis,

@@ -5,10 +5,10 @@ import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.endpoint.ListenOptions;
 import dev.ibex.cm.endpoint.Listener;
 import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.SampleCommand;
 import dev.ibex.samples.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 @Command(name = "rping", sortOptions = false, separator = " ",
         description = "RDMA ping-pong (rdma-core's rping): the server RDMA READs the client's ping data and RDMA "
                 + "WRITEs it back.")
-public final class Rping implements Callable<Integer> {
+public final class Rping extends SampleCommand {
     /** rping's receive queue holds two receives; the protocol never has more than one message in flight. */
     private static final int RECEIVE_WINDOW = 2;
 
@@ -44,14 +44,10 @@ public final class Rping implements Callable<Integer> {
     @Option(names = "-P", description = "persistent server: serve many clients until killed") boolean persistent;
     @Mixin FabricOptions fabric = new FabricOptions();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private volatile SampleRun current;
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
 
     public Rping(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+        super(out, err);
     }
 
     public static void main(String[] args) {
@@ -63,13 +59,6 @@ public final class Rping implements Callable<Integer> {
         return listening;
     }
 
-    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
-    public void stop() {
-        SampleRun r = current;
-        if (r != null) {
-            r.finish(0);
-        }
-    }
 
     @Override
     public Integer call() {
@@ -95,7 +84,7 @@ public final class Rping implements Callable<Integer> {
             return 22;
         }
         ConnectionOptions options = ConnectionOptions.DEFAULT.withReceiveWindow(RECEIVE_WINDOW).withSendQueueDepth(16);
-        try (SampleRun run = current = new SampleRun(fabric.open(size), out, err)) {
+        try (SampleRun run = begin(new SampleRun(fabric.open(size), out, err))) {
             if (debug) {
                 err.println("provider " + run.group().fabric().providerName() + ", "
                         + (server ? "server on " : "client to ") + where);

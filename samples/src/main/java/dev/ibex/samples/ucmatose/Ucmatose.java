@@ -7,10 +7,10 @@ import dev.ibex.cm.endpoint.ListenOptions;
 import dev.ibex.cm.endpoint.Listener;
 import dev.ibex.cm.endpoint.ListenerHandler;
 import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.SampleCommand;
 import dev.ibex.samples.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "ucmatose", sortOptions = false, separator = " ",
         description = "RDMA CM connection test (rdma-core's ucmatose): connect, exchange messages, disconnect.")
-public final class Ucmatose implements Callable<Integer> {
+public final class Ucmatose extends SampleCommand {
     @Option(names = "-s", paramLabel = "server_address", description = "connect to this server (client role)")
     String serverAddress;
     @Option(names = "-b", paramLabel = "bind_address", description = "server: address to listen on (default any)")
@@ -35,14 +35,10 @@ public final class Ucmatose implements Callable<Integer> {
     @Option(names = "-p", paramLabel = "port_number", defaultValue = "7471") int port;
     @Mixin FabricOptions fabric = new FabricOptions();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private volatile SampleRun current;
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
 
     public Ucmatose(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+        super(out, err);
     }
 
     public static void main(String[] args) {
@@ -54,13 +50,6 @@ public final class Ucmatose implements Callable<Integer> {
         return listening;
     }
 
-    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
-    public void stop() {
-        SampleRun r = current;
-        if (r != null) {
-            r.finish(0);
-        }
-    }
 
     @Override
     public Integer call() {
@@ -82,7 +71,7 @@ public final class Ucmatose implements Callable<Integer> {
         }
         // every message the peer sends at once must find a receive: the C client connects with rnr_retry_count 0
         ConnectionOptions options = ConnectionOptions.DEFAULT.withReceiveWindow(Math.max(1, count));
-        try (SampleRun run = current = new SampleRun(fabric.open(size), out, err)) {
+        try (SampleRun run = begin(new SampleRun(fabric.open(size), out, err))) {
             CmaTest test = new CmaTest(run, server, connections, count, size);
             if (server) {
                 out.println("cmatose: starting server");

@@ -3,10 +3,10 @@ package dev.ibex.samples.udaddy;
 import dev.ibex.cm.endpoint.Datagram;
 import dev.ibex.cm.endpoint.DatagramOptions;
 import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.SampleCommand;
 import dev.ibex.samples.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "udaddy", sortOptions = false, separator = " ",
         description = "RDMA CM datagram test (rdma-core's udaddy): SIDR resolution and UD sends with replies.")
-public final class Udaddy implements Callable<Integer> {
+public final class Udaddy extends SampleCommand {
     @Option(names = "-s", paramLabel = "server_address", description = "resolve this server (client role)")
     String serverAddress;
     @Option(names = "-b", paramLabel = "bind_address", required = true,
@@ -35,14 +35,10 @@ public final class Udaddy implements Callable<Integer> {
     int port;
     @Mixin FabricOptions fabric = new FabricOptions();
 
-    private final PrintStream out;
-    private final PrintStream err;
-    private volatile SampleRun current;
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
 
     public Udaddy(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+        super(out, err);
     }
 
     public static void main(String[] args) {
@@ -54,13 +50,6 @@ public final class Udaddy implements Callable<Integer> {
         return listening;
     }
 
-    /** Ends the run now with exit status 0 (a server that would otherwise wait for clients). Any thread. */
-    public void stop() {
-        SampleRun r = current;
-        if (r != null) {
-            r.finish(0);
-        }
-    }
 
     @Override
     public Integer call() {
@@ -77,7 +66,7 @@ public final class Udaddy implements Callable<Integer> {
                     : serverAddress));
             return 22;
         }
-        try (SampleRun run = current = new SampleRun(fabric.openForDatagrams(size), out, err)) {
+        try (SampleRun run = begin(new SampleRun(fabric.openForDatagrams(size), out, err))) {
             if (server) {
                 out.println("udaddy: starting server");
                 DatagramOptions options = DatagramOptions.DEFAULT.withListen(true)

@@ -20,12 +20,9 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.cm.spi.VerbsAbi;
-import java.io.IOException;
+import dev.ibex.softroce.net.FreePort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -58,25 +55,7 @@ public final class Harness implements AutoCloseable {
 
     /** A UDP port nobody uses on 127.0.0.2 and 127.0.0.3 right now. */
     public static int freePort() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0))) {
-                int port = s.getLocalPort();
-                if (isFree("127.0.0.3", port)) {
-                    return port;
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException("no free UDP port");
-    }
-
-    private static boolean isFree(String host, int port) {
-        try (DatagramSocket t = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(host), port))) {
-            return t.isBound();
-        } catch (IOException busy) {
-            return false;
-        }
+        return FreePort.on("127.0.0.2", "127.0.0.3");
     }
 
     /** One side of a connection: PD, CQs, QP, a registered buffer. */

@@ -2,13 +2,11 @@ package dev.ibex.bench.loopback;
 
 import dev.ibex.bench.callback.Sides;
 import dev.ibex.cm.spi.ProviderConfig;
-import java.io.IOException;
+import dev.ibex.softroce.net.FreePort;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.channels.DatagramChannel;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Two soft-roce "hosts" on loopback in one process: the server's group has one soft device on {@value #SERVER},
@@ -32,7 +30,7 @@ public final class LoopbackHosts {
 
     /** The soft-roce sides, their UDP port picked now; the server listens on RDMA CM port {@code cmPort}. */
     public static Sides softRoce(int cmPort) {
-        int udp = freeUdpPort();
+        int udp = FreePort.on(SERVER, CLIENT);
         return Sides.twoFabrics("soft-roce", config("srv=" + SERVER, udp), config("cli=" + CLIENT, udp),
                 new InetSocketAddress(server(), cmPort));
     }
@@ -40,25 +38,6 @@ public final class LoopbackHosts {
     private static ProviderConfig config(String devices, int port) {
         return ProviderConfig.of(Map.of("ibex.softroce.devices", devices, "ibex.softroce.port",
                 Integer.toString(port)));
-    }
-
-    private static int freeUdpPort() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int p = ThreadLocalRandom.current().nextInt(20_000, 60_000);
-            if (free(SERVER, p) && free(CLIENT, p)) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("no UDP port free on both " + SERVER + " and " + CLIENT);
-    }
-
-    private static boolean free(String ip, int port) {
-        try (DatagramChannel ch = DatagramChannel.open()) {
-            ch.bind(new InetSocketAddress(ip, port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static InetAddress address(String ip) {

@@ -11,9 +11,7 @@ import dev.ibex.cm.spi.Fabric;
 import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.softroce.SoftRoceProvider;
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
+import dev.ibex.softroce.net.FreePort;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -33,7 +31,7 @@ final class SoftHosts implements AutoCloseable {
     /** An address on loopback where no fabric listens: CM requests go unanswered. */
     static final String NOBODY_IP = "127.0.0.9";
 
-    final int udpPort = freePort();
+    final int udpPort = FreePort.on(SERVER_IP, CLIENT_IP);
     final Fabric serverFabric;
     final Fabric clientFabric;
     final EventLoopGroup server;
@@ -126,23 +124,5 @@ final class SoftHosts implements AutoCloseable {
             serverFabric.close();
             clientFabric.close();
         }
-    }
-
-    /** A UDP port free on both addresses right now. */
-    static int freePort() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(SERVER_IP), 0))) {
-                int port = s.getLocalPort();
-                try (DatagramSocket t = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(CLIENT_IP),
-                        port))) {
-                    return port;
-                } catch (IOException busy) {
-                    // try another
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException("no free UDP port");
     }
 }

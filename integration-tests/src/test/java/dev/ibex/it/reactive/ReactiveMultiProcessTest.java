@@ -2,10 +2,7 @@ package dev.ibex.it.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import dev.ibex.softroce.net.FreePort;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +19,7 @@ class ReactiveMultiProcessTest {
     static final String CLIENT_IP = "127.0.0.3";
     static final Duration LIMIT = Duration.ofSeconds(60);
 
-    private final int udpPort = freePort();
+    private final int udpPort = FreePort.on(SERVER_IP, CLIENT_IP);
     private final List<PeerProcess> processes = new ArrayList<>();
 
     @AfterEach
@@ -69,23 +66,5 @@ class ReactiveMultiProcessTest {
         assertThat(client.exitCode(LIMIT)).as(client.output()).isZero();
         // no DREQ came: the transport's retries ran out (typed WorkCompletionException), the connection closed
         assertThat(client.output()).contains("EVENT ERROR dev.ibex.cm").contains("EVENT CLOSED").contains("ENDED");
-    }
-
-    /** A UDP port free on both addresses now. */
-    static int freePort() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(SERVER_IP), 0))) {
-                int port = s.getLocalPort();
-                try (DatagramSocket t = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(CLIENT_IP),
-                        port))) {
-                    return port;
-                } catch (IOException busy) {
-                    // try another
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException("no free UDP port");
     }
 }

@@ -8,11 +8,8 @@ import dev.ibex.cm.reactive.Message;
 import dev.ibex.cm.reactive.RdmaClient;
 import dev.ibex.cm.reactive.RdmaConnection;
 import dev.ibex.cm.reactive.RdmaServer;
-import java.io.IOException;
+import dev.ibex.softroce.net.FreePort;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -81,7 +78,7 @@ public final class Demo implements Callable<Integer> {
         }
         Duration step = Duration.ofSeconds(timeoutSeconds);
         int bufferSize = Math.max(4096, Integer.highestOneBit(Math.max(size, writeSize) - 1) << 1);
-        int udpPort = freeUdpPort();
+        int udpPort = FreePort.on(SERVER_IP, CLIENT_IP);
         out.printf("Ibex demo: soft-roce over loopback, server %s, client %s, RoCEv2 on UDP port %d%n",
                 SERVER_IP, CLIENT_IP, udpPort);
         Host serverHost = new Host("srv0", SERVER_IP, udpPort, bufferSize);
@@ -174,24 +171,6 @@ public final class Demo implements Callable<Integer> {
         } finally {
             conn.dispose();
         }
-    }
-
-    /** A UDP port free on both loopback addresses now (both devices use the same RoCEv2 port, as on a fabric). */
-    private static int freeUdpPort() {
-        for (int attempt = 0; attempt < 20; attempt++) {
-            try (DatagramSocket a = new DatagramSocket(0, InetAddress.getByName(SERVER_IP))) {
-                int port = a.getLocalPort();
-                try (DatagramSocket b = new DatagramSocket(port, InetAddress.getByName(CLIENT_IP))) {
-                    return port;
-                } catch (IOException taken) {
-                    // try another
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot bind UDP on " + SERVER_IP
-                        + " (loopback 127.0.0.0/8 must be routable)", e);
-            }
-        }
-        throw new IllegalStateException("no UDP port free on both " + SERVER_IP + " and " + CLIENT_IP);
     }
 
     private static void check(boolean ok, String what) {

@@ -49,8 +49,6 @@ public final class IbCm {
     final CmTimer timer;
     final CmTimings timings;
     private final Random random;
-    private final int idOperand;
-    private int nextId;
     private int nextHiTid = 1;
     private final Map<Integer, IbCmId> localIds = new HashMap<>();
     private final Map<ListenKey, IbCmId> listeners = new HashMap<>();
@@ -71,15 +69,13 @@ public final class IbCm {
 
     /**
      * @param lock the lock every CM operation runs under (shared with the RDMA CM layer)
-     * @param random source of the comm-ID operand and PSNs
+     * @param random source of comm IDs and PSNs (a {@link java.security.SecureRandom})
      */
     public IbCm(CmTimer timer, CmTimings timings, ReentrantLock lock, Random random) {
         this.timer = timer;
         this.timings = timings;
         this.lock = lock;
         this.random = random;
-        this.idOperand = random.nextInt();
-        this.nextId = random.nextInt(1 << 16);
     }
 
     public CmTimings timings() {
@@ -99,7 +95,9 @@ public final class IbCm {
     private IbCmId newId(IbCmHandler handler, Object context) {
         int id;
         do {
-            id = (nextId++) ^ idOperand; // cyclic counter XOR a random operand, like cm_alloc_id_priv
+            // 32 random bits, not the kernel's counter XOR one random operand (cm_alloc_id_priv): knowing one id
+            // must not tell a peer the next, or it could forge the DREQ or REJ of a connection it is not part of
+            id = random.nextInt();
         } while (id == 0 || localIds.containsKey(id));
         IbCmId cmId = new IbCmId(this, id, handler, context);
         localIds.put(id, cmId);

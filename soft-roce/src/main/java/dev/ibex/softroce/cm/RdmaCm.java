@@ -7,7 +7,6 @@ import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ResourceTracker;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -35,7 +34,7 @@ public final class RdmaCm implements dev.ibex.softroce.CmService {
     private volatile Runnable onClose = () -> { };
 
     public RdmaCm(CmEnvironment env, CmTimings timings) {
-        this(env, timings, new SecureRandom());
+        this(env, timings, dev.ibex.softroce.verbs.SoftDevice.seededRandom());
     }
 
     RdmaCm(CmEnvironment env, CmTimings timings, Random random) {

@@ -3,9 +3,9 @@ package dev.ibex.softroce.verbs;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Objects by small integer index, for O(1) lock-free lookups on the data path (QPs by QPN, MRs by key, AHs by
- * handle). Adding and removing take a lock and reuse freed indexes last-in-first-out; the table grows by doubling
- * up to a maximum. Readers see an entry once {@link #add} has returned.
+ * Objects by small integer index, for O(1) lock-free lookups on the data path: AHs by handle, local names that never
+ * leave the process (QPNs and memory keys do, so they are unpredictable: see {@link KeyTable}). Adding and removing
+ * take a lock and reuse freed indexes last-in-first-out; the table grows by doubling up to a maximum. Readers see an entry once {@link #add} has returned.
  *
  * @param <T> the entry type
  */

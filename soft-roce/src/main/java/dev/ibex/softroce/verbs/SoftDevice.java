@@ -25,6 +25,7 @@ import dev.ibex.softroce.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -66,10 +67,12 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final Mtu activeMtu;
     private final SoftAsyncEvents asyncEvents;
     private final Gsi gsi;
-    private final HandleTable<SoftQueuePair> qps = new HandleTable<>(2, MAX_QP - 1);
-    private final byte[] qpGenerations = new byte[MAX_QP];
-    private final HandleTable<SoftMemoryRegion> mrs = new HandleTable<>(1, MAX_MR);
-    private byte[] mrGenerations = new byte[1024];
+    /** Where QPNs and memory keys come from: seeded once, when the device opens. */
+    private final SecureRandom random = seededRandom();
+    /** QPs by QPN: random 24-bit numbers (0, 1 and the multicast QPN excepted). */
+    private final KeyTable<SoftQueuePair> qps = new KeyTable<>(MAX_QP - 3, random, 1, 0xFFFFFF);
+    /** Memory regions and windows by {@code key >>> 8}: 24 random bits per key. */
+    private final KeyTable<Object> memoryKeys = new KeyTable<>(MAX_MR, random);
     private final HandleTable<SoftAddressHandle> ahs = new HandleTable<>(1, MAX_AH);
     private final MulticastGroups multicast;
     private volatile boolean closed;
@@ -279,8 +282,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
 
     /** The QP with number {@code qpn}, or {@code null}. Lock-free. */
     public SoftQueuePair queuePair(int qpn) {
-        SoftQueuePair qp = qps.get(qpn & 0xFFFF);
-        return qp != null && qp.qpNum() == qpn ? qp : null;
+        return (qpn & ~KeyTable.MASK) != 0 ? null : qps.get(qpn);
     }
 
     /** The UD QPs attached to multicast group {@code group} (IPv4 as an int). Lock-free, allocation-free. */
@@ -298,8 +300,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
 
     /** The MR with lkey/rkey {@code key}, or {@code null}. Lock-free. */
     public SoftMemoryRegion memoryRegion(int key) {
-        SoftMemoryRegion mr = mrs.get(key >>> 8);
-        return mr != null && mr.key() == key ? mr : null;
+        return memoryKeys.get(key >>> 8) instanceof SoftMemoryRegion mr && mr.key() == key ? mr : null;
     }
 
     /** The AH with {@code handle}, or {@code null}. */
@@ -356,58 +357,35 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     }
 
     private SoftMemoryRegion findRegion(long addr, int len) {
-        for (int i = 1; i < MAX_MR; i++) {
-            SoftMemoryRegion mr = mrs.get(i);
-            if (mr == null) {
-                if (i > mrHighWater) {
-                    return null;
-                }
-                continue;
-            }
-            if (mr.check(addr, len, 0) == SoftMemoryRegion.OK) {
-                return mr;
-            }
-        }
-        return null;
+        return (SoftMemoryRegion) memoryKeys.find(o -> o instanceof SoftMemoryRegion mr
+                && mr.check(addr, len, 0) == SoftMemoryRegion.OK);
     }
 
-    private volatile int mrHighWater;
-
+    /** A random free QPN for {@code qp}, or -1 when the table is full. */
     int registerQueuePair(SoftQueuePair qp) {
-        int index = qps.add(qp);
-        if (index < 0) {
-            return -1;
-        }
-        int gen;
-        synchronized (qpGenerations) {
-            gen = ++qpGenerations[index] & 0xFF;
-        }
-        return gen << 16 | index;
+        return qps.add(qp);
     }
 
-    /** The QPN a QP gets is known only after {@link #registerQueuePair}; the table maps by index. */
     void unregisterQueuePair(SoftQueuePair qp) {
-        qps.remove(qp.qpNum() & 0xFFFF, qp);
+        qps.remove(qp.qpNum(), qp);
     }
 
-    /** Returns {index, key} or {@code null} when the table is full. */
-    synchronized int[] registerMemoryRegion(SoftMemoryRegion mr) {
-        int index = mrs.add(mr);
+    /**
+     * A memory key for {@code region} (an MR or an MW): 24 random bits that name it in the key table, and a random
+     * low byte (the consumer key, which binding a window changes).
+     *
+     * @throws RdmaException ENOMEM when the table is full
+     */
+    int registerMemoryKey(Object region, String verb) {
+        int index = memoryKeys.add(region);
         if (index < 0) {
-            return null;
+            throw new RdmaException(verb, Errno.ENOMEM, "the device's memory key table is full (" + MAX_MR + ")");
         }
-        if (index >= mrGenerations.length) {
-            mrGenerations = java.util.Arrays.copyOf(mrGenerations, Math.max(index + 1, mrGenerations.length * 2));
-        }
-        int gen = ++mrGenerations[index] & 0xFF;
-        if (index > mrHighWater) {
-            mrHighWater = index;
-        }
-        return new int[] {index, index << 8 | gen};
+        return index << 8 | (random.nextInt() & 0xFF);
     }
 
-    void unregisterMemoryRegion(SoftMemoryRegion mr) {
-        mrs.remove(mr.index(), mr);
+    void unregisterMemoryKey(int key, Object region) {
+        memoryKeys.remove(key >>> 8, region);
     }
 
     int registerAddressHandle(SoftAddressHandle ah) {
@@ -420,6 +398,20 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
 
     void unregisterAddressHandle(SoftAddressHandle ah) {
         ahs.remove(ah.index(), ah);
+    }
+
+    /**
+     * A DRBG seeded now, on the thread that opens the device: seeding may read the OS entropy source, which must not
+     * happen later on an event loop; afterwards drawing numbers costs no system call.
+     */
+    public static SecureRandom seededRandom() {
+        try {
+            SecureRandom r = SecureRandom.getInstance("DRBG");
+            r.nextInt();
+            return r;
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no DRBG SecureRandom", e);
+        }
     }
 
     private void requireOpen() {

@@ -1,16 +1,15 @@
 package dev.ibex.softroce.verbs;
 
-import dev.ibex.cm.Errno;
-import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.MemoryRegion;
 import dev.ibex.cm.spi.ProtectionDomain;
 import java.lang.foreign.MemorySegment;
 
 /**
- * {@code ibv_mr} over a native segment. The key is {@code index << 8 | tag} in the device's MR table, so a stale
- * key of a closed region never matches a new one; lkey and rkey are the same value, as in rxe. Access flags are
- * checked by the transport on every use ({@link #check}).
+ * {@code ibv_mr} over a native segment. The key is 32 random bits, the upper 24 naming the region in the device's
+ * key table ({@link KeyTable}), so a peer given one key cannot derive another and a stale key of a closed region
+ * matches a new one only by chance; lkey and rkey are the same value, as in rxe. Access flags are checked by the
+ * transport on every use ({@link #check}).
  */
 public final class SoftMemoryRegion implements MemoryRegion {
     /** {@link #check} results. */
@@ -23,7 +22,6 @@ public final class SoftMemoryRegion implements MemoryRegion {
     private final long address;
     private final long length;
     private final int access;
-    private final int index;
     private final int key;
     private volatile boolean closed;
     private volatile boolean remoteInvalidated;
@@ -35,13 +33,7 @@ public final class SoftMemoryRegion implements MemoryRegion {
         this.length = segment.byteSize();
         this.access = access;
         SoftDevice d = pd.softDevice();
-        int[] slot = d.registerMemoryRegion(this);
-        if (slot == null) {
-            throw new RdmaException("ibv_reg_mr", Errno.ENOMEM, "the device's MR table is full ("
-                    + d.queryDevice().maxMr() + ")");
-        }
-        this.index = slot[0];
-        this.key = slot[1];
+        this.key = d.registerMemoryKey(this, "ibv_reg_mr");
         pd.addChild();
         d.tracker().opened(this);
     }
@@ -83,10 +75,6 @@ public final class SoftMemoryRegion implements MemoryRegion {
     @Override
     public int access() {
         return access;
-    }
-
-    int index() {
-        return index;
     }
 
     int key() {
@@ -138,7 +126,7 @@ public final class SoftMemoryRegion implements MemoryRegion {
             return;
         }
         closed = true;
-        pd.softDevice().unregisterMemoryRegion(this);
+        pd.softDevice().unregisterMemoryKey(key, this);
         pd.removeChild();
         pd.softDevice().tracker().closed(this);
     }

@@ -37,6 +37,12 @@ public record DeviceAttributes(
     public static final long CAP_SRQ_RESIZE = 1L << 13;
     /** {@code IBV_DEVICE_PORT_ACTIVE_EVENT}. */
     public static final long CAP_PORT_ACTIVE_EVENT = 1L << 10;
+    /** {@code IBV_DEVICE_MEM_WINDOW}: type 1 memory windows. */
+    public static final long CAP_MEM_WINDOW = 1L << 17;
+    /** {@code IBV_DEVICE_MEM_WINDOW_TYPE_2A}: type 2 windows bound to a QP. */
+    public static final long CAP_MEM_WINDOW_TYPE_2A = 1L << 23;
+    /** {@code IBV_DEVICE_MEM_WINDOW_TYPE_2B}: type 2 windows bound to a QP and checked against its PD. */
+    public static final long CAP_MEM_WINDOW_TYPE_2B = 1L << 24;
 
     /**
      * Whether the device claims automatic path migration (APM). Linux rxe claims it, but the kernel refuses
@@ -45,6 +51,11 @@ public record DeviceAttributes(
      */
     public boolean supportsAutoPathMigration() {
         return (deviceCapFlags & CAP_AUTO_PATH_MIG) != 0;
+    }
+
+    /** Whether the device has type 2 memory windows (bound to one QP by a work request): 2A or 2B. */
+    public boolean supportsMemoryWindows() {
+        return (deviceCapFlags & (CAP_MEM_WINDOW_TYPE_2A | CAP_MEM_WINDOW_TYPE_2B)) != 0;
     }
 
     public boolean supportsAtomics() {

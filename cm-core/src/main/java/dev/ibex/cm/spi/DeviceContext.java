@@ -27,6 +27,17 @@ public interface DeviceContext {
                 && queryPort(port).linkLayer() == PortAttributes.LINK_LAYER_INFINIBAND;
     }
 
+    /**
+     * Whether a memory window confines remote access to its own bytes, as the IBA requires (C10-75: a request must
+     * lie inside the window). Linux rxe checks a window's rights and QP but then only the bounds of the region under
+     * it ({@code check_rkey} calls {@code mr_check_range} on the window's MR), so there a window over part of a
+     * region exposes all of it; the framework then binds each window over a region of exactly the exposed bytes.
+     * The default: whatever the device claims, when it claims memory windows.
+     */
+    default boolean enforcesWindowBounds() {
+        return queryDevice().supportsMemoryWindows();
+    }
+
     /** The index of {@code gid} in the port's GID table, or -1. */
     default int gidIndexOf(int port, Gid gid) {
         int n = queryPort(port).gidTableLength();

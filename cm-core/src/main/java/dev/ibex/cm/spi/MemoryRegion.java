@@ -24,4 +24,12 @@ public interface MemoryRegion extends ResourceTracker.Tracked {
 
     /** The access flags it was registered with ({@link Access} bits). */
     int access();
+
+    /**
+     * The value written into {@code ibv_mw_bind_info.mr} when a memory window is bound to this region (a native
+     * pointer or a provider handle). By default the lkey, which names the region inside a provider.
+     */
+    default long handle() {
+        return Integer.toUnsignedLong(lkey());
+    }
 }

@@ -18,6 +18,17 @@ public interface ProtectionDomain extends ResourceTracker.Tracked {
      */
     MemoryRegion registerMemory(MemorySegment segment, Set<Access> access);
 
+    /**
+     * {@code ibv_alloc_mw}: a memory window of {@code type}, unbound (type 2) or bound to nothing (type 1).
+     *
+     * @throws dev.ibex.cm.RdmaException ENOTSUP when the device has no memory windows of that type
+     *     ({@link DeviceAttributes#supportsMemoryWindows})
+     */
+    default MemoryWindow allocMemoryWindow(MemoryWindow.Type type) {
+        throw new dev.ibex.cm.RdmaException("ibv_alloc_mw", dev.ibex.cm.Errno.ENOTSUP, device().device().name()
+                + " has no memory windows: expose memory through a region of its own instead");
+    }
+
     AddressHandle createAddressHandle(AhAttr attr);
 
     SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int srqLimit);

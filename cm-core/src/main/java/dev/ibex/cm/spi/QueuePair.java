@@ -56,6 +56,21 @@ public interface QueuePair extends ResourceTracker.Tracked {
      */
     void postRecv(RecvBatch batch, int count);
 
+    /**
+     * {@code ibv_bind_mw} of a type 1 window: posts a bind work request ({@code wrId}, {@link SendFlags}) that gives
+     * {@code mw} the range {@code [addr, addr + length)} of {@code mr} with {@code access} ({@link Access} bits); its
+     * completion ({@link WcOpcode#BIND_MW}) arrives on the send CQ. {@code mr == null} and length 0 unbind.
+     *
+     * @return the window's new rkey (its consumer key advanced, see {@link MemoryWindow#nextRkey})
+     * @throws dev.ibex.cm.RdmaException EINVAL for a type 2 window (bind those with {@link SendBatch#bindMw}), EPERM
+     *     when the region belongs to another PD, ENOTSUP when the device has no memory windows
+     */
+    default int bindMemoryWindow(MemoryWindow mw, long wrId, int sendFlags, MemoryRegion mr, long addr, long length,
+            int access) {
+        throw new dev.ibex.cm.RdmaException("ibv_bind_mw", dev.ibex.cm.Errno.ENOTSUP,
+                "the device has no memory windows");
+    }
+
     /** {@code ibv_attach_mcast} (UD only). */
     void attachMulticast(Gid gid, int lid);
 

@@ -122,6 +122,21 @@ public final class SendBatch {
         return this;
     }
 
+    /**
+     * Operands of a {@link WrOpcode#BIND_MW}: window {@code mw} gets the rkey {@code rkey} (its consumer key changed,
+     * see {@link MemoryWindow#nextRkey}) and {@code [addr, addr + length)} of {@code mr} with {@code access}
+     * ({@link Access} bits). Set no scatter/gather entries.
+     */
+    public SendBatch bindMw(int i, MemoryWindow mw, int rkey, MemoryRegion mr, long addr, long length, int access) {
+        segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MW, mw.handle());
+        segment.set(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_RKEY, rkey);
+        segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MR, mr.handle());
+        segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_ADDR, addr);
+        segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_LENGTH, length);
+        segment.set(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_ACCESS, access);
+        return this;
+    }
+
     /** Sets scatter/gather entry {@code j} of WR {@code i}; does not change the WR's entry count. */
     public SendBatch sge(int i, int j, long addr, int length, int lkey) {
         if (j >= maxSge) {
@@ -225,6 +240,30 @@ public final class SendBatch {
 
     public int numSge(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_NUM_SGE);
+    }
+
+    public long bindMwHandle(int i) {
+        return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MW);
+    }
+
+    public int bindMwRkey(int i) {
+        return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_RKEY);
+    }
+
+    public long bindMwMrHandle(int i) {
+        return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MR);
+    }
+
+    public long bindMwAddr(int i) {
+        return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_ADDR);
+    }
+
+    public long bindMwLength(int i) {
+        return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_LENGTH);
+    }
+
+    public int bindMwAccess(int i) {
+        return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_ACCESS);
     }
 
     public long sgeAddr(int i, int j) {

@@ -39,6 +39,16 @@ public final class VerbsAbi {
     public static final int SEND_WR_UD_AH = 40;
     public static final int SEND_WR_UD_REMOTE_QPN = 48;
     public static final int SEND_WR_UD_REMOTE_QKEY = 52;
+    /** {@code bind_mw.mw} ({@code struct ibv_mw *}). */
+    public static final int SEND_WR_BIND_MW_MW = 80;
+    /** {@code bind_mw.rkey}: the window's new rkey. */
+    public static final int SEND_WR_BIND_MW_RKEY = 88;
+    /** {@code bind_mw.bind_info.mr} ({@code struct ibv_mr *}). */
+    public static final int SEND_WR_BIND_MW_MR = 96;
+    public static final int SEND_WR_BIND_MW_ADDR = 104;
+    public static final int SEND_WR_BIND_MW_LENGTH = 112;
+    /** {@code bind_mw.bind_info.mw_access_flags}. */
+    public static final int SEND_WR_BIND_MW_ACCESS = 120;
 
     public static final int WC_SIZE = 48;
     public static final int WC_WR_ID = 0;

@@ -53,6 +53,9 @@ public final class Dispatcher implements Link.Handler {
             malformed.increment();
             return;
         }
+        if (!device.accessGuard().admits(srcIp)) {
+            return; // a peer that kept guessing keys is cut off for a while (counted by the guard)
+        }
         int dqp = packet.destQp();
         if (dqp == Bth.GSI_QPN) {
             gsi.deliver(packet, srcIp, dstIp);

@@ -22,7 +22,9 @@ import java.nio.ByteBuffer;
  * reserves one PSN per response packet. AckReq is set on the last packet of a message and after every 64 packets
  * without one. It stops when 128 PSNs are unacknowledged, when {@code max_rd_atomic} READs/atomics are
  * outstanding, and before a fenced WQE while READs/atomics are outstanding. After a timeout, a PSN-sequence NAK or
- * an RNR wait it goes back to the oldest unacknowledged PSN (go-back-N). UD: one packet per message, completed as
+ * an RNR wait it goes back to the oldest unacknowledged PSN (go-back-N). BIND_MW and LOCAL_INV are executed here
+ * when their turn comes ({@link LocalOps}) and complete in order behind what was posted before them. UD: one packet
+ * per message, completed as
  * soon as it is sent; a UD message larger than the MTU is not sent and completes successfully (IBTA C10-93.1.1).
  *
  * <p>Runs only in the QP's send task. Builds packets in its own buffer and sends them from the running thread;
@@ -113,6 +115,22 @@ final class Requester {
             if ((w.flags & SendFlags.FENCE) != 0 && rdAtomicFree != qp.maxRdAtomic()) {
                 waitFence = true;
                 break;
+            }
+            if (w.isLocal()) {
+                if (w.state == SendWqe.POSTED) { // not again when a go-back-N pass walks over it
+                    int status = LocalOps.execute(qp, w);
+                    w.status = status;
+                    w.state = status == 0 ? SendWqe.DONE : SendWqe.ERROR;
+                    w.firstPsn = psn;
+                    w.lastPsn = psn;
+                }
+                wqeIndex++;
+                progress = true;
+                if (w.state == SendWqe.ERROR) {
+                    qp.error();
+                    return true;
+                }
+                continue;
             }
             if (rc && Psn.diff(psn, Psn.add(sender.completer.psn, MAX_UNACKED_PSNS)) > 0) {
                 waitPsn = true;

@@ -12,6 +12,7 @@ import dev.ibex.softroce.verbs.RecvWqe;
 import dev.ibex.softroce.verbs.Route;
 import dev.ibex.softroce.verbs.SerialTask;
 import dev.ibex.softroce.verbs.SoftMemoryRegion;
+import dev.ibex.softroce.verbs.SoftMemoryWindow;
 import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.verbs.SoftSharedReceiveQueue;
 import dev.ibex.softroce.wire.Aeth;
@@ -57,6 +58,7 @@ public final class Responder {
     private final MemorySegment grh = MemorySegment.ofArray(new byte[40]);
     private final RecvWqe srqWqe;
     private final Dma.RecvCursor cursor = new Dma.RecvCursor();
+    private final RkeyCheck rkeys = new RkeyCheck();
 
     /** Next expected PSN. */
     private int psn;
@@ -353,9 +355,10 @@ public final class Responder {
         Opcode op = pkt.opcode();
         int invalidated = 0;
         if (op.hasIeth()) {
+            // only a type 2 window bound to this QP can be invalidated by the peer, never a region (IBA, rxe)
             invalidated = pkt.iethRKey();
-            SoftMemoryRegion mr = qp.device().memoryRegion(invalidated);
-            if (mr == null || mr.softPd() != qp.softPd() || !mr.invalidateRemote()) {
+            SoftMemoryWindow mw = qp.device().memoryWindow(invalidated);
+            if (mw == null || !mw.invalidate(invalidated, qp, true)) {
                 classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
                 return;
             }
@@ -385,24 +388,25 @@ public final class Responder {
                 return;
             }
         } else {
-            SoftMemoryRegion mr = qp.device().memoryRegion(rkey);
-            if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
-                    || mr.check(va, resid, Access.REMOTE_WRITE.bit()) != SoftMemoryRegion.OK) {
+            SoftMemoryRegion mr = rkeys.enter(qp, rkey, va, resid, Access.REMOTE_WRITE.bit());
+            if (mr == null) {
                 classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
                 return;
             }
-            int mtu = qp.mtuBytes();
-            boolean bad = resid > mtu ? payload != mtu || pkt.padCount() != 0
-                    : payload != resid || pkt.padCount() != ((-(int) resid) & 3);
-            if (bad) {
-                lengthError(pkt);
-                return;
-            }
             try {
+                int mtu = qp.mtuBytes();
+                boolean bad = resid > mtu ? payload != mtu || pkt.padCount() != 0
+                        : payload != resid || pkt.padCount() != ((-(int) resid) & 3);
+                if (bad) {
+                    lengthError(pkt);
+                    return;
+                }
                 MemorySegment.copy(pkt.segment(), pkt.payloadOffset(), mr.segment(), mr.offsetOf(va), payload);
             } catch (IllegalStateException freed) {
                 classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
                 return;
+            } finally {
+                rkeys.leave();
             }
             va += payload;
             resid -= payload;
@@ -424,9 +428,9 @@ public final class Responder {
         int readKey = pkt.rethRKey();
         long len = Integer.toUnsignedLong(pkt.rethDmaLength());
         if (len != 0) {
-            SoftMemoryRegion mr = qp.device().memoryRegion(readKey);
-            if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
-                    || mr.check(readVa, len, Access.REMOTE_READ.bit()) != SoftMemoryRegion.OK) {
+            SoftMemoryRegion mr = rkeys.enter(qp, readKey, readVa, len, Access.REMOTE_READ.bit());
+            rkeys.leave(); // checked for the whole range now; each response packet enters again for its copy
+            if (mr == null) {
                 classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
                 return;
             }
@@ -463,16 +467,6 @@ public final class Responder {
 
     private boolean readReply(int requestPsn, ResponderResource res, int budget) {
         int mtu = qp.mtuBytes();
-        SoftMemoryRegion mr = null;
-        if (res.resid > 0) {
-            mr = qp.device().memoryRegion(res.rkey);
-            if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
-                    || mr.check(res.va, res.resid, Access.REMOTE_READ.bit()) != SoftMemoryRegion.OK) {
-                classC(requestPsn, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
-                        AsyncEventType.QP_ACCESS_ERR);
-                return true;
-            }
-        }
         Route route = qp.route();
         int sent = 0;
         do {
@@ -490,9 +484,20 @@ public final class Responder {
                 builder.aeth(ACK_UNLIMITED, msn);
             }
             if (payload > 0) {
+                // checked per packet: a window invalidated during a long reply stops it at the next packet
+                SoftMemoryRegion mr = rkeys.enter(qp, res.rkey, res.va, payload, Access.REMOTE_READ.bit());
+                boolean copied = false;
                 try {
-                    MemorySegment.copy(mr.segment(), mr.offsetOf(res.va), tx, builder.payloadOffset(), payload);
+                    if (mr != null) {
+                        MemorySegment.copy(mr.segment(), mr.offsetOf(res.va), tx, builder.payloadOffset(), payload);
+                        copied = true;
+                    }
                 } catch (IllegalStateException freed) {
+                    // the memory is gone
+                } finally {
+                    rkeys.leave();
+                }
+                if (!copied) {
                     builder.payloadLength(0);
                     classC(requestPsn, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
                             AsyncEventType.QP_ACCESS_ERR);
@@ -519,18 +524,17 @@ public final class Responder {
     private void executeAtomic(RocePacket pkt) {
         long target = pkt.atomicVirtualAddress();
         int key = pkt.atomicRKey();
-        SoftMemoryRegion mr = qp.device().memoryRegion(key);
-        if (mr == null || mr.softPd() != qp.softPd() || !mr.remoteValid()
-                || mr.check(target, 8, Access.REMOTE_ATOMIC.bit()) != SoftMemoryRegion.OK) {
+        SoftMemoryRegion mr = rkeys.enter(qp, key, target, 8, Access.REMOTE_ATOMIC.bit());
+        if (mr == null) {
             classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
-            return;
-        }
-        if ((target & 7) != 0) {
-            classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
             return;
         }
         long original;
         try {
+            if ((target & 7) != 0) {
+                classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
+                return;
+            }
             MemorySegment m = mr.segment();
             long off = mr.offsetOf(target);
             if (pkt.opcode() == Opcode.RC_COMPARE_SWAP) {
@@ -541,6 +545,8 @@ public final class Responder {
         } catch (IllegalStateException freed) {
             classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
             return;
+        } finally {
+            rkeys.leave();
         }
         ResponderResource res = nextResource();
         res.type = ResponderResource.ATOMIC;
@@ -643,6 +649,12 @@ public final class Responder {
     }
 
     private void classC(int requestPsn, Aeth.NakCode nak, WcStatus status, AsyncEventType event) {
+        if (nak == Aeth.NakCode.REMOTE_ACCESS_ERROR) {
+            Route r = qp.route();
+            if (r != null) {
+                qp.device().accessGuard().remoteAccessError(r.dstIp()); // guessing keys costs the peer more
+            }
+        }
         if (wqe != null) {
             completeReceive(WcOpcode.RECV, 0, 0, 0, 0, status.code(), false);
         }

@@ -38,8 +38,14 @@ public final class SendWqe {
     public final int[] sgeLkey;
     /** This WQE's inline buffer (a slice of the queue's), valid when {@link #isInline()}. */
     public final MemorySegment inline;
-    /** Total message length in bytes (an atomic's is 8). */
+    /** Total message length in bytes (an atomic's is 8; a local operation's 0). */
     public long length;
+    // BIND_MW: the window gets rkey (above), [bindAddr, bindAddr + bindLength) of bindMr and bindAccess
+    public SoftMemoryWindow mw;
+    public SoftMemoryRegion bindMr;
+    public long bindAddr;
+    public long bindLength;
+    public int bindAccess;
 
     // ---- transport progress (send task only) ----------------------------------------------------------
     public int state;
@@ -66,6 +72,11 @@ public final class SendWqe {
 
     public boolean isInline() {
         return (flags & SendFlags.INLINE) != 0;
+    }
+
+    /** Whether the WQE is executed by the requester itself, without packets (BIND_MW, LOCAL_INV). */
+    public boolean isLocal() {
+        return opcode == dev.ibex.cm.spi.WrOpcode.BIND_MW || opcode == dev.ibex.cm.spi.WrOpcode.LOCAL_INV;
     }
 
     public boolean isSignaled() {

@@ -46,10 +46,10 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     static final int MAX_AH = (1 << 15) - 1;
     /** {@code IBV_PORT_CM_SUP}. */
     static final int PORT_CAP_CM_SUP = 1 << 16;
-    /** Device capability bits ({@code enum ibv_device_cap_flags}), no APM. */
+    /** Device capability bits ({@code enum ibv_device_cap_flags}), no APM; memory windows of type 1 and 2B. */
     static final long CAP_FLAGS = (1L << 1) /* BAD_PKEY_CNTR */ | (1L << 2) /* BAD_QKEY_CNTR */
             | (1L << 5) /* CHANGE_PHY_PORT */ | (1L << 10) /* PORT_ACTIVE_EVENT */ | (1L << 11) /* SYS_IMAGE_GUID */
-            | (1L << 12) /* RC_RNR_NAK_GEN */;
+            | (1L << 12) /* RC_RNR_NAK_GEN */ | DeviceAttributes.CAP_MEM_WINDOW | DeviceAttributes.CAP_MEM_WINDOW_TYPE_2B;
 
     private final String name;
     private final SoftRoceConfig config;
@@ -73,6 +73,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final KeyTable<SoftQueuePair> qps = new KeyTable<>(MAX_QP - 3, random, 1, 0xFFFFFF);
     /** Memory regions and windows by {@code key >>> 8}: 24 random bits per key. */
     private final KeyTable<Object> memoryKeys = new KeyTable<>(MAX_MR, random);
+    private final AccessGuard accessGuard;
     private final HandleTable<SoftAddressHandle> ahs = new HandleTable<>(1, MAX_AH);
     private final MulticastGroups multicast;
     private volatile boolean closed;
@@ -85,6 +86,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     public SoftDevice(String name, List<Inet4Address> addresses, SoftRoceConfig config, ResourceTracker tracker,
             Timers timers, WorkQueue workQueue, Link.Factory linkFactory, Executor events) {
         this.name = name;
+        this.accessGuard = new AccessGuard(name);
         this.config = config;
         this.tracker = tracker;
         this.timers = timers;
@@ -258,6 +260,11 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         return new long[] {malformed, unknown};
     }
 
+    /** Remote access errors per peer, and the peers cut off for making too many. */
+    public AccessGuard accessGuard() {
+        return accessGuard;
+    }
+
     /** QP1: MADs to and from this device. */
     public MadPort madPort() {
         return gsi;
@@ -301,6 +308,19 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     /** The MR with lkey/rkey {@code key}, or {@code null}. Lock-free. */
     public SoftMemoryRegion memoryRegion(int key) {
         return memoryKeys.get(key >>> 8) instanceof SoftMemoryRegion mr && mr.key() == key ? mr : null;
+    }
+
+    /**
+     * The memory window the upper 24 bits of {@code rkey} name, or {@code null}; whether the whole key is the one of
+     * its binding is for the window to say. Lock-free.
+     */
+    public SoftMemoryWindow memoryWindow(int rkey) {
+        return memoryKeys.get(rkey >>> 8) instanceof SoftMemoryWindow mw ? mw : null;
+    }
+
+    /** What the upper 24 bits of {@code key} name: a {@link SoftMemoryRegion}, a {@link SoftMemoryWindow}, or null. */
+    public Object memoryKey(int key) {
+        return memoryKeys.get(key >>> 8);
     }
 
     /** The AH with {@code handle}, or {@code null}. */

@@ -1,5 +1,7 @@
 package dev.ibex.softroce.verbs;
 
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.MemoryRegion;
 import dev.ibex.cm.spi.ProtectionDomain;
@@ -23,8 +25,8 @@ public final class SoftMemoryRegion implements MemoryRegion {
     private final long length;
     private final int access;
     private final int key;
+    private final java.util.concurrent.atomic.AtomicInteger windows = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean closed;
-    private volatile boolean remoteInvalidated;
 
     SoftMemoryRegion(SoftProtectionDomain pd, MemorySegment segment, int access) {
         this.pd = pd;
@@ -97,22 +99,27 @@ public final class SoftMemoryRegion implements MemoryRegion {
         return OK;
     }
 
-    /** Whether remote peers may still use the rkey (a SEND with invalidate revokes it). */
+    /**
+     * Whether the region is still registered. Its rkey cannot be invalidated remotely: SEND_WITH_INV only ends memory
+     * windows (the IBA allows it for fast-registered regions, which the soft device does not have; rxe refuses it for
+     * user regions too).
+     */
     public boolean remoteValid() {
-        return !remoteInvalidated && !closed;
+        return !closed;
     }
 
-    /**
-     * Revokes remote access through the rkey (the target of a SEND_WITH_INV).
-     *
-     * @return {@code false} if it was revoked already
-     */
-    public boolean invalidateRemote() {
-        if (remoteInvalidated) {
-            return false;
-        }
-        remoteInvalidated = true;
-        return true;
+    /** A memory window was bound to the region ({@code ibv_dereg_mr} fails while any is). */
+    void addWindow() {
+        windows.incrementAndGet();
+    }
+
+    void removeWindow() {
+        windows.decrementAndGet();
+    }
+
+    /** Memory windows bound to the region now. */
+    public int boundWindows() {
+        return windows.get();
     }
 
     /** The offset of native address {@code addr} in {@link #segment()}. */
@@ -124,6 +131,11 @@ public final class SoftMemoryRegion implements MemoryRegion {
     public synchronized void close() {
         if (closed) {
             return;
+        }
+        int n = windows.get();
+        if (n > 0) {
+            throw new RdmaException("ibv_dereg_mr", Errno.EBUSY, n + " memory window(s) are bound to the region:"
+                    + " invalidate or deallocate them first");
         }
         closed = true;
         pd.softDevice().unregisterMemoryKey(key, this);

@@ -7,6 +7,7 @@ import dev.ibex.cm.spi.AddressHandle;
 import dev.ibex.cm.spi.AhAttr;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.MemoryRegion;
+import dev.ibex.cm.spi.MemoryWindow;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpInitAttr;
 import dev.ibex.cm.spi.QueuePair;
@@ -16,7 +17,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code ibv_pd}: groups MRs, AHs, SRQs and QPs. Closing fails with EBUSY while any of them is alive, as
+ * {@code ibv_pd}: groups MRs, MWs, AHs, SRQs and QPs. Closing fails with EBUSY while any of them is alive, as
  * {@code ibv_dealloc_pd} does. Thread-safe.
  */
 public final class SoftProtectionDomain implements ProtectionDomain {
@@ -59,6 +60,15 @@ public final class SoftProtectionDomain implements ProtectionDomain {
         }
         int mask = Access.validatedMask(access);
         return new SoftMemoryRegion(this, segment, mask);
+    }
+
+    @Override
+    public MemoryWindow allocMemoryWindow(MemoryWindow.Type type) {
+        requireOpen();
+        if (type == null) {
+            throw new IllegalArgumentException("a memory window type is required");
+        }
+        return new SoftMemoryWindow(this, type);
     }
 
     @Override

@@ -229,9 +229,13 @@ public final class SoftQueuePair implements QueuePair {
         boolean ok = type == QpType.UD ? op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM
                 : op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.SEND_WITH_INV
                         || op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ
-                        || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
+                        || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD
+                        || op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV;
         if (!ok) {
             return "opcode " + WrOpcode.name(op) + " is not supported on a " + type + " QP of the soft device";
+        }
+        if (op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV) {
+            return fillLocal(w, b, i, op);
         }
         int flags = b.flags(i);
         int n = b.numSge(i);
@@ -317,6 +321,101 @@ public final class SoftQueuePair implements QueuePair {
         w.iova = w.remoteAddr;
         w.rewind();
         return null;
+    }
+
+    /** A BIND_MW or LOCAL_INV WR: no data; a bind names a window and a region of this QP's PD. */
+    private String fillLocal(SendWqe w, SendBatch b, int i, int op) {
+        w.wrId = b.wrId(i);
+        w.opcode = op;
+        w.flags = b.flags(i) & ~SendFlags.INLINE;
+        w.imm = 0;
+        w.ah = null;
+        w.numSge = 0;
+        w.length = 0;
+        w.remoteAddr = 0;
+        w.mw = null;
+        w.bindMr = null;
+        if (op == WrOpcode.LOCAL_INV) {
+            w.invalidateRkey = b.invalidateRkey(i);
+        } else {
+            long handle = b.bindMwHandle(i);
+            Object o = handle <= 0 || handle > 0xFFFFFF ? null : device.memoryKey((int) handle << 8);
+            if (!(o instanceof SoftMemoryWindow mw) || mw.softPd() != pd) {
+                return "the BIND_MW WR's window is not a live memory window of this QP's protection domain";
+            }
+            if (mw.type() != dev.ibex.cm.spi.MemoryWindow.Type.TYPE_2) {
+                return "type 1 windows are bound with ibv_bind_mw (QueuePair.bindMemoryWindow), not with a BIND_MW WR";
+            }
+            SoftMemoryRegion mr = device.memoryRegion((int) b.bindMwMrHandle(i));
+            if (mr == null || mr.softPd() != pd) {
+                return "the BIND_MW WR's region is not a live memory region of this QP's protection domain";
+            }
+            w.mw = mw;
+            w.bindMr = mr;
+            w.rkey = b.bindMwRkey(i);
+            w.bindAddr = b.bindMwAddr(i);
+            w.bindLength = b.bindMwLength(i);
+            w.bindAccess = b.bindMwAccess(i);
+        }
+        w.state = SendWqe.POSTED;
+        w.status = 0;
+        w.firstPsn = 0;
+        w.lastPsn = 0;
+        w.hasRdAtomic = false;
+        w.iova = 0;
+        w.rewind();
+        return null;
+    }
+
+    @Override
+    public int bindMemoryWindow(dev.ibex.cm.spi.MemoryWindow window, long wrId, int sendFlags,
+            dev.ibex.cm.spi.MemoryRegion region, long addr, long length, int access) {
+        requireOpen();
+        if (!(window instanceof SoftMemoryWindow mw) || window.type() != dev.ibex.cm.spi.MemoryWindow.Type.TYPE_1) {
+            throw new RdmaException("ibv_bind_mw", Errno.EINVAL, "ibv_bind_mw binds type 1 windows of this device;"
+                    + " bind type 2 windows with a BIND_MW work request");
+        }
+        if (region == null ? addr != 0 || length != 0 : !(region instanceof SoftMemoryRegion)) {
+            throw new RdmaException("ibv_bind_mw", Errno.EINVAL, "unbinding takes no region, address or length;"
+                    + " binding takes a region of this device");
+        }
+        if (mw.softPd() != pd || (region != null && ((SoftMemoryRegion) region).softPd() != pd)) {
+            throw new RdmaException("ibv_bind_mw", Errno.EPERM, "the window, the region and the QP must share a PD");
+        }
+        if (type != QpType.RC) {
+            throw new RdmaException("ibv_bind_mw", Errno.EINVAL, "memory windows are bound on RC QPs");
+        }
+        int s = state.get();
+        if (s != QpState.RTS.ordinal() && s != QpState.SQD.ordinal()) {
+            throw new RdmaException("ibv_bind_mw", Errno.EINVAL, "the QP is in " + QpState.ofCode(s)
+                    + "; binds are posted from RTS on");
+        }
+        SendWqe w = sq.claim();
+        if (w == null) {
+            throw new RdmaException("ibv_bind_mw", Errno.ENOMEM, "the send queue is full");
+        }
+        int rkey = dev.ibex.cm.spi.MemoryWindow.nextRkey(mw.rkey());
+        w.wrId = wrId;
+        w.opcode = WrOpcode.BIND_MW;
+        w.flags = sendFlags & ~SendFlags.INLINE;
+        w.imm = 0;
+        w.ah = null;
+        w.numSge = 0;
+        w.length = 0;
+        w.remoteAddr = 0;
+        w.mw = mw;
+        w.bindMr = (SoftMemoryRegion) region;
+        w.rkey = rkey;
+        w.bindAddr = addr;
+        w.bindLength = length;
+        w.bindAccess = access;
+        w.state = SendWqe.POSTED;
+        w.status = 0;
+        w.hasRdAtomic = false;
+        w.rewind();
+        sq.publish();
+        sender.kick();
+        return rkey;
     }
 
     @Override

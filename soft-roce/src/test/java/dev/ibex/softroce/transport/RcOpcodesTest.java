@@ -117,26 +117,6 @@ class RcOpcodesTest {
     }
 
     @Test
-    void sendWithInvalidateRevokesTheRkey() {
-        MemoryRegion target = y.pd.registerMemory(h.arena.allocate(4096, 8),
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-        recv(5, 0, 64);
-        sb.clear(0).wrId(0, 6).opcode(0, WrOpcode.SEND_WITH_INV).invalidateRkey(0, target.rkey())
-                .single(0, x.mr.address(), 8, x.mr.lkey());
-        x.qp.postSend(sb, 1);
-        CompletionBatch wc = one(y, false);
-        assertThat(wc.status(0)).isEqualTo(WcStatus.SUCCESS);
-        assertThat(wc.flags(0) & WcFlags.WITH_INV).isNotZero();
-        assertThat(wc.invalidatedRkey(0)).isEqualTo(target.rkey());
-        assertThat(one(x, true).status(0)).isEqualTo(WcStatus.SUCCESS);
-        // the rkey no longer works
-        sb.clear(0).wrId(0, 7).opcode(0, WrOpcode.RDMA_WRITE).rdma(0, target.address(), target.rkey())
-                .single(0, x.mr.address(), 8, x.mr.lkey());
-        x.qp.postSend(sb, 1);
-        assertThat(one(x, true).status(0)).isEqualTo(WcStatus.REM_ACCESS_ERR);
-    }
-
-    @Test
     void rdmaWriteOfAMegabyteCrossesTheWindow() {
         int len = 1 << 20; // 1024 packets, several 128-PSN windows
         fill(x.buf, 0, len, 7);

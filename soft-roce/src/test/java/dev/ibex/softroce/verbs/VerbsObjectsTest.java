@@ -240,8 +240,12 @@ class VerbsObjectsTest {
         rb.numSge(0, 2);
         assertThatThrownBy(() -> y.qp.postRecv(rb, 1)).isInstanceOf(PostException.class)
                 .satisfies(e -> assertThat(((PostException) e).failedIndex()).isZero());
-        sb.opcode(0, WrOpcode.LOCAL_INV);
-        assertThatThrownBy(() -> x.qp.postSend(sb, 1)).isInstanceOf(PostException.class);
+        sb.opcode(0, 12); // IBV_WR_ATOMIC_WRITE: not implemented
+        assertThatThrownBy(() -> x.qp.postSend(sb, 1)).isInstanceOf(PostException.class)
+                .hasMessageContaining("not supported");
+        sb.opcode(0, WrOpcode.BIND_MW); // names no window
+        assertThatThrownBy(() -> x.qp.postSend(sb, 1)).isInstanceOf(PostException.class)
+                .hasMessageContaining("window");
         sb.opcode(0, WrOpcode.ATOMIC_FETCH_AND_ADD).atomic(0, 4, 1, 0, 0).single(0, x.mr.address(), 8, x.mr.lkey());
         assertThatThrownBy(() -> x.qp.postSend(sb, 1)).isInstanceOf(PostException.class)
                 .hasMessageContaining("aligned");

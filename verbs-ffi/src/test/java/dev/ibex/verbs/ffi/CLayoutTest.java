@@ -110,6 +110,20 @@ class CLayoutTest {
         spiConstant(c, "DeviceAttributes.CAP_SRQ_RESIZE", DeviceAttributes.CAP_SRQ_RESIZE, "IBV_DEVICE_SRQ_RESIZE");
         spiConstant(c, "DeviceAttributes.CAP_PORT_ACTIVE_EVENT", DeviceAttributes.CAP_PORT_ACTIVE_EVENT,
                 "IBV_DEVICE_PORT_ACTIVE_EVENT");
+        spiConstant(c, "DeviceAttributes.CAP_MEM_WINDOW", DeviceAttributes.CAP_MEM_WINDOW, "IBV_DEVICE_MEM_WINDOW");
+        spiConstant(c, "DeviceAttributes.CAP_MEM_WINDOW_TYPE_2A", DeviceAttributes.CAP_MEM_WINDOW_TYPE_2A,
+                "IBV_DEVICE_MEM_WINDOW_TYPE_2A");
+        spiConstant(c, "DeviceAttributes.CAP_MEM_WINDOW_TYPE_2B", DeviceAttributes.CAP_MEM_WINDOW_TYPE_2B,
+                "IBV_DEVICE_MEM_WINDOW_TYPE_2B");
+        spiConstant(c, "MemoryWindow.Type.TYPE_1", dev.ibex.cm.spi.MemoryWindow.Type.TYPE_1.code(), "IBV_MW_TYPE_1");
+        spiConstant(c, "MemoryWindow.Type.TYPE_2", dev.ibex.cm.spi.MemoryWindow.Type.TYPE_2.code(), "IBV_MW_TYPE_2");
+        spiConstant(c, "Access.MW_BIND", dev.ibex.cm.spi.Access.MW_BIND.bit(), "IBV_ACCESS_MW_BIND");
+        spiConstant(c, "WrOpcode.BIND_MW", dev.ibex.cm.spi.WrOpcode.BIND_MW, "IBV_WR_BIND_MW");
+        spiConstant(c, "WrOpcode.LOCAL_INV", dev.ibex.cm.spi.WrOpcode.LOCAL_INV, "IBV_WR_LOCAL_INV");
+        spiConstant(c, "WrOpcode.SEND_WITH_INV", dev.ibex.cm.spi.WrOpcode.SEND_WITH_INV, "IBV_WR_SEND_WITH_INV");
+        spiConstant(c, "WcOpcode.BIND_MW", dev.ibex.cm.spi.WcOpcode.BIND_MW, "IBV_WC_BIND_MW");
+        spiConstant(c, "WcOpcode.LOCAL_INV", dev.ibex.cm.spi.WcOpcode.LOCAL_INV, "IBV_WC_LOCAL_INV");
+        spiConstant(c, "WcStatus.MW_BIND_ERR", dev.ibex.cm.spi.WcStatus.MW_BIND_ERR.code(), "IBV_WC_MW_BIND_ERR");
         spiConstant(c, "PortAttributes.LINK_LAYER_INFINIBAND", PortAttributes.LINK_LAYER_INFINIBAND,
                 "IBV_LINK_LAYER_INFINIBAND");
         spiConstant(c, "PortAttributes.LINK_LAYER_ETHERNET", PortAttributes.LINK_LAYER_ETHERNET,
@@ -158,6 +172,14 @@ class CLayoutTest {
                     if (s[0].equals("SEND_WR_") && field.startsWith(union)) {
                         field = "wr." + union.substring(0, union.length() - 1) + "." + field.substring(union.length());
                     }
+                }
+                if (s[0].equals("SEND_WR_") && field.startsWith("bind_mw_")) {
+                    String m = field.substring("bind_mw_".length());
+                    field = "bind_mw." + switch (m) {
+                        case "mw", "rkey" -> m;
+                        case "access" -> "bind_info.mw_access_flags";
+                        default -> "bind_info." + m;
+                    };
                 }
                 return "offsetof(" + s[1] + ", " + field + ")";
             }

@@ -81,7 +81,9 @@ public final class RdmaConnectException extends RdmaException {
     }
 
     private static String describe(Reason r, int status, InetSocketAddress remote, boolean datagram, String detail) {
-        String to = remote == null ? "" : " (" + remote.getAddress().getHostAddress() + ":" + remote.getPort() + ")";
+        // an unresolved address (a host name that did not resolve) has no InetAddress: use its name
+        String to = remote == null ? "" : " (" + (remote.getAddress() == null ? remote.getHostString()
+                : remote.getAddress().getHostAddress()) + ":" + remote.getPort() + ")";
         String what = switch (r) {
             case REJECTED -> switch (status) {
                 case REJECT_INVALID_SERVICE_ID -> "rejected: nobody listens on that port (IB CM reject reason 8, "

@@ -32,6 +32,17 @@ public class RdmaException extends RuntimeException {
         this.errno = errnoValue == 0 ? null : Errno.of(errnoValue);
     }
 
+    /**
+     * For subclasses whose failure is not a verb's refusal (a work completion's status, a dead peer): the message
+     * is used as is, with no errno.
+     */
+    protected RdmaException(String verb, String message, Throwable cause) {
+        super(message, cause);
+        this.verb = Objects.requireNonNull(verb, "verb");
+        this.errnoValue = 0;
+        this.errno = null;
+    }
+
     /** Convenience for a known {@link Errno}. */
     public RdmaException(String verb, Errno errno, String advice) {
         this(verb, errno.number(), advice, null);

@@ -92,6 +92,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private Throwable failure;
     private boolean lastWqe;
     private boolean closedNotified;
+    private boolean errorNotified;
+    private Keepalive keepalive;
     private ArrayDeque<Buffer> early;
     private final AlternatePaths paths = new AlternatePaths(this);
 
@@ -131,7 +133,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      *
      * @param source the local address to connect from (port 0: any free one), or {@code null} to let the route
      *               to {@code remote} choose
-     * @throws IllegalArgumentException when the private data is too long, an address is unresolved or the two
+     * <p>An unresolved {@code remote} (a host name that did not resolve) fails the connect with an ADDR_ERROR
+     * "unknown host" through the handler; names are never resolved here (that could block the loop).
+     *
+     * @throws IllegalArgumentException when the private data is too long, the source is unresolved or the two
      *                                  addresses' families differ
      */
     public static Connection connect(EventLoop loop, InetSocketAddress source, InetSocketAddress remote,
@@ -145,8 +150,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             throw new IllegalArgumentException("connect carries at most " + CmId.MAX_CONNECT_PRIVATE_DATA_TCP
                     + " bytes of private data on an RC (RDMA_PS_TCP) id, got " + data.length);
         }
-        if (source != null && (source.isUnresolved() || remote.isUnresolved()
-                || source.getAddress().getClass() != remote.getAddress().getClass())) {
+        if (source != null && (source.isUnresolved() || (!remote.isUnresolved()
+                && source.getAddress().getClass() != remote.getAddress().getClass()))) {
             throw new IllegalArgumentException("source " + source + " and remote " + remote
                     + " must be resolved addresses of the same family");
         }
@@ -154,7 +159,15 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         c.source = source;
         c.outData = data;
         loop.run(() -> {
-            if (c.prepare()) {
+            if (!c.prepare()) {
+                return;
+            }
+            if (remote.isUnresolved()) {
+                // the name did not resolve when the address was made (resolving here could block the loop)
+                c.fatal = new RdmaException("getaddrinfo", 0, "unknown host '" + remote.getHostString()
+                        + "': the name does not resolve to an IP address");
+                c.input(Input.ADDR_ERROR, null);
+            } else {
                 c.input(Input.START, null);
             }
         });
@@ -271,6 +284,12 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return rq == null ? 0 : rq.posted();
     }
 
+    /** Keepalive probes sent so far (loop thread; 0 without keepalive). */
+    long keepaliveProbes() {
+        Keepalive k = keepalive;
+        return k == null ? 0 : k.probes();
+    }
+
     /** Received messages the application holds (loop thread). */
     public int heldMessages() {
         return rq == null ? 0 : rq.held();
@@ -357,7 +376,34 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         try {
             perform(t.action(), in, e, from);
         } catch (RuntimeException ex) {
-            onActionFailed(t.action(), ex);
+            try {
+                onActionFailed(t.action(), ex);
+            } catch (Throwable again) {
+                ex.addSuppressed(again);
+                terminate(ex);
+            }
+        }
+    }
+
+    /**
+     * The last resort when reporting a failure failed too (a bug, or a provider throwing where it should not): the
+     * connection still ends with exactly one onError (if none came yet) and one onClosed.
+     */
+    private void terminate(Throwable cause) {
+        state = CLOSED;
+        try {
+            release();
+        } catch (Throwable t) {
+            cause.addSuppressed(t);
+        }
+        // name the cause by its class only: its message may be what threw
+        notifyError(new RdmaException("rdma_connection", 0, "the connection failed and could not release cleanly ("
+                + cause.getClass().getName() + ", reported to the loop's uncaught handler)", cause));
+        notifyClosed();
+        try {
+            loop.reportUncaught(cause);
+        } catch (Throwable ignored) {
+            // the terminal callbacks above are what matters
         }
     }
 
@@ -370,6 +416,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             case RESOLVE_ROUTE -> id.resolveRoute(options.resolveTimeoutMs());
             case CONNECT -> {
                 setUpQp();
+                setAckTimeout();
                 id.connect(connParam(outData, null));
             }
             case ACCEPT -> accept();
@@ -390,7 +437,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                     rejectQuietly(); // nobody answered: say so instead of leaving the peer to time out
                 }
                 release();
-                RdmaConnectException x = Failures.of(in, e, remote, false, in == Input.FATAL ? fatal : null);
+                RdmaConnectException x = in == Input.TIMEOUT ? Failures.timeout(from, remote, options.connectTimeout())
+                        : Failures.of(in, e, remote, false, fatal);
                 failure = x;
                 notifyError(x);
                 notifyClosed();
@@ -409,8 +457,12 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 checkDrained();
             }
             case BREAK -> {
-                Throwable err = in != Input.FATAL ? Failures.of(in, e, remote, false, null)
-                        : fatal != null ? fatal : new RdmaException("ibv_get_async_event", 0, "fatal QP error");
+                Throwable err = in != Input.FATAL ? ConnectionFailedException.cm(remote,
+                        ConnectionFailedException.Reason.CM_ERROR, in + " on the established connection",
+                        Failures.of(in, e, remote, false, null))
+                        : ConnectionFailedException.of(remote, fatal != null ? fatal
+                        : new RdmaException("ibv_get_async_event", 0, "fatal QP error"));
+                failure = err;
                 stopReceives();
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
@@ -419,7 +471,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             case ABORT -> {
                 release();
-                notifyError(Failures.of(in, e, remote, false, null));
+                Throwable err = ConnectionFailedException.cm(remote, ConnectionFailedException.Reason.DEVICE_REMOVAL,
+                        "the RDMA device was removed", Failures.of(in, e, remote, false, null));
+                failure = err;
+                notifyError(err);
                 notifyClosed();
             }
             case FINISH, FORCE -> {
@@ -491,9 +546,17 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             armTimer(options.connectTimeout());
             setUpQp();
+            setAckTimeout();
             id.accept(connParam(outData, peerParam));
         } catch (RuntimeException e) {
             onActionFailed(Action.ACCEPT, e);
+        }
+    }
+
+    /** {@link ConnectionOptions#localAckTimeout()}: before the CM moves the QP to RTS. */
+    private void setAckTimeout() {
+        if (options.localAckTimeout() >= 0) {
+            id.setOption(dev.ibex.cm.spi.CmOption.ACK_TIMEOUT, options.localAckTimeout());
         }
     }
 
@@ -505,6 +568,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
         paths.established(id.localAddress(), id.peerAddress());
         loadMinRnrTimer();
+        if (options.keepalive()) {
+            keepalive = new Keepalive(loop, new KeepaliveProbe(), options.keepaliveInterval(), options.keepaliveCount(),
+                    remote);
+            keepalive.start();
+        }
         safely(() -> handler.onEstablished(this));
         ArrayDeque<Buffer> q = early;
         early = null;
@@ -583,6 +651,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /** Releases everything in verbs order; the state is already CLOSED. */
     private void release() {
         cancelTimer();
+        stopKeepalive();
         paths.close();
         if (qp != null) {
             if (device.srq() != null) {
@@ -630,7 +699,15 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
     }
 
+    private void stopKeepalive() {
+        if (keepalive != null) {
+            keepalive.stop();
+            keepalive = null;
+        }
+    }
+
     private void stopReceives() {
+        stopKeepalive();
         if (rq != null) {
             rq.stop();
         }
@@ -672,6 +749,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     @Override
     public void onCompletion(CompletionBatch wc, int i, int kind, int slot) {
+        if (keepalive != null) {
+            keepalive.activity();
+        }
         if (kind == WrId.RECV || kind == WrId.SRQ_RECV) {
             received(wc, i, kind, slot);
         } else if (sq != null) {
@@ -781,8 +861,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 checkDrained();
             }
             case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, CQ_ERR, SRQ_ERR, DEVICE_FATAL -> {
-                fatal = new RdmaException("ibv_get_async_event", 0, t + " on " + device().device().name()
-                        + ": the connection cannot continue");
+                fatal = ConnectionFailedException.fatalEvent(remote, t, device().device().name());
                 input(Input.FATAL, null);
             }
             case SQ_DRAINED -> { }
@@ -959,6 +1038,39 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     @Override
+    public void probeDone(RdmaException error) {
+        if (keepalive != null) {
+            keepalive.probeDone();
+        }
+        if (error != null && state == ESTABLISHED && error instanceof WorkCompletionException w && !w.isFlush()) {
+            fatal = error;
+            input(Input.FATAL, null);
+        }
+    }
+
+    /** The keepalive's view of this connection (loop thread). */
+    private final class KeepaliveProbe implements Keepalive.Probe {
+        @Override
+        public int outstanding() {
+            return sq == null ? 0 : sq.outstanding();
+        }
+
+        @Override
+        public boolean probe() {
+            return state == ESTABLISHED && sq != null && sq.probe();
+        }
+
+        @Override
+        public void expired(ConnectionFailedException error) {
+            if (state == ESTABLISHED) {
+                LOG.warn("{}: {}", Connection.this, error.getMessage());
+                fatal = error;
+                input(Input.FATAL, null);
+            }
+        }
+    }
+
+    @Override
     public void writabilityChanged(boolean writable) {
         if (state == ESTABLISHED) {
             try {
@@ -1041,6 +1153,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     // ---- helpers ----
 
     private void notifyError(Throwable t) {
+        if (errorNotified) {
+            LOG.debug("{}: a second error after the first was reported: {}", this, t.toString());
+            return;
+        }
+        errorNotified = true;
         if (handler == NO_HANDLER) {
             LOG.debug("{} failed before anyone accepted it: {}", this, t.toString());
             return;

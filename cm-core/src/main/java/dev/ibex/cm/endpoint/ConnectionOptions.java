@@ -1,103 +1,324 @@
 package dev.ibex.cm.endpoint;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
- * How a {@link Connection} is set up and run.
+ * How a {@link Connection} is set up and run. Immutable: every {@code with…} method returns a copy with one
+ * setting changed, checked at once ({@link IllegalArgumentException} names the setting and its range).
  *
- * @param connectTimeout deadline from {@code connect} (or from {@code accept}) to ESTABLISHED
- * @param resolveTimeoutMs timeout passed to {@code rdma_resolve_addr}/{@code rdma_resolve_route}
- * @param sendQueueDepth {@code max_send_wr}: operations outstanding at once (writability is derived from it)
- * @param receiveWindow receives kept posted (each holds one pool buffer); bounds what the peer may send ahead
- * @param maxInline the largest SEND/WRITE carried inline (asked of the QP; lowered if the device refuses)
- * @param signalInterval at most this many work requests go unsignaled in a row (the last of each batch is signaled)
- * @param responderResources incoming RDMA READ/atomics served at once (clamped to the device)
- * @param initiatorDepth outgoing RDMA READ/atomics outstanding at once (clamped to the device and the peer)
- * @param retryCount transport retries (0..7)
- * @param rnrRetryCount RNR retries (0..7, 7 = forever: a sender waits until the receiver posts a receive)
- * @param drainTimeout how long a closing connection waits for its flushed work before releasing anyway
- * @param rearmAfterMigration after a path migration, load the former primary path as the new alternate
- * @param minRnrTimer the RNR NAK delay this side asks a sender to wait when no receive is posted (IBA encoding
- *     1..31: 1 = 0.01 ms, 12 = 0.64 ms, 14 = 1.28 ms; 0 = 655 ms), loaded once the connection is ESTABLISHED
- *     because the CM's RTR attributes say 0; -1 keeps the CM's value. Receive credits follow demand, so this is
- *     how soon a stalled sender retries after the receiver catches up.
+ * <p>Failure detection. A peer that vanishes (process killed, host gone, path cut) is noticed by the transport
+ * only when this side has something outstanding: the oldest unacknowledged request is retransmitted
+ * {@link #retryCount()} times, each after the local ACK timeout ({@link #localAckTimeout()}: 4.096 µs ×
+ * 2<sup>code</sup>), and then the connection fails with a {@link WorkCompletionException} RETRY_EXC_ERR. The worst
+ * case is therefore (retryCount + 1) × 4.096 µs × 2<sup>localAckTimeout</sup> (with the CM's default code 17,
+ * ≈ 0.54 s per try: 3.8 s for retryCount 6). A side that only receives, or is idle, sends nothing and so never
+ * notices; that is what {@link #withKeepalive keepalive} is for (off by default, like TCP's).
  */
-public record ConnectionOptions(Duration connectTimeout, int resolveTimeoutMs, int sendQueueDepth, int receiveWindow,
-        int maxInline, int signalInterval, int responderResources, int initiatorDepth, int retryCount,
-        int rnrRetryCount, Duration drainTimeout, boolean rearmAfterMigration, int minRnrTimer) {
+public final class ConnectionOptions {
 
-    public static final ConnectionOptions DEFAULT = new ConnectionOptions(Duration.ofSeconds(10), 2000, 128, 64, 64, 16,
-            4, 4, 7, 7, Duration.ofSeconds(2), false, 12);
+    /** Connect within 10 s, 128 send slots, a 64-receive window, 64 B inline, retries 6, RNR retries 7 (forever). */
+    public static final ConnectionOptions DEFAULT = new ConnectionOptions();
 
-    public ConnectionOptions {
-        if (connectTimeout == null || connectTimeout.isNegative() || connectTimeout.isZero() || drainTimeout == null
-                || drainTimeout.isNegative()) {
-            throw new IllegalArgumentException("connectTimeout must be positive and drainTimeout not negative");
-        }
-        if (resolveTimeoutMs <= 0 || sendQueueDepth <= 0 || receiveWindow <= 0 || maxInline < 0 || signalInterval <= 0
-                || responderResources < 0 || initiatorDepth < 0) {
-            throw new IllegalArgumentException("timeouts, queue depths, window and signal interval must be positive; "
-                    + "inline size and RDMA depths not negative");
-        }
-        if (retryCount < 0 || retryCount > 7 || rnrRetryCount < 0 || rnrRetryCount > 7) {
-            throw new IllegalArgumentException("retry counts are 3-bit values (0..7)");
-        }
-        if (minRnrTimer < -1 || minRnrTimer > 31) {
-            throw new IllegalArgumentException("minRnrTimer is a 5-bit IBA code (0..31), or -1 to keep the CM's");
-        }
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private int resolveTimeoutMs = 2000;
+    private int sendQueueDepth = 128;
+    private int receiveWindow = 64;
+    private int maxInline = 64;
+    private int signalInterval = 16;
+    private int responderResources = 4;
+    private int initiatorDepth = 4;
+    private int retryCount = 6;
+    private int rnrRetryCount = 7;
+    private int localAckTimeout = -1;
+    private Duration drainTimeout = Duration.ofSeconds(2);
+    private boolean rearmAfterMigration;
+    private int minRnrTimer = 12;
+    private Duration keepaliveInterval = Duration.ZERO;
+    private int keepaliveCount = 3;
+
+    private ConnectionOptions() {}
+
+    private ConnectionOptions copy() {
+        ConnectionOptions c = new ConnectionOptions();
+        c.connectTimeout = connectTimeout;
+        c.resolveTimeoutMs = resolveTimeoutMs;
+        c.sendQueueDepth = sendQueueDepth;
+        c.receiveWindow = receiveWindow;
+        c.maxInline = maxInline;
+        c.signalInterval = signalInterval;
+        c.responderResources = responderResources;
+        c.initiatorDepth = initiatorDepth;
+        c.retryCount = retryCount;
+        c.rnrRetryCount = rnrRetryCount;
+        c.localAckTimeout = localAckTimeout;
+        c.drainTimeout = drainTimeout;
+        c.rearmAfterMigration = rearmAfterMigration;
+        c.minRnrTimer = minRnrTimer;
+        c.keepaliveInterval = keepaliveInterval;
+        c.keepaliveCount = keepaliveCount;
+        return c;
     }
 
+    // ---- settings ----
+
+    /** Deadline for the whole connect: name and address resolution, route, handshake (or from accept). */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /** Timeout passed to {@code rdma_resolve_addr}/{@code rdma_resolve_route}, in milliseconds. */
+    public int resolveTimeoutMs() {
+        return resolveTimeoutMs;
+    }
+
+    /** {@code max_send_wr}: operations outstanding at once (writability is derived from it). */
+    public int sendQueueDepth() {
+        return sendQueueDepth;
+    }
+
+    /** Receives kept posted (each holds one pool buffer); bounds what the peer may send ahead. */
+    public int receiveWindow() {
+        return receiveWindow;
+    }
+
+    /** The largest SEND/WRITE carried inline (asked of the QP; lowered if the device refuses). */
+    public int maxInline() {
+        return maxInline;
+    }
+
+    /** At most this many work requests go unsignaled in a row (the last of each batch is signaled). */
+    public int signalInterval() {
+        return signalInterval;
+    }
+
+    /** Incoming RDMA READ/atomics served at once (clamped to the device). */
+    public int responderResources() {
+        return responderResources;
+    }
+
+    /** Outgoing RDMA READ/atomics outstanding at once (clamped to the device and the peer). */
+    public int initiatorDepth() {
+        return initiatorDepth;
+    }
+
+    /**
+     * Transport retries (0..7) before a request fails with RETRY_EXC_ERR. Default 6: Linux rxe treats 7 as
+     * "retry forever", so a dead peer would never be reported there.
+     */
+    public int retryCount() {
+        return retryCount;
+    }
+
+    /** RNR retries (0..7, 7 = forever: a sender waits until the receiver posts a receive). */
+    public int rnrRetryCount() {
+        return rnrRetryCount;
+    }
+
+    /**
+     * The local ACK timeout as an IBA code (0..31: 4.096 µs × 2<sup>code</sup>; 14 ≈ 67 ms, 17 ≈ 0.54 s), set with
+     * {@code rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)} before connecting or accepting; -1 (default) keeps the
+     * CM's value (derived from the path's packet life time: 17 on RoCE).
+     */
+    public int localAckTimeout() {
+        return localAckTimeout;
+    }
+
+    /** How long a closing connection waits for its flushed work before releasing anyway. */
+    public Duration drainTimeout() {
+        return drainTimeout;
+    }
+
+    /** After a path migration, load the former primary path as the new alternate. */
+    public boolean rearmAfterMigration() {
+        return rearmAfterMigration;
+    }
+
+    /**
+     * The RNR NAK delay this side asks a sender to wait when no receive is posted (IBA code 1..31: 1 = 0.01 ms,
+     * 12 = 0.64 ms, 14 = 1.28 ms; 0 = 655 ms), loaded once ESTABLISHED because the CM's RTR attributes say 0; -1
+     * keeps the CM's value. Receive credits follow demand, so this is how soon a stalled sender retries.
+     */
+    public int minRnrTimer() {
+        return minRnrTimer;
+    }
+
+    /** Keepalive probe interval; {@link Duration#ZERO} (default) = no keepalive. See {@link #withKeepalive}. */
+    public Duration keepaliveInterval() {
+        return keepaliveInterval;
+    }
+
+    /** Probes that may go unanswered in a row before the connection fails. See {@link #withKeepalive}. */
+    public int keepaliveCount() {
+        return keepaliveCount;
+    }
+
+    /** Whether keepalive probes are sent. */
+    public boolean keepalive() {
+        return !keepaliveInterval.isZero();
+    }
+
+    // ---- copies with one setting changed ----
+
     public ConnectionOptions withConnectTimeout(Duration d) {
-        return new ConnectionOptions(d, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
-                rearmAfterMigration, minRnrTimer);
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("connectTimeout must be positive, got " + d);
+        }
+        ConnectionOptions c = copy();
+        c.connectTimeout = d;
+        return c;
+    }
+
+    public ConnectionOptions withResolveTimeoutMs(int ms) {
+        positive("resolveTimeoutMs", ms);
+        ConnectionOptions c = copy();
+        c.resolveTimeoutMs = ms;
+        return c;
     }
 
     public ConnectionOptions withSendQueueDepth(int n) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, n, receiveWindow, maxInline, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
-                rearmAfterMigration, minRnrTimer);
+        positive("sendQueueDepth", n);
+        ConnectionOptions c = copy();
+        c.sendQueueDepth = n;
+        return c;
     }
 
     public ConnectionOptions withReceiveWindow(int n) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, n, maxInline, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
-                rearmAfterMigration, minRnrTimer);
+        positive("receiveWindow", n);
+        ConnectionOptions c = copy();
+        c.receiveWindow = n;
+        return c;
     }
 
     public ConnectionOptions withMaxInline(int n) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, n, signalInterval,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
-                rearmAfterMigration, minRnrTimer);
+        if (n < 0) {
+            throw new IllegalArgumentException("maxInline must not be negative, got " + n);
+        }
+        ConnectionOptions c = copy();
+        c.maxInline = n;
+        return c;
     }
 
     public ConnectionOptions withSignalInterval(int n) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, n,
-                responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
-                rearmAfterMigration, minRnrTimer);
+        positive("signalInterval", n);
+        ConnectionOptions c = copy();
+        c.signalInterval = n;
+        return c;
     }
 
     public ConnectionOptions withRdmaDepth(int responder, int initiator) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
-                signalInterval, responder, initiator, retryCount, rnrRetryCount, drainTimeout,
-                rearmAfterMigration, minRnrTimer);
+        if (responder < 0 || initiator < 0) {
+            throw new IllegalArgumentException("RDMA READ/atomic depths must not be negative, got " + responder + "/"
+                    + initiator);
+        }
+        ConnectionOptions c = copy();
+        c.responderResources = responder;
+        c.initiatorDepth = initiator;
+        return c;
+    }
+
+    /** Transport retries and RNR retries, each 0..7 (see {@link #retryCount()}, {@link #rnrRetryCount()}). */
+    public ConnectionOptions withRetries(int retryCount, int rnrRetryCount) {
+        if (retryCount < 0 || retryCount > 7 || rnrRetryCount < 0 || rnrRetryCount > 7) {
+            throw new IllegalArgumentException("retry counts are 3-bit values (0..7), got " + retryCount + "/"
+                    + rnrRetryCount);
+        }
+        ConnectionOptions c = copy();
+        c.retryCount = retryCount;
+        c.rnrRetryCount = rnrRetryCount;
+        return c;
+    }
+
+    /** The local ACK timeout code (0..31) or -1 for the CM's; see {@link #localAckTimeout()}. */
+    public ConnectionOptions withLocalAckTimeout(int code) {
+        if (code < -1 || code > 31) {
+            throw new IllegalArgumentException("localAckTimeout is a 5-bit IBA code (0..31), or -1 for the CM's, got "
+                    + code);
+        }
+        ConnectionOptions c = copy();
+        c.localAckTimeout = code;
+        return c;
     }
 
     public ConnectionOptions withDrainTimeout(Duration d) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
-                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, d,
-                rearmAfterMigration, minRnrTimer);
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException("drainTimeout must not be negative, got " + d);
+        }
+        ConnectionOptions c = copy();
+        c.drainTimeout = d;
+        return c;
     }
 
     public ConnectionOptions withRearmAfterMigration(boolean on) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
-                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
-                on, minRnrTimer);
+        ConnectionOptions c = copy();
+        c.rearmAfterMigration = on;
+        return c;
     }
 
     public ConnectionOptions withMinRnrTimer(int code) {
-        return new ConnectionOptions(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline,
-                signalInterval, responderResources, initiatorDepth, retryCount, rnrRetryCount, drainTimeout,
-                rearmAfterMigration, code);
+        if (code < -1 || code > 31) {
+            throw new IllegalArgumentException("minRnrTimer is a 5-bit IBA code (0..31), or -1 to keep the CM's, got "
+                    + code);
+        }
+        ConnectionOptions c = copy();
+        c.minRnrTimer = code;
+        return c;
+    }
+
+    /**
+     * Keepalive, off by default: when the connection has been silent (no completion, no message) for
+     * {@code interval}, a probe is sent — a zero-length RDMA WRITE, which the IBA lets a responder accept without
+     * a memory key (C9-88) and which consumes no receive at the peer. Activity of any kind counts as an answer.
+     * When {@code count} probes in a row stay unanswered, or a probe fails (RETRY_EXC_ERR once the retries are
+     * exhausted), the connection fails with a {@link KeepaliveException}. A dead peer is so detected within about
+     * {@code interval × (count + 1)}, or sooner by the transport's own retry bound. {@code Duration.ZERO} turns it
+     * off.
+     */
+    public ConnectionOptions withKeepalive(Duration interval, int count) {
+        Objects.requireNonNull(interval, "interval");
+        if (interval.isNegative() || count < 1) {
+            throw new IllegalArgumentException("keepalive needs an interval >= 0 (0 = off) and a count >= 1, got "
+                    + interval + "/" + count);
+        }
+        if (!interval.isZero() && interval.toMillis() < 1) {
+            throw new IllegalArgumentException("keepalive interval must be at least 1 ms, got " + interval);
+        }
+        ConnectionOptions c = copy();
+        c.keepaliveInterval = interval;
+        c.keepaliveCount = count;
+        return c;
+    }
+
+    private static void positive(String name, int v) {
+        if (v <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, got " + v);
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ConnectionOptions c && connectTimeout.equals(c.connectTimeout)
+                && resolveTimeoutMs == c.resolveTimeoutMs && sendQueueDepth == c.sendQueueDepth
+                && receiveWindow == c.receiveWindow && maxInline == c.maxInline && signalInterval == c.signalInterval
+                && responderResources == c.responderResources && initiatorDepth == c.initiatorDepth
+                && retryCount == c.retryCount && rnrRetryCount == c.rnrRetryCount
+                && localAckTimeout == c.localAckTimeout && drainTimeout.equals(c.drainTimeout)
+                && rearmAfterMigration == c.rearmAfterMigration && minRnrTimer == c.minRnrTimer
+                && keepaliveInterval.equals(c.keepaliveInterval) && keepaliveCount == c.keepaliveCount;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, signalInterval,
+                responderResources, initiatorDepth, retryCount, rnrRetryCount, localAckTimeout, drainTimeout,
+                rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount);
+    }
+
+    @Override
+    public String toString() {
+        return "ConnectionOptions[connectTimeout=" + connectTimeout + ", sendQueueDepth=" + sendQueueDepth
+                + ", receiveWindow=" + receiveWindow + ", maxInline=" + maxInline + ", retryCount=" + retryCount
+                + ", rnrRetryCount=" + rnrRetryCount + ", localAckTimeout=" + localAckTimeout + ", keepalive="
+                + (keepalive() ? keepaliveInterval + "x" + keepaliveCount : "off") + "]";
     }
 }

@@ -5,6 +5,7 @@ import dev.ibex.cm.RdmaConnectException.Reason;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.CmEvent;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 
 /** Turns the input that ended an attempt into its typed exception. */
 final class Failures {
@@ -29,6 +30,21 @@ final class Failures {
     static RdmaConnectException of(Input in, CmEvent e, InetSocketAddress remote, boolean datagram, Throwable cause) {
         return new RdmaConnectException(reason(in), e == null ? 0 : e.status(), e == null ? null : e.privateData(),
                 remote, datagram, cause == null ? null : cause.getMessage(), cause);
+    }
+
+    /** The deadline passed in {@code state}: say what was still awaited. */
+    static RdmaConnectException timeout(ConnectionState state, InetSocketAddress remote, Duration timeout) {
+        String waiting = switch (state) {
+            case IDLE, ADDR_RESOLVING -> "the address was still being resolved";
+            case ROUTE_RESOLVING -> "the route was still being resolved";
+            case CONNECTING -> remote != null && !remote.isUnresolved()
+                    ? "nothing answered the connection request at that address (no host, a host without RDMA, or a "
+                    + "path that drops the CM's messages)" : "the handshake did not complete";
+            case REQUESTED -> "the application did not accept or reject the request";
+            default -> "the connection was " + state;
+        };
+        return new RdmaConnectException(Reason.TIMEOUT, 0, null, remote, false, "connect timeout of "
+                + timeout.toMillis() + " ms: " + waiting);
     }
 
     /** A provider refusal while performing an action for {@code in}, as the attempt's failure. */

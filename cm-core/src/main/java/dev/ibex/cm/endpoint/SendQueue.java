@@ -35,6 +35,9 @@ final class SendQueue implements Flushable {
 
         /** The QP refused to post: the connection cannot continue. */
         void postFailed(RdmaException error);
+
+        /** A {@link SendQueue#probe() keepalive probe} completed ({@code error == null}) or failed. */
+        default void probeDone(RdmaException error) {}
     }
 
     private final EventLoop loop;
@@ -48,6 +51,7 @@ final class SendQueue implements Flushable {
     private final long[] attachments;
     private final Buffer[] buffers;
     private final boolean[] inline;
+    private final boolean[] probes;
     private long head;
     private long tail;
     private int pending;
@@ -66,6 +70,7 @@ final class SendQueue implements Flushable {
         this.attachments = new long[capacity];
         this.buffers = new Buffer[capacity];
         this.inline = new boolean[batch.capacity()];
+        this.probes = new boolean[capacity];
     }
 
     int capacity() {
@@ -110,11 +115,37 @@ final class SendQueue implements Flushable {
         return batch;
     }
 
+    /**
+     * Queues a keepalive probe: a zero-length RDMA WRITE without a memory key (IBA C9-88: a responder checks no
+     * R_Key for a zero-length transfer) that consumes no receive at the peer and is reported to
+     * {@link Owner#probeDone}, never as an operation. Returns false when the queue is full.
+     */
+    boolean probe() {
+        if (head - tail >= capacity) {
+            return false;
+        }
+        int slot = (int) (head % capacity);
+        ops[slot] = Operation.WRITE;
+        attachments[slot] = 0;
+        buffers[slot] = null;
+        probes[slot] = true;
+        int i = pending;
+        inline[i] = false;
+        batch.wrId(i, WrId.encode(Operation.WRITE.wrKind(), handle, slot)).opcode(i, Operation.WRITE.opcode())
+                .rdma(i, 0, 0).numSge(i, 0).flags(i, 0);
+        queued();
+        return true;
+    }
+
     /** Adds the data range and queues the batch for posting at the end of the turn (or now, when it is full). */
     void commit(int i, Operation op, Buffer buffer, int offset, int length) {
         boolean in = op.mayInline() && length <= maxInline;
         inline[i] = in;
         batch.single(i, buffer.address() + offset, length, buffer.lkey()).flags(i, in ? SendFlags.INLINE : 0);
+        queued();
+    }
+
+    private void queued() {
         head++;
         pending++;
         if (head - tail == capacity && writable) {
@@ -154,8 +185,8 @@ final class SendQueue implements Flushable {
         }
         long first = head - n;
         for (int i = 0; i < posted; i++) {
-            if (inline[i]) { // the data was copied into the WR: the buffer is free at once
-                int slot = (int) ((first + i) % capacity);
+            int slot = (int) ((first + i) % capacity);
+            if (inline[i] && buffers[slot] != null) { // the data was copied into the WR: the buffer is free at once
                 Buffer b = buffers[slot];
                 buffers[slot] = null;
                 b.reclaim();
@@ -217,8 +248,14 @@ final class SendQueue implements Flushable {
         Operation op = ops[slot];
         Buffer b = buffers[slot];
         long attachment = attachments[slot];
+        boolean probe = probes[slot];
         ops[slot] = null;
         buffers[slot] = null;
+        probes[slot] = false;
+        if (probe) {
+            owner.probeDone(error);
+            return;
+        }
         if (b != null) {
             b.reclaim();
             if (op.consumesBuffer()) {

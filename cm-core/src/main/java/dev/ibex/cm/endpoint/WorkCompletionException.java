@@ -4,7 +4,7 @@ import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.WcStatus;
 
 /**
- * An operation that completed with an error status. {@link #isFlush()} marks the expected flush of work that was
+ * An operation that completed with an error status (the verb is the one that posted it: the poll itself worked). {@link #isFlush()} marks the expected flush of work that was
  * outstanding when the connection closed or failed, as opposed to a failure of the operation itself.
  */
 public final class WorkCompletionException extends RdmaException {
@@ -15,9 +15,10 @@ public final class WorkCompletionException extends RdmaException {
     private final int vendorError;
 
     public WorkCompletionException(Operation operation, WcStatus status, int vendorError) {
-        super("ibv_poll_cq", 0, (operation == null ? "receive" : operation.name()) + " completed with " + status
-                + ": " + status.description() + (vendorError != 0 ? " (vendor error 0x"
-                + Integer.toHexString(vendorError) + ")" : ""));
+        super(operation == null ? "ibv_post_recv" : "ibv_post_send", (operation == null ? "a receive" : operation.name())
+                + " completed with " + status + " (work completion status " + status.code() + "): "
+                + status.description() + (vendorError != 0 ? " (vendor error 0x" + Integer.toHexString(vendorError)
+                + ")" : ""), null);
         this.operation = operation;
         this.status = status;
         this.vendorError = vendorError;

@@ -105,6 +105,11 @@ class ConnectionLoopbackTest {
         });
     }
 
+    /** The test expected what the loop reported as uncaught. */
+    void clearUncaught() {
+        uncaught.clear();
+    }
+
     @AfterEach
     void tearDown() {
         if (group != null) {

@@ -242,13 +242,22 @@ class ConnectionTableWalkTest {
         List<String> callbacks = r.events().subList(before, r.events.size());
         assertThat(callbacks).isEqualTo(x.callbacks());
         if (x.reason() != null) {
-            assertThat(r.error.getNow(null)).isInstanceOfSatisfying(RdmaConnectException.class,
+            Throwable err = r.error.getNow(null);
+            if (from == ESTABLISHED) { // typed as an established connection's failure, the CM's reason as cause
+                assertThat(err).isInstanceOfSatisfying(ConnectionFailedException.class, e -> assertThat(e.reason())
+                        .isEqualTo(input == Input.DEVICE_REMOVAL ? ConnectionFailedException.Reason.DEVICE_REMOVAL
+                                : ConnectionFailedException.Reason.CM_ERROR));
+                err = err.getCause();
+            }
+            assertThat(err).isInstanceOfSatisfying(RdmaConnectException.class,
                     e -> assertThat(e.reason()).isEqualTo(x.reason()));
         } else if (callbacks.contains("error")) {
             assertThat(r.error.getNow(null)).isInstanceOf(RdmaException.class);
         }
         if (x.reason() == Reason.REJECTED) {
-            RdmaConnectException e = (RdmaConnectException) r.error.getNow(null);
+            Throwable err = r.error.getNow(null);
+            RdmaConnectException e = (RdmaConnectException) (err instanceof ConnectionFailedException ? err.getCause()
+                    : err);
             assertThat(e.isConsumerReject()).isTrue();
             assertThat(new String(e.privateData(), StandardCharsets.UTF_8)).isEqualTo("no");
         }

@@ -157,7 +157,7 @@ public final class FakeCmId implements CmId {
     @Override
     public void setOption(CmOption option, int value) {
         check();
-        calls.add("setOption " + option);
+        calls.add("setOption " + option + " " + value);
     }
 
     @Override
@@ -184,6 +184,10 @@ public final class FakeCmId implements CmId {
         synchronized (fabric.lock) {
             check();
             calls.add("resolveAddr " + destination);
+            RuntimeException refusal = fabric.resolveAddrRefusal;
+            if (refusal != null) {
+                throw refusal;
+            }
             if (source != null) {
                 FakeDevice s = fabric.deviceOf(source.getAddress());
                 if (s == null) {

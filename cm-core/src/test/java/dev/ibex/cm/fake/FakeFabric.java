@@ -171,6 +171,13 @@ public final class FakeFabric implements Fabric {
         blackholed.add(address(ip));
     }
 
+    volatile RuntimeException resolveAddrRefusal;
+
+    /** Every later {@code resolveAddr} throws {@code e} (a provider refusing; {@code null} to stop). */
+    public void refuseResolveAddr(RuntimeException e) {
+        resolveAddrRefusal = e;
+    }
+
     /** Joins of the multicast group {@code ip} fail with MULTICAST_ERROR. */
     public void failJoins(String ip) {
         failingGroups.add(address(ip));

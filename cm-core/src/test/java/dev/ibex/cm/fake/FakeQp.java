@@ -100,6 +100,7 @@ public final class FakeQp implements QueuePair {
     private final int qpNum;
     private final ArrayDeque<Recv> rq = new ArrayDeque<>();
     private final ArrayDeque<SendWr> blocked = new ArrayDeque<>();
+    private boolean unanswered;
     private final List<SendWr> log = new ArrayList<>();
     final Set<Gid> groups = new HashSet<>();
     private Object context;
@@ -249,7 +250,7 @@ public final class FakeQp implements QueuePair {
                 if (state == QpState.ERR) {
                     sendCqe(wr, WcStatus.WR_FLUSH_ERR, true);
                 } else if (fabric.mode == FakeFabric.Mode.LOOPBACK) {
-                    if (!blocked.isEmpty() || !execute(wr)) {
+                    if (unanswered || !blocked.isEmpty() || !execute(wr)) {
                         blocked.add(wr);
                     }
                 }
@@ -383,6 +384,16 @@ public final class FakeQp implements QueuePair {
     }
 
     /**
+     * The peer falls silent (killed, unplugged): from now on nothing this QP posts is answered — sends stay
+     * outstanding (the fake has no retry timer: nothing ever completes until the QP is flushed).
+     */
+    public void peerGoesSilent() {
+        synchronized (fabric.lock) {
+            unanswered = true;
+        }
+    }
+
+    /**
      * The primary path fails: an ARMED QP migrates (PATH_MIG on it and its peer), otherwise PATH_MIG_ERR.
      */
     public void failPrimaryPath() {
@@ -473,7 +484,7 @@ public final class FakeQp implements QueuePair {
 
     private void resume() {
         SendWr wr;
-        while ((wr = blocked.peek()) != null && state == QpState.RTS) {
+        while (!unanswered && (wr = blocked.peek()) != null && state == QpState.RTS) {
             if (!execute(wr)) {
                 return;
             }
@@ -616,6 +627,9 @@ public final class FakeQp implements QueuePair {
     }
 
     private boolean remoteCopyIn(FakeQp to, SendWr wr, byte[] data) {
+        if (data.length == 0) {
+            return true; // IBA C9-88: a zero-length transfer checks no R_Key (keepalive probes rely on it)
+        }
         MemorySegment dst = remote(to, wr.remoteAddr(), wr.rkey(), data.length, Access.REMOTE_WRITE);
         if (dst == null) {
             fail(wr, WcStatus.REM_ACCESS_ERR);

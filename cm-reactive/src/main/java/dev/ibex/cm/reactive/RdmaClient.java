@@ -5,7 +5,9 @@ import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.spi.CmId;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,6 +17,7 @@ import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 
 /**
@@ -178,15 +181,39 @@ public final class RdmaClient {
      */
     public Mono<RdmaConnection> connect() {
         Config cfg = config;
-        return Mono.<RdmaConnection>create(sink -> {
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
             InetSocketAddress remote = remote(cfg);
+            InetSocketAddress local = cfg.local;
+            if (!needsLookup(remote) && !needsLookup(local)) {
+                return connect(cfg, local, remote, cfg.options.connectTimeout());
+            }
+            // names are resolved off the event loops (a lookup blocks) and count against the connect timeout
+            Duration timeout = cfg.options.connectTimeout();
+            return Mono.fromCallable(() -> new InetSocketAddress[] {lookUp(local, true), lookUp(remote, false)})
+                    .subscribeOn(Schedulers.boundedElastic())
+                    .timeout(timeout, Mono.error(() -> new RdmaConnectException(RdmaConnectException.Reason.TIMEOUT,
+                            0, null, remote, false, "resolving the host name took longer than the connect timeout ("
+                            + timeout.toMillis() + " ms)")))
+                    .flatMap(a -> {
+                        Duration left = timeout.minusNanos(System.nanoTime() - start);
+                        return connect(cfg, a[0], a[1], left.toMillis() < 1 ? Duration.ofMillis(1) : left);
+                    });
+        }).doOnDiscard(RdmaConnection.class, RdmaConnection::dispose);
+    }
+
+    private static Mono<RdmaConnection> connect(Config cfg, InetSocketAddress local, InetSocketAddress remote,
+            Duration timeout) {
+        ConnectionOptions options = timeout.equals(cfg.options.connectTimeout()) ? cfg.options
+                : cfg.options.withConnectTimeout(timeout);
+        return Mono.create(sink -> {
             EventLoopGroup group = cfg.loops.get();
             Attempt a = new Attempt(sink, cfg, remote);
             sink.onCancel(a::cancel);
-            Connection c = Connection.connect(group.next(), local(cfg), remote, cfg.privateData, cfg.options,
+            Connection c = Connection.connect(group.next(), local, remote, cfg.privateData, options,
                     new ConnectionBridge(cfg.hooks, a));
             a.started(c);
-        }).doOnDiscard(RdmaConnection.class, RdmaConnection::dispose);
+        });
     }
 
     /** {@link #connect()} and wait (off the event loops) up to the connect timeout plus a second. */
@@ -200,17 +227,7 @@ public final class RdmaClient {
         return connect().block(timeout);
     }
 
-    private static InetSocketAddress local(Config c) {
-        InetSocketAddress l = c.local;
-        if (l != null && l.isUnresolved()) {
-            l = new InetSocketAddress(l.getHostString(), l.getPort());
-            if (l.isUnresolved()) {
-                throw new IllegalArgumentException("cannot resolve the local host " + l.getHostString());
-            }
-        }
-        return l;
-    }
-
+    /** The peer as configured: a host name stays unresolved here (it is looked up off the loops). */
     private static InetSocketAddress remote(Config c) {
         if (c.remote != null) {
             return c.remote;
@@ -218,7 +235,39 @@ public final class RdmaClient {
         if (c.host == null || c.port < 0) {
             throw new IllegalStateException("set remoteAddress(...) or host(...) and port(...) before connecting");
         }
-        return new InetSocketAddress(c.host, c.port);
+        InetAddress literal = literal(c.host);
+        return literal != null ? new InetSocketAddress(literal, c.port) : InetSocketAddress.createUnresolved(c.host,
+                c.port);
+    }
+
+    private static boolean needsLookup(InetSocketAddress a) {
+        return a != null && a.isUnresolved() && literal(a.getHostString()) == null;
+    }
+
+    private static InetAddress literal(String host) {
+        try {
+            return InetAddress.ofLiteral(host);
+        } catch (IllegalArgumentException notALiteral) {
+            return null;
+        }
+    }
+
+    /** Resolves a name (blocking: never on a loop); an unknown host is a typed ADDR_ERROR. */
+    private static InetSocketAddress lookUp(InetSocketAddress a, boolean local) {
+        if (a == null || !a.isUnresolved()) {
+            return a;
+        }
+        InetAddress ip = literal(a.getHostString());
+        if (ip != null) {
+            return new InetSocketAddress(ip, a.getPort());
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByName(a.getHostString()), a.getPort());
+        } catch (UnknownHostException e) {
+            throw new RdmaConnectException(RdmaConnectException.Reason.ADDR_ERROR, 0, null, a, false, "unknown "
+                    + (local ? "local " : "") + "host '" + a.getHostString() + "': the name does not resolve to an IP "
+                    + "address", e);
+        }
     }
 
     /** One connect: reports the outcome exactly once, or closes a connection that nobody wants any more. */

@@ -36,6 +36,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private volatile boolean disposeRequested;
     private volatile boolean closed;
+    private volatile Throwable failure;
     // loop-confined
     private MonoSink<Void> pendingAlternate;
     private MonoSink<Void> pendingMigration;
@@ -223,7 +224,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         Objects.requireNonNull(remoteAlternate, "remoteAlternate");
         return Mono.create(sink -> onLoop(() -> {
             if (closed || connection.state() != ConnectionState.ESTABLISHED) {
-                sink.error(new IllegalStateException("the connection is " + connection.state()));
+                sink.error(notUsable());
                 return;
             }
             MonoSink<Void> previous = pendingAlternate;
@@ -245,7 +246,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     public Mono<Void> migratePath() {
         return Mono.create(sink -> onLoop(() -> {
             if (closed || connection.state() != ConnectionState.ESTABLISHED) {
-                sink.error(new IllegalStateException("the connection is " + connection.state()));
+                sink.error(notUsable());
                 return;
             }
             MonoSink<Void> previous = pendingMigration;
@@ -428,18 +429,31 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     }
 
     void error(Throwable t) {
+        failure = t;
         if (metrics != null) {
             metrics.incrementErrorsCount(remote);
         }
         emit(ConnectionEvent.failure(ConnectionEvent.Type.ERROR, t));
         inbound.fail(t);
-        outbound.close(t);
-        failPending(t);
+        IllegalStateException earlier = failedEarlier(t);
+        outbound.close(earlier);
+        failPending(earlier);
+    }
+
+    /** What an operation gets once the connection has failed: the failure, named as earlier, as its cause. */
+    private IllegalStateException failedEarlier(Throwable t) {
+        return new IllegalStateException(this + ": the connection failed earlier: " + t.getMessage(), t);
+    }
+
+    private IllegalStateException notUsable() {
+        Throwable f = failure;
+        return f != null ? failedEarlier(f) : new IllegalStateException("the connection is " + connection.state());
     }
 
     void closed() {
         closed = true;
-        IllegalStateException gone = new IllegalStateException(this + " is closed");
+        Throwable f = failure;
+        IllegalStateException gone = f != null ? failedEarlier(f) : new IllegalStateException(this + " is closed");
         outbound.close(gone);
         inbound.finish();
         inbound.closeUnsubscribed();

@@ -190,6 +190,34 @@ class ConnectTest {
         hosts.awaitQuiet();
     }
 
+    /** Regression: an unresolvable host hung the connect forever (the failure's report threw on the loop). */
+    @Test
+    void anUnknownHostIsATypedAddressErrorNotAHang() {
+        StepVerifier.create(RdmaClient.create().runOn(hosts.client).host("no-such-host.invalid").port(4999)
+                        .connectTimeout(Duration.ofSeconds(5)).connect())
+                .expectErrorSatisfies(e -> {
+                    assertThat(((RdmaConnectException) e).reason()).isEqualTo(Reason.ADDR_ERROR);
+                    assertThat(e).hasMessageContaining("unknown host 'no-such-host.invalid'");
+                })
+                .verify(WAIT);
+        StepVerifier.create(RdmaClient.create().runOn(hosts.client)
+                        .remoteAddress(InetSocketAddress.createUnresolved("no-such-host.invalid", 4999)).connect())
+                .expectErrorSatisfies(e -> assertThat(((RdmaConnectException) e).reason()).isEqualTo(Reason.ADDR_ERROR))
+                .verify(WAIT);
+        hosts.awaitQuiet();
+    }
+
+    @Test
+    void aTimeoutSaysNothingAnsweredAtTheAddress() {
+        StepVerifier.create(RdmaClient.create().runOn(hosts.client).host(NOBODY_IP).port(4999)
+                        .connectTimeout(Duration.ofMillis(300)).connect())
+                .expectErrorSatisfies(e -> assertThat(e).hasMessageContaining("connect timeout of 300 ms")
+                        .hasMessageContaining("nothing answered the connection request")
+                        .hasMessageContaining(NOBODY_IP + ":4999"))
+                .verify(WAIT);
+        hosts.awaitQuiet();
+    }
+
     @Test
     void anAddressNoDeviceCanReachIsAnAddressError() {
         StepVerifier.create(RdmaClient.create().runOn(hosts.client).host("192.0.2.77").port(4999).connect())

@@ -33,8 +33,9 @@ final class EndpointTimer {
         this.times = new StepTimes(connections);
         // one send and one receive, no inline data, no RNR retries, no extra QP modify: cmtime's QPs and connect
         // parameters
-        this.options = new ConnectionOptions(ConnectionOptions.DEFAULT.connectTimeout(), timeoutMs, 1, 1, 0, 1, 1, 1,
-                retries, 0, ConnectionOptions.DEFAULT.drainTimeout(), false, -1);
+        this.options = ConnectionOptions.DEFAULT.withResolveTimeoutMs(timeoutMs).withSendQueueDepth(1)
+                .withReceiveWindow(1).withMaxInline(0).withSignalInterval(1).withRdmaDepth(1, 1).withRetries(retries, 0)
+                .withMinRnrTimer(-1);
     }
 
     void start() {

@@ -185,8 +185,8 @@ public final class RdmaClient {
             long start = System.nanoTime();
             InetSocketAddress remote = remote(cfg);
             InetSocketAddress local = cfg.local;
-            if (!needsLookup(remote) && !needsLookup(local)) {
-                return connect(cfg, local, remote, cfg.options.connectTimeout());
+            if (!needsLookup(remote) && !needsLookup(local)) { // IP literals: nothing to look up, no thread hop
+                return connect(cfg, lookUp(local, true), lookUp(remote, false), cfg.options.connectTimeout());
             }
             // names are resolved off the event loops (a lookup blocks) and count against the connect timeout
             Duration timeout = cfg.options.connectTimeout();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.endpoint.ConnectionFailedException;
 import dev.ibex.cm.endpoint.WorkCompletionException;
 import dev.ibex.cm.spi.WcStatus;
 import java.lang.foreign.ValueLayout;
@@ -117,7 +118,10 @@ class RdmaOpsTest {
         if (events.contains(ConnectionEvent.Type.ERROR)) {
             assertThat(events).containsSubsequence(ConnectionEvent.Type.ESTABLISHED, ConnectionEvent.Type.ERROR,
                     ConnectionEvent.Type.CLOSED);
-            assertThat(receiveErrors).singleElement().isInstanceOf(WorkCompletionException.class);
+            // receive() fails with the typed failure of the connection, never completes as if the peer closed
+            assertThat(receiveErrors).singleElement().isInstanceOfSatisfying(ConnectionFailedException.class,
+                    f -> assertThat(f.reason()).isEqualTo(ConnectionFailedException.Reason.REMOTE_ACCESS))
+                    .extracting(Throwable::getCause).isInstanceOf(WorkCompletionException.class);
         } else {
             assertThat(events).containsExactly(ConnectionEvent.Type.ESTABLISHED, ConnectionEvent.Type.DISCONNECTED,
                     ConnectionEvent.Type.CLOSED);

@@ -50,6 +50,7 @@ public final class IbCm {
     final CmTimings timings;
     private final Random random;
     private int nextHiTid = 1;
+    private long offPath;
     private final Map<Integer, IbCmId> localIds = new HashMap<>();
     private final Map<ListenKey, IbCmId> listeners = new HashMap<>();
     private final Map<RemoteKey, IbCmId> remoteIds = new HashMap<>();
@@ -199,7 +200,30 @@ public final class IbCm {
             LOG.debug("{} matches no id: discarded", input);
             return;
         }
+        if (!onPath(id, s)) {
+            return;
+        }
         id.apply(input, s);
+    }
+
+    /**
+     * Whether a message for an existing id comes from its peer: comm IDs and QPNs can be guessed, so a DREQ, REJ,
+     * RTU, LAP … from any other address must not tear down or change a connection (Linux's cm.c does not check
+     * this). Counted when dropped.
+     */
+    private boolean onPath(IbCmId id, Stimulus s) {
+        if (s.source() == null || id.acceptsFrom(s.source())) {
+            return true;
+        }
+        offPath++;
+        LOG.debug("{} from {} is not from the peer of {}: dropped", s.message() == null ? "input"
+                : s.message().getClass().getSimpleName(), s.source(), id);
+        return false;
+    }
+
+    /** CM messages dropped because they came from an address other than their connection's peer. */
+    public long offPathMessages() {
+        return locked(() -> offPath);
     }
 
     /** {@code cm_acquire_id}: the id with this local comm ID whose remote comm ID is {@code remote}. */
@@ -227,7 +251,9 @@ public final class IbCm {
         RemoteKey remote = new RemoteKey(req.localCommId(), req.localCaGuid());
         IbCmId dup = remoteIds.get(remote);
         if (dup != null) {
-            dup.apply(IbCmInput.RECV_REQ, s);
+            if (onPath(dup, s)) {
+                dup.apply(IbCmInput.RECV_REQ, s);
+            }
             return;
         }
         IbCmId stale = remoteQpns.get(new RemoteKey(req.localQpn(), req.localCaGuid()));
@@ -250,6 +276,9 @@ public final class IbCm {
         if (id == null) {
             LOG.debug("REP for unknown comm ID {}: discarded", rep.remoteCommId());
             return;
+        }
+        if (!onPath(id, s)) {
+            return; // before anything is learnt from it
         }
         if (id.remoteId == 0) {
             if (id.state() == IbCmState.REQ_SENT || id.state() == IbCmState.MRA_REQ_RCVD) {

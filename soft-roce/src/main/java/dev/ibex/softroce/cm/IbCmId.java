@@ -118,6 +118,14 @@ public final class IbCmId {
         return remoteAddress;
     }
 
+    /**
+     * Whether a CM message from {@code source} may concern this id: its peer's address (the primary path's remote
+     * GID), or any address while the peer is not known yet (a listener). Under the CM's lock.
+     */
+    boolean acceptsFrom(InetAddress source) {
+        return remoteAddress == null || remoteAddress.equals(source);
+    }
+
     /** The path of the connection (the active side's route, or the one derived from the REQ). */
     public PathRecord path() {
         return path;

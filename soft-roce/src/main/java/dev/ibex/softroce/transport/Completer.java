@@ -85,7 +85,17 @@ final class Completer {
     int lastSeenOpcode = -1;
     long decrements;
 
+    /** Responses dropped because their PSN lies ahead of every request sent. */
+    long invalidPsn;
+
     void onResponse(RocePacket pkt) {
+        if (Psn.compare(pkt.psn(), sender.requester.highestPsn) > 0) {
+            // the IBA accepts a response only for a PSN that was sent (IBTA 9.7.5.1). Taking it as an implicit
+            // acknowledgement (rxe does) would complete sends the peer never received: one forged ACK would then
+            // lose up to a window of messages. Drop it and count it.
+            invalidPsn++;
+            return;
+        }
         timeoutRetry = false;
         seen++;
         lastSeenPsn = pkt.psn();
@@ -246,13 +256,12 @@ final class Completer {
         }
         int diff = Psn.compare(p, psn);
         if (diff < 0) {
-            // most likely a retried response: complete the WQE if it matches, else ignore it
+            // most likely a retried response: complete the WQE if it matches, else ignore it. (rxe also runs an
+            // old ACK that arrives inside a READ response through the ACK checks; that resets the READ's
+            // sequence and fails the READ's next response with a bad-response error: one duplicate or forged ACK
+            // would end the connection. An acknowledgement of what is already acknowledged changes nothing.)
             if (p == wqe.lastPsn) {
                 return COMP_ACK;
-            }
-            if (pkt.opcode() == Opcode.RC_ACKNOWLEDGE && (opcode == Opcode.RC_RDMA_READ_RESPONSE_FIRST.code()
-                    || opcode == Opcode.RC_RDMA_READ_RESPONSE_MIDDLE.code())) {
-                return CHECK_ACK;
             }
             return DONE;
         }

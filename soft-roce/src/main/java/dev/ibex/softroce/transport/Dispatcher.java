@@ -20,6 +20,7 @@ public final class Dispatcher implements Link.Handler {
     private final RocePacket packet = new RocePacket();
     private final LongAdder malformed = new LongAdder();
     private final LongAdder unknownQp = new LongAdder();
+    private final LongAdder offPath = new LongAdder();
     private static final ThreadLocal<Boolean> RECEIVE_THREAD = ThreadLocal.withInitial(() -> Boolean.FALSE);
     private Thread lastThread;
 
@@ -58,14 +59,16 @@ public final class Dispatcher implements Link.Handler {
         }
         int dqp = packet.destQp();
         if (dqp == Bth.GSI_QPN) {
-            gsi.deliver(packet, srcIp, dstIp);
+            if (!gsi.deliver(packet, srcIp, srcPort, dstIp)) {
+                offPath.increment();
+            }
             return;
         }
         if (dqp == Bth.MULTICAST_QPN) {
             // every UD QP of this device attached to the group gets its own copy (Q_Key checked by each)
             SoftQueuePair[] members = device.multicastMembers(dstIp);
             for (SoftQueuePair qp : members) {
-                qp.deliver(packet, srcIp, dstIp);
+                qp.deliver(packet, srcIp, srcPort, dstIp);
             }
             if (members.length == 0) {
                 unknownQp.increment();
@@ -81,12 +84,19 @@ public final class Dispatcher implements Link.Handler {
             unknownQp.increment();
             return;
         }
-        qp.deliver(packet, srcIp, dstIp);
+        if (!qp.deliver(packet, srcIp, srcPort, dstIp)) {
+            offPath.increment();
+        }
     }
 
     /** Datagrams dropped because they were not valid RoCEv2 packets (or failed the ICRC). */
     public long malformed() {
         return malformed.sum();
+    }
+
+    /** RC packets and MADs that did not come from their path's address and UDP port. */
+    public long offPath() {
+        return offPath.sum();
     }
 
     /** Packets for QPs that do not exist. */

@@ -68,11 +68,18 @@ public final class Gsi implements MadPort {
         listeners.remove(listener);
     }
 
-    /** A packet for QP 1 arrived (receive thread). */
-    void deliver(RocePacket pkt, int srcIp, int dstIp) {
+    /**
+     * A packet for QP 1 arrived (receive thread).
+     *
+     * @return false when it did not come from the fabric's UDP port (every soft-roce QP1 sends from it): dropped
+     */
+    boolean deliver(RocePacket pkt, int srcIp, int srcPort, int dstIp) {
+        if (srcPort != device.config().udpPort()) {
+            return false;
+        }
         if (pkt.opcode() != Opcode.UD_SEND_ONLY || pkt.dethQKey() != Deth.GSI_QKEY
                 || pkt.payloadLength() != MAD_SIZE) {
-            return; // not a MAD (or a Q_Key violation): dropped like rxe's check_keys
+            return true; // not a MAD (or a Q_Key violation): dropped like rxe's check_keys
         }
         for (Listener l : listeners) {
             try {
@@ -81,5 +88,6 @@ public final class Gsi implements MadPort {
                 LOG.warn("MAD listener failed", e);
             }
         }
+        return true;
     }
 }

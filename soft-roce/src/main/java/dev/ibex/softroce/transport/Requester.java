@@ -41,6 +41,11 @@ final class Requester {
     private final MemorySegment tx;
 
     int psn;
+    /**
+     * The highest PSN a response may carry: the last PSN of the newest request sent (a READ's last response PSN).
+     * Not lowered by a go-back-N retry, whose earlier transmissions may still be answered.
+     */
+    int highestPsn;
     /** Opcode of the last packet sent, -1 between messages. */
     int opcode = -1;
     /** Position in the send queue of the next WQE to transmit. */
@@ -68,6 +73,7 @@ final class Requester {
     /** QP reset (or first RTS): forget every position. */
     void reset(int sqPsn, int maxRdAtomic) {
         psn = sqPsn;
+        highestPsn = Psn.add(sqPsn, -1);
         opcode = -1;
         wqeIndex = qp.sq().consumerIndex();
         noAckPackets = 0;
@@ -179,6 +185,9 @@ final class Requester {
                 w.lastPsn = Psn.add(psn, packets - 1);
             }
             psn = op == Opcode.RC_RDMA_READ_REQUEST ? Psn.add(w.firstPsn, packets) : Psn.next(psn);
+            if (Psn.compare(Psn.add(psn, -1), highestPsn) > 0) {
+                highestPsn = Psn.add(psn, -1);
+            }
             // requester state
             opcode = end ? -1 : op.code();
             if (end) {

@@ -323,6 +323,11 @@ public final class Sender {
         return retries;
     }
 
+    /** Responses dropped for a PSN ahead of every request sent (forged, or from a confused peer). */
+    public long invalidResponses() {
+        return completer.invalidPsn;
+    }
+
     /** The send side's state, for diagnostics. */
     public String describe() {
         return "req{sent=" + requester.packetsSent + " lastRetryFrom=0x" + Integer.toHexString(requester.lastRetryFrom)
@@ -331,7 +336,7 @@ public final class Sender {
                 + " waitRnr=" + requester.waitForRnrTimer + " waitPsn=" + requester.waitPsn + "} comp{psn=0x"
                 + Integer.toHexString(completer.psn) + " seen=" + completer.seen + " lastSeen=0x"
                 + Integer.toHexString(completer.lastSeenPsn) + "/0x" + Integer.toHexString(completer.lastSeenOpcode)
-                + " decrements=" + completer.decrements + " retry=" + completer.retryCount + " rnrRetry="
+ + " decrements=" + completer.decrements + " invalidPsn=" + completer.invalidPsn + " retry=" + completer.retryCount + " rnrRetry="
                 + completer.rnrRetryCount + "} sq{prod=" + qp.sq().producerIndex() + " cons=" + qp.sq().consumerIndex()
                 + "} timer{armed=" + retransmitTimer.isArmed() + " rnr=" + rnrTimer.isArmed() + "} inboxDropped="
                 + inbox.dropped() + " retries=" + retries + " timeouts=" + timeouts + " inline=" + responsesInline

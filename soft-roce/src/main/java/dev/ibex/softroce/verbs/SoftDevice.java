@@ -249,15 +249,17 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         return links[index];
     }
 
-    /** Datagrams dropped on arrival: not valid RoCEv2 (or bad ICRC), and addressed to no QP. */
-    public long[] dropCounts() {
+    /** Datagrams dropped on arrival, by reason. */
+    public DropCounts dropCounts() {
         long malformed = 0;
         long unknown = 0;
+        long offPath = 0;
         for (Dispatcher d : dispatchers) {
             malformed += d.malformed();
             unknown += d.unknownQp();
+            offPath += d.offPath();
         }
-        return new long[] {malformed, unknown};
+        return new DropCounts(malformed, unknown, offPath);
     }
 
     /** Remote access errors per peer, and the peers cut off for making too many. */

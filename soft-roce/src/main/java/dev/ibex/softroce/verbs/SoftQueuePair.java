@@ -734,22 +734,27 @@ public final class SoftQueuePair implements QueuePair {
     }
 
     /** Hands a packet addressed to this QP to the responder or completer (receive thread). */
-    public void deliver(RocePacket pkt, int srcIp, int dstIp) {
+    /**
+     * A packet for this QP arrived from {@code srcIp:srcPort} at {@code dstIp} (receive thread).
+     *
+     * @return false when it was dropped for not coming from the connection's path (counted by the caller)
+     */
+    public boolean deliver(RocePacket pkt, int srcIp, int srcPort, int dstIp) {
         Opcode op = pkt.opcode();
         int s = state.get();
         if (type == QpType.UD) {
             if (op.transport() != Opcode.Transport.UD || s < QpState.RTR.ordinal() || s > QpState.SQD.ordinal()) {
-                return;
+                return true;
             }
             responder.onRequest(pkt, srcIp, dstIp);
-            return;
+            return true;
         }
         if (op.transport() != Opcode.Transport.RC) {
-            return;
+            return true;
         }
         Route r = route;
-        if (r == null || r.dstIp() != srcIp || r.srcIp() != dstIp) {
-            return; // rxe check_addr: only the primary path's addresses are accepted
+        if (r == null || !onPath(r, srcIp, srcPort, dstIp)) {
+            return false;
         }
         if (op.isRequest()) {
             if (s >= QpState.RTR.ordinal() && s <= QpState.SQD.ordinal()) {
@@ -758,6 +763,16 @@ public final class SoftQueuePair implements QueuePair {
         } else if (s == QpState.RTS.ordinal() || s == QpState.SQD.ordinal()) {
             sender.onResponse(pkt);
         }
+        return true;
+    }
+
+    /**
+     * rxe's check_addr, and the UDP port too: an RC packet counts only when it comes from the peer's address and
+     * port on the path (every soft-roce device sends from the fabric's port) to the local address of that path.
+     * Anything else is forged or misdirected, and believing it would let a third party ACK, NAK or inject.
+     */
+    private static boolean onPath(Route r, int srcIp, int srcPort, int dstIp) {
+        return r.dstIp() == srcIp && r.srcIp() == dstIp && r.destination().getPort() == srcPort;
     }
 
     /** A WQE for SRQ receives, owned by a responder. */
@@ -901,11 +916,14 @@ public final class SoftQueuePair implements QueuePair {
         return sender.retries();
     }
 
+    /** Responses this QP dropped for a PSN ahead of every request it sent (racy snapshot). */
+    public long invalidResponses() {
+        return sender.invalidResponses();
+    }
+
     /** Transport state for diagnostics (racy snapshot). */
     public String describe() {
-        long[] drops = device.dropCounts();
-        return this + " " + sender.describe() + " " + responder.describe() + " deviceDrops{malformed=" + drops[0]
-                + " unknownQp=" + drops[1] + "}";
+        return this + " " + sender.describe() + " " + responder.describe() + " deviceDrops=" + device.dropCounts();
     }
 
     @Override

@@ -240,6 +240,40 @@ class RdmaCmConnectionTest {
         assertThat(w.net.sent(CmAttribute.DREQ)).hasSize(1);
     }
 
+    /**
+     * Regression: a DREQ with the right comm IDs and QPN from any address tore the connection down. CM messages for
+     * an existing id count only from its peer; every kind is dropped and counted otherwise.
+     */
+    @Test
+    void cmMessagesForAConnectionFromAnotherAddressAreDroppedAndCounted() throws Exception {
+        CmId[] p = connect(7480, new byte[0], new byte[0]);
+        IbCmId s = ((SoftCmId) p[1]).ibCmId();
+        IbCmId c = ((SoftCmId) p[0]).ibCmId();
+        java.net.InetAddress intruder = java.net.InetAddress.getByName("127.0.0.9");
+        java.net.InetAddress serverIp = java.net.InetAddress.getByName(SERVER);
+        dev.ibex.softroce.mad.Octets none = dev.ibex.softroce.mad.Octets.EMPTY;
+        List<dev.ibex.softroce.mad.CmMessage> forged = List.of(
+                new dev.ibex.softroce.mad.CmDreq(c.localId(), s.localId(), s.localQpn, none),
+                new dev.ibex.softroce.mad.CmRej(c.localId(), s.localId(), dev.ibex.softroce.mad.CmMessageKind.REP,
+                        dev.ibex.softroce.mad.CmRejectReason.CONSUMER_DEFINED, none, none),
+                new dev.ibex.softroce.mad.CmDrep(c.localId(), s.localId(), none),
+                new dev.ibex.softroce.mad.CmRtu(c.localId(), s.localId(), none));
+        long before = server.cm.ibCm().offPathMessages();
+        for (dev.ibex.softroce.mad.CmMessage m : forged) {
+            w.net.transmit(intruder, serverIp, dev.ibex.softroce.mad.CmMad.send(0x77, m));
+        }
+        w.quiet(100);
+        assertThat(server.cm.ibCm().offPathMessages() - before).isEqualTo(forged.size());
+        assertThat(sch.poll()).as("no event on the server").isNull();
+        assertThat(cch.poll()).as("no event on the client").isNull();
+        assertThat(s.state()).isEqualTo(IbCmState.ESTABLISHED);
+
+        // the same DREQ from the peer's own address is believed
+        w.net.transmit(java.net.InetAddress.getByName(CLIENT), serverIp,
+                dev.ibex.softroce.mad.CmMad.send(0x78, forged.get(0)));
+        expect(sch, CmEventType.DISCONNECTED);
+    }
+
     @Test
     void disconnectFromTheServerWorksTheSameWay() {
         CmId[] p = connect(7478, new byte[0], new byte[0]);

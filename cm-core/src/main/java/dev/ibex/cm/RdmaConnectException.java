@@ -72,7 +72,7 @@ public final class RdmaConnectException extends RdmaException {
     public RdmaConnectException(Reason reason, int status, byte[] privateData, InetSocketAddress remote,
             boolean datagram, String detail, Throwable cause) {
         super(reason.verb, status < 0 ? -status : (reason == Reason.TIMEOUT ? Errno.ETIMEDOUT.number() : 0),
-                describe(reason, status, remote, datagram, detail), cause);
+                describe(reason, status, privateData, remote, datagram, detail), cause);
         this.reason = reason;
         this.status = status;
         this.privateData = privateData == null ? new byte[0] : privateData.clone();
@@ -80,7 +80,8 @@ public final class RdmaConnectException extends RdmaException {
         this.datagram = datagram;
     }
 
-    private static String describe(Reason r, int status, InetSocketAddress remote, boolean datagram, String detail) {
+    private static String describe(Reason r, int status, byte[] privateData, InetSocketAddress remote, boolean datagram,
+            String detail) {
         // an unresolved address (a host name that did not resolve) has no InetAddress: use its name
         String to = remote == null ? "" : " (" + (remote.getAddress() == null ? remote.getHostString()
                 : remote.getAddress().getHostAddress()) + ":" + remote.getPort() + ")";
@@ -88,8 +89,7 @@ public final class RdmaConnectException extends RdmaException {
             case REJECTED -> switch (status) {
                 case REJECT_INVALID_SERVICE_ID -> "rejected: nobody listens on that port (IB CM reject reason 8, "
                         + "invalid service ID)";
-                case REJECT_CONSUMER -> "rejected by the peer (reason 28, consumer reject); its private data "
-                        + "says why";
+                case REJECT_CONSUMER -> consumerReject(privateData);
                 default -> "rejected (IB CM reject reason " + status + ")";
             };
             case UNREACHABLE -> datagram && status == SIDR_UNSUPPORTED ? "no UD service listens on that port "
@@ -108,6 +108,28 @@ public final class RdmaConnectException extends RdmaException {
             case MULTICAST_ERROR -> "the multicast group could not be joined or was lost";
         };
         return what + to + (detail == null || detail.isEmpty() ? "" : "; " + detail);
+    }
+
+    private static String consumerReject(byte[] privateData) {
+        RejectReason ibex = RejectReason.of(privateData);
+        if (ibex != null) {
+            String d = RejectReason.detail(privateData);
+            return "rejected by the peer (reason 28): " + ibex.description() + (d.isEmpty() ? "" : " (" + d + ")");
+        }
+        boolean none = privateData == null;
+        for (int i = 0; !none && i < privateData.length && privateData[i] == 0; i++) {
+            none = i == privateData.length - 1;
+        }
+        return none || privateData.length == 0 ? "rejected by the peer (reason 28, consumer reject) with no private "
+                + "data to say why" : "rejected by the peer (reason 28, consumer reject); its private data says why";
+    }
+
+    /**
+     * Why an Ibex server rejected on its own (its accept policy failed, nobody answered, no resources …), or
+     * {@code null} when the peer's application rejected (or the peer is not Ibex).
+     */
+    public RejectReason rejectReason() {
+        return reason == Reason.REJECTED ? RejectReason.of(privateData) : null;
     }
 
     public Reason reason() {

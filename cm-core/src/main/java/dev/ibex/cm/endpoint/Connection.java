@@ -434,7 +434,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             case FAIL -> {
                 if (from == REQUESTED && in != Input.REJECTED) {
-                    rejectQuietly(); // nobody answered: say so instead of leaving the peer to time out
+                    // nobody answered: say so instead of leaving the peer to time out
+                    rejectQuietly(in == Input.TIMEOUT ? dev.ibex.cm.RejectReason.NO_ANSWER.encode(null)
+                            : in == Input.CLOSE ? dev.ibex.cm.RejectReason.CLOSING.encode(null) : NONE);
                 }
                 release();
                 RdmaConnectException x = in == Input.TIMEOUT ? Failures.timeout(from, remote, options.connectTimeout())
@@ -717,8 +719,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         quietly("rdma_disconnect", id::disconnect);
     }
 
-    private void rejectQuietly() {
-        quietly("rdma_reject", () -> id.reject(NONE));
+    private void rejectQuietly(byte[] data) {
+        quietly("rdma_reject", () -> id.reject(data));
     }
 
     private void armTimer(Duration d) {

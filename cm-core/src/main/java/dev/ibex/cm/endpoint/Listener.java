@@ -194,7 +194,7 @@ public final class Listener implements LoopEndpoint {
             handler.onConnectionRequest(r);
         } catch (Throwable t) {
             loop.reportUncaught(t);
-            r.reject(null);
+            r.reject(dev.ibex.cm.RejectReason.POLICY_FAILED.encode(t.toString()));
         }
     }
 

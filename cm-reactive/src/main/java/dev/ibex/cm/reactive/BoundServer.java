@@ -1,5 +1,6 @@
 package dev.ibex.cm.reactive;
 
+import dev.ibex.cm.RejectReason;
 import dev.ibex.cm.endpoint.ConnectionRequest;
 import dev.ibex.cm.endpoint.Listener;
 import dev.ibex.cm.endpoint.ListenerHandler;
@@ -153,7 +154,7 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     @Override
     public void onConnectionRequest(ConnectionRequest request) {
         if (disposed.get()) {
-            request.reject(null);
+            request.reject(RejectReason.CLOSING.encode(null));
             return;
         }
         if (config.policy() == null) {
@@ -167,11 +168,11 @@ final class BoundServer implements DisposableServer, ListenerHandler {
             m = config.policy().apply(new RdmaRequest(request));
         } catch (Throwable t) {
             LOG.warn("the accept policy threw; rejecting {}", request.peerAddress(), t);
-            d.answer(AcceptDecision.reject());
+            d.answer(AcceptDecision.reject(RejectReason.POLICY_FAILED.encode(t.toString())));
             return;
         }
         if (m == null) {
-            d.answer(AcceptDecision.reject());
+            d.answer(AcceptDecision.reject(RejectReason.POLICY_FAILED.encode("the policy returned null")));
             return;
         }
         m.subscribe(d);
@@ -185,7 +186,7 @@ final class BoundServer implements DisposableServer, ListenerHandler {
         } catch (RuntimeException e) {
             accepting.decrementAndGet();
             LOG.warn("accepting {} failed", request.peerAddress(), e);
-            request.reject(null);
+            request.reject(RejectReason.ACCEPT_FAILED.encode(e.getMessage()));
         }
     }
 
@@ -254,18 +255,18 @@ final class BoundServer implements DisposableServer, ListenerHandler {
 
         @Override
         protected void hookOnComplete() {
-            answer(AcceptDecision.reject());
+            answer(AcceptDecision.reject(RejectReason.POLICY_FAILED.encode("the policy completed without a decision")));
         }
 
         @Override
         protected void hookOnError(Throwable t) {
             LOG.warn("the accept policy failed; rejecting {}", request.peerAddress(), t);
-            answer(AcceptDecision.reject());
+            answer(AcceptDecision.reject(RejectReason.POLICY_FAILED.encode(t.toString())));
         }
 
         void serverDisposed() {
             dispose();
-            answer(AcceptDecision.reject());
+            answer(AcceptDecision.reject(RejectReason.CLOSING.encode(null)));
         }
 
         void answer(AcceptDecision d) {

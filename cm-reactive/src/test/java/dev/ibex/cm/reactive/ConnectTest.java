@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.RdmaConnectException.Reason;
+import dev.ibex.cm.RejectReason;
 import dev.ibex.cm.endpoint.ListenOptions;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -151,8 +152,46 @@ class ConnectTest {
                 .options(ListenOptions.DEFAULT.withRequestTimeout(Duration.ofMillis(300)))
                 .accept(req -> Mono.never()).bindNow();
         StepVerifier.create(hosts.rdmaClient(server).connect())
-                .expectErrorSatisfies(e -> assertThat(((RdmaConnectException) e).reason()).isEqualTo(
-                        Reason.REJECTED))
+                .expectErrorSatisfies(e -> {
+                    RdmaConnectException x = (RdmaConnectException) e;
+                    assertThat(x.reason()).isEqualTo(Reason.REJECTED);
+                    assertThat(x.rejectReason()).isEqualTo(RejectReason.NO_ANSWER);
+                    assertThat(x).hasMessageContaining("did not answer the request within its request timeout");
+                })
+                .verify(WAIT);
+        server.disposeNow();
+        hosts.awaitQuiet();
+    }
+
+    /**
+     * Regression: an accept whose private data is too long (197 bytes) was reported to the client as "consumer
+     * reject; its private data says why" although none was sent. The client now learns what happened.
+     */
+    @Test
+    void aFailingAcceptPolicyIsReportedToTheClientAsSuch() {
+        DisposableServer server = hosts.rdmaServer()
+                .accept(req -> Mono.fromCallable(() -> AcceptDecision.accept(new byte[197]))).bindNow();
+        StepVerifier.create(hosts.rdmaClient(server).connect())
+                .expectErrorSatisfies(e -> {
+                    RdmaConnectException x = (RdmaConnectException) e;
+                    assertThat(x.isConsumerReject()).isTrue();
+                    assertThat(x.rejectReason()).isEqualTo(RejectReason.POLICY_FAILED);
+                    assertThat(x).hasMessageContaining("the server's accept policy failed")
+                            .hasMessageContaining("at most 196 bytes").hasMessageNotContaining("says why");
+                })
+                .verify(WAIT);
+        server.disposeNow();
+        hosts.awaitQuiet();
+    }
+
+    @Test
+    void anApplicationRejectWithoutDataSaysThereIsNone() {
+        DisposableServer server = hosts.rdmaServer().accept(req -> Mono.just(AcceptDecision.reject())).bindNow();
+        StepVerifier.create(hosts.rdmaClient(server).connect())
+                .expectErrorSatisfies(e -> {
+                    assertThat(((RdmaConnectException) e).rejectReason()).isNull();
+                    assertThat(e).hasMessageContaining("with no private data to say why");
+                })
                 .verify(WAIT);
         server.disposeNow();
         hosts.awaitQuiet();

@@ -162,6 +162,28 @@ public interface RcDataConformance extends Conformance {
         assertOk(one(p.clientCq), WcOpcode.SEND);
     }
 
+    /**
+     * Inline data is copied by the provider at post time from whatever address the SGE names (its lkey is
+     * ignored): an address outside registered memory must be refused, never read (it would crash the JVM).
+     */
+    @Test
+    default void inlineDataOutsideRegisteredMemoryIsRefusedAndTheQpGoesOn() {
+        RcPair p = RcPair.connect(this);
+        long unregistered = scope().arena().allocate(64, 8).address();
+        for (long address : new long[] {0x10, unregistered}) {
+            SendBatch b = sends(1, 1);
+            b.wrId(0, 9).opcode(0, WrOpcode.SEND).flags(0, SendFlags.SIGNALED | SendFlags.INLINE)
+                    .single(0, address, 14, 0);
+            assertThatThrownBy(() -> p.clientQp.postSend(b, 1)).isInstanceOfSatisfying(PostException.class,
+                    e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
+        }
+        assertThat(p.clientQp.state()).isEqualTo(QpState.RTS);
+        p.clientMem.put(0, "still works");
+        p.clientQp.postSend(post(p, WrOpcode.SEND, 1, SendFlags.SIGNALED, 0, 11), 1);
+        assertOk(one(p.serverCq), WcOpcode.RECV);
+        assertThat(p.serverMem.get(0, 11)).isEqualTo("still works");
+    }
+
     @Test
     default void scatterGatherSendsAndReceivesSeveralSegments() {
         RcPair p = RcPair.connect(this, new RcPair.Options().serverReceives(0, 0));

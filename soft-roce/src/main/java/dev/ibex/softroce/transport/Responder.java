@@ -103,6 +103,11 @@ public final class Responder {
         return task;
     }
 
+    /** The PSN expected of the next request (a racy snapshot from another thread). */
+    public int expectedPsn() {
+        return psn;
+    }
+
     /** Resets for a QP entering RTR (or RESET). Inside the task. */
     public void reset(int rqPsn, int maxDestRdAtomic) {
         psn = rqPsn;

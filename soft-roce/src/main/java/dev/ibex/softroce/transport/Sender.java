@@ -323,6 +323,11 @@ public final class Sender {
         return retries;
     }
 
+    /** The PSN of the next request packet (a racy snapshot from another thread). */
+    public int nextPsn() {
+        return requester.psn;
+    }
+
     /** Responses dropped for a PSN ahead of every request sent (forged, or from a confused peer). */
     public long invalidResponses() {
         return completer.invalidPsn;

@@ -678,8 +678,11 @@ public final class SoftQueuePair implements QueuePair {
                 .qkey(qkey)
                 .pathMtu(pathMtu)
                 .destQpNum(destQpn)
-                .rqPsn(rqPsn)
-                .sqPsn(sqPsn)
+                // the live values, as rxe's query reports req.psn and resp.psn: what the last modify set is history
+                .rqPsn(state.get() >= QpState.RTR.ordinal() && state.get() <= QpState.SQD.ordinal()
+                        ? responder.expectedPsn() : rqPsn)
+                .sqPsn(state.get() == QpState.RTS.ordinal() || state.get() == QpState.SQD.ordinal()
+                        ? sender.nextPsn() : sqPsn)
                 .timeout(timeout)
                 .retryCnt(retryCnt)
                 .rnrRetry(rnrRetry)

@@ -23,6 +23,7 @@ final class NativeMemoryRegion extends NativeResource implements MemoryRegion {
         this.mr = IbVerbs.regMr(pd.segment(), segment, access);
         this.lkey = IbvMr.lkey(mr);
         this.rkey = IbvMr.rkey(mr);
+        pd.registered.add(segment.address(), segment.byteSize());
         tracked();
     }
 
@@ -68,6 +69,7 @@ final class NativeMemoryRegion extends NativeResource implements MemoryRegion {
 
     @Override
     void destroy() {
+        pd.registered.remove(segment.address(), segment.byteSize());
         IbVerbs.deregMr(mr);
     }
 }

@@ -17,6 +17,8 @@ import java.util.Set;
 final class NativeProtectionDomain extends NativeResource implements ProtectionDomain {
     private final NativeDeviceContext device;
     private final MemorySegment pd;
+    /** What inline data may be copied from (see {@link RegisteredRanges}). */
+    final RegisteredRanges registered = new RegisteredRanges();
 
     NativeProtectionDomain(NativeDeviceContext device) {
         super(device.fabric);

@@ -12,6 +12,7 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
+import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.verbs.ffi.ContextOps;
 import dev.ibex.verbs.ffi.IbVerbs;
@@ -209,7 +210,29 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     @Override
     public void postSend(SendBatch batch, int count) {
         ensureOpen();
+        checkInline(batch, count);
         BatchPosting.postSend(ops, qp, batch, count, badWr);
+    }
+
+    /**
+     * The provider copies inline data with {@code memcpy} from whatever address the SGE names (its lkey is
+     * ignored): an address outside registered memory would crash the JVM. Refused here, as EINVAL for that WR.
+     */
+    private void checkInline(SendBatch batch, int count) {
+        for (int i = 0; i < count; i++) {
+            if ((batch.flags(i) & SendFlags.INLINE) == 0) {
+                continue;
+            }
+            for (int j = 0, n = batch.numSge(i); j < n; j++) {
+                long addr = batch.sgeAddr(i, j);
+                int len = batch.sgeLength(i, j);
+                if (len != 0 && !pd.registered.contains(addr, Integer.toUnsignedLong(len))) {
+                    throw new PostException("ibv_post_send", Errno.EINVAL.number(), i, "inline data at 0x"
+                            + Long.toHexString(addr) + " (" + Integer.toUnsignedString(len) + " bytes) is not in "
+                            + "memory registered on this protection domain; inline SGEs must name registered memory");
+                }
+            }
+        }
     }
 
     @Override

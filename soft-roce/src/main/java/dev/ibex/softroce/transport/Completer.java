@@ -101,6 +101,7 @@ final class Completer {
         lastSeenPsn = pkt.psn();
         lastSeenOpcode = pkt.opcode().code() << 8 | (pkt.opcode().hasAeth() ? pkt.aethSyndrome() : 0);
         run(pkt);
+        sender.resetRetransmitTimer(); // a response on the path: the peer is alive, push the deadline (rxe)
     }
 
     /** Completes WQEs that need no response and acts on an expired retransmit timer. */
@@ -192,7 +193,13 @@ final class Completer {
                         state = ERROR_RETRY;
                         break;
                     }
-                    sender.resetRetransmitTimer();
+                    if (pkt != null || Psn.compare(sender.requester.psn, psn) <= 0) {
+                        sender.resetRetransmitTimer(); // a response, or nothing outstanding (then it stops)
+                    } else {
+                        // a pass without a response (new work posted, a local completion) must not push the
+                        // deadline: a sender that keeps posting to a dead peer would never time out
+                        sender.armRetransmitIfIdle();
+                    }
                     return EXIT;
                 }
                 case ERROR_RETRY -> {

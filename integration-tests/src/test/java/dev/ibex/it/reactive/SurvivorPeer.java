@@ -26,8 +26,9 @@ import reactor.core.publisher.Mono;
  *       arrives; prints {@code LISTENING port}. Runs until killed.
  *   <li>{@code client HOST PORT KEEPALIVE_MS}: opens one connection per {@link #ROLES role}, prints
  *       {@code CONNECTED} once all got the server's message, then one line per connection when it ends:
- *       {@code END role event receive=error|complete cause} (cause: the failure's type and reason), and after
- *       {@code 2 × KEEPALIVE_MS × 4 + 5 s} {@code UP role} for every connection still established; exits 0.
+ *       {@code END role event receive=error|complete cause} (cause: the failure's type and reason), and once all
+ *       ended or after {@code 8 × KEEPALIVE_MS + 5 s} {@code UP role} for every connection still established;
+ *       exits 0.
  * </ul>
  */
 public final class SurvivorPeer {
@@ -89,7 +90,12 @@ public final class SurvivorPeer {
                             + " receive=" + receiveEnd.getOrDefault(role, "open") + " " + cause(e.cause())));
                 }));
         ReactiveEchoPeer.say("CONNECTED");
-        Thread.sleep(keepaliveMs * 8L + 5_000);
+        // wait until every connection ended, or long enough to say which stay up
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(keepaliveMs * 8L + 5_000);
+        while (System.nanoTime() < deadline && !connections.values().stream().allMatch(RdmaConnection::isDisposed)) {
+            Thread.sleep(50);
+        }
+        Thread.sleep(200); // the last END lines
         connections.forEach((role, c) -> {
             if (!c.isDisposed()) {
                 ReactiveEchoPeer.say("UP " + role);

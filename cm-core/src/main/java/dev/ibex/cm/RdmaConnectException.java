@@ -10,6 +10,8 @@ import java.net.InetSocketAddress;
 public final class RdmaConnectException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
+    /** IB CM reject reason: the peer has no resources for the connection (e.g. too many half-open ones). */
+    public static final int REJECT_NO_RESOURCES = 3;
     /** IB CM reject reason: no listener for the service ID (port) on the target device. */
     public static final int REJECT_INVALID_SERVICE_ID = 8;
     /** IB CM reject reason: the peer application (or its CM) rejected. */
@@ -90,7 +92,9 @@ public final class RdmaConnectException extends RdmaException {
                 case REJECT_INVALID_SERVICE_ID -> "rejected: nobody listens on that port (IB CM reject reason 8, "
                         + "invalid service ID)";
                 case REJECT_CONSUMER -> consumerReject(privateData);
-                default -> "rejected (IB CM reject reason " + status + ")";
+                case REJECT_NO_RESOURCES -> "rejected: the peer has no resources for another connection (IB CM "
+                        + "reject reason 3)" + ibexReason(privateData);
+                default -> "rejected (IB CM reject reason " + status + ")" + ibexReason(privateData);
             };
             case UNREACHABLE -> datagram && status == SIDR_UNSUPPORTED ? "no UD service listens on that port "
                     + "(SIDR status 1)" : datagram && status == SIDR_REJECT ? "the UD service rejected the request "
@@ -108,6 +112,15 @@ public final class RdmaConnectException extends RdmaException {
             case MULTICAST_ERROR -> "the multicast group could not be joined or was lost";
         };
         return what + to + (detail == null || detail.isEmpty() ? "" : "; " + detail);
+    }
+
+    private static String ibexReason(byte[] privateData) {
+        RejectReason ibex = RejectReason.of(privateData);
+        if (ibex == null) {
+            return "";
+        }
+        String d = RejectReason.detail(privateData);
+        return ": " + ibex.description() + (d.isEmpty() ? "" : " (" + d + ")");
     }
 
     private static String consumerReject(byte[] privateData) {

@@ -94,6 +94,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private boolean closedNotified;
     private boolean errorNotified;
     private Keepalive keepalive;
+    /** The source counted in the listener's half-open bounds until established or gone; null otherwise. */
+    private java.net.InetAddress halfOpenSource;
     private ArrayDeque<Buffer> early;
     private final AlternatePaths paths = new AlternatePaths(this);
 
@@ -201,8 +203,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     /** A connection request arriving at {@code l}: the new id's connection, in REQUESTED (listener's loop). */
-    static Connection requested(Listener l, CmEvent e, ConnectionOptions options, Duration requestTimeout) {
+    static Connection requested(Listener l, CmEvent e, ConnectionOptions options, Duration requestTimeout,
+            java.net.InetAddress halfOpenSource) {
         Connection c = new Connection(l.loop(), options, e.id().peerAddress(), l, null);
+        c.halfOpenSource = halfOpenSource;
         c.id = e.id();
         c.id.context(c);
         c.state = REQUESTED;
@@ -562,8 +566,17 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
     }
 
+    private void leaveHalfOpen() {
+        java.net.InetAddress s = halfOpenSource;
+        if (s != null) {
+            halfOpenSource = null;
+            listener.halfOpenBounds().exit(s);
+        }
+    }
+
     private void established(CmEvent e) {
         cancelTimer();
+        leaveHalfOpen();
         if (!isPassive() && e != null) {
             peerData = e.privateData();
             peerParam = e.conn();
@@ -654,6 +667,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private void release() {
         cancelTimer();
         stopKeepalive();
+        leaveHalfOpen();
         paths.close();
         if (qp != null) {
             if (device.srq() != null) {

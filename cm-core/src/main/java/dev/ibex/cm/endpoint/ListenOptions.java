@@ -10,28 +10,45 @@ import java.time.Duration;
  * @param childrenOnListenerLoop keep accepted connections on the listener's loop instead of spreading them
  *     round-robin over the group
  * @param connection options of the accepted connections
+ * @param maxHalfOpen connections requested or accepted but not yet established, in all: beyond it requests are
+ *     refused at once (REJ, {@link dev.ibex.cm.RejectReason#OVERLOADED}); see {@link HalfOpen}
+ * @param maxHalfOpenPerSource the same, per source address: a flood from one address cannot take them all
  */
 public record ListenOptions(int backlog, Duration requestTimeout, boolean childrenOnListenerLoop,
-        ConnectionOptions connection) {
+        ConnectionOptions connection, int maxHalfOpen, int maxHalfOpenPerSource) {
     public static final ListenOptions DEFAULT = new ListenOptions(128, Duration.ofSeconds(10), false,
-            ConnectionOptions.DEFAULT);
+            ConnectionOptions.DEFAULT, 1024, 64);
 
     public ListenOptions {
         if (backlog <= 0 || requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()
                 || connection == null) {
             throw new IllegalArgumentException("backlog and requestTimeout must be positive, connection options set");
         }
+        if (maxHalfOpen <= 0 || maxHalfOpenPerSource <= 0) {
+            throw new IllegalArgumentException("half-open bounds must be positive, got " + maxHalfOpen + "/"
+                    + maxHalfOpenPerSource);
+        }
+    }
+
+    public ListenOptions withBacklog(int n) {
+        return new ListenOptions(n, requestTimeout, childrenOnListenerLoop, connection, maxHalfOpen,
+                maxHalfOpenPerSource);
     }
 
     public ListenOptions withRequestTimeout(Duration d) {
-        return new ListenOptions(backlog, d, childrenOnListenerLoop, connection);
+        return new ListenOptions(backlog, d, childrenOnListenerLoop, connection, maxHalfOpen, maxHalfOpenPerSource);
     }
 
     public ListenOptions withChildrenOnListenerLoop(boolean on) {
-        return new ListenOptions(backlog, requestTimeout, on, connection);
+        return new ListenOptions(backlog, requestTimeout, on, connection, maxHalfOpen, maxHalfOpenPerSource);
     }
 
     public ListenOptions withConnection(ConnectionOptions c) {
-        return new ListenOptions(backlog, requestTimeout, childrenOnListenerLoop, c);
+        return new ListenOptions(backlog, requestTimeout, childrenOnListenerLoop, c, maxHalfOpen, maxHalfOpenPerSource);
+    }
+
+    /** Half-open bounds: in all and per source address. */
+    public ListenOptions withHalfOpen(int max, int perSource) {
+        return new ListenOptions(backlog, requestTimeout, childrenOnListenerLoop, connection, max, perSource);
     }
 }

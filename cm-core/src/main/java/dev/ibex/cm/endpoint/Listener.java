@@ -8,6 +8,7 @@ import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.PortSpace;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,12 +32,16 @@ public final class Listener implements LoopEndpoint {
     private volatile InetSocketAddress localAddress;
     private CmId id;
     private int handle = -1;
+    private final HalfOpen halfOpen;
+    private long lastOverloadWarning;
+    private long refusedSinceWarning;
 
     private Listener(EventLoop loop, InetSocketAddress address, ListenOptions options, ListenerHandler handler) {
         this.loop = loop;
         this.address = address;
         this.options = options;
         this.handler = handler;
+        this.halfOpen = new HalfOpen(options.maxHalfOpen(), options.maxHalfOpenPerSource());
     }
 
     /** Listens on {@code address} (port 0: any free port) on the group's next loop. */
@@ -112,6 +117,20 @@ public final class Listener implements LoopEndpoint {
         return i == null ? null : i.device();
     }
 
+    /** Connections requested or accepted but not yet established (any thread). */
+    public int halfOpen() {
+        return halfOpen.open();
+    }
+
+    /** Requests refused for exceeding the half-open bounds (any thread). */
+    public long refusedRequests() {
+        return halfOpen.refused();
+    }
+
+    HalfOpen halfOpenBounds() {
+        return halfOpen;
+    }
+
     /** The loop an accepted connection moves to. */
     EventLoop childLoop() {
         return options.childrenOnListenerLoop() ? loop : loop.group().next();
@@ -181,10 +200,20 @@ public final class Listener implements LoopEndpoint {
     }
 
     private void request(CmEvent e) {
+        InetSocketAddress peer = e.id().peerAddress();
+        InetAddress source = peer == null ? null : peer.getAddress();
+        String refusal = source == null ? null : halfOpen.enter(source);
+        if (refusal != null) {
+            refuse(e.id(), peer, refusal);
+            return;
+        }
         Connection c;
         try {
-            c = Connection.requested(this, e, options.connection(), options.requestTimeout());
+            c = Connection.requested(this, e, options.connection(), options.requestTimeout(), source);
         } catch (RuntimeException ex) {
+            if (source != null) {
+                halfOpen.exit(source);
+            }
             LOG.warn("{}: cannot take a connection request: {}", this, ex.toString());
             EventLoop.rejectStray(e.id());
             return;
@@ -195,6 +224,32 @@ public final class Listener implements LoopEndpoint {
         } catch (Throwable t) {
             loop.reportUncaught(t);
             r.reject(dev.ibex.cm.RejectReason.POLICY_FAILED.encode(t.toString()));
+        }
+    }
+
+    /**
+     * Over a half-open bound: nothing is created for the request; it is answered "no resources" (soft-roce sends
+     * IB CM reject reason 3, librdmacm 28) with the reason in the private data, and counted. A flood is logged once
+     * per ten seconds, not once per request.
+     */
+    private void refuse(CmId requestId, InetSocketAddress peer, String refusal) {
+        try {
+            requestId.reject(dev.ibex.cm.RejectReason.OVERLOADED.encode(refusal), CmId.REJECT_NO_RESOURCES);
+        } catch (RuntimeException ignored) {
+            // the peer learns from the destroy as well
+        } finally {
+            requestId.close();
+        }
+        refusedSinceWarning++;
+        long now = System.nanoTime();
+        if (lastOverloadWarning == 0 || now - lastOverloadWarning > 10_000_000_000L) {
+            LOG.warn("{}: refusing connection requests: {} (the last from {}); {} refused since the last warning, "
+                    + "{} in all, {} half-open now", this, refusal, peer, refusedSinceWarning, halfOpen.refused(),
+                    halfOpen.open());
+            lastOverloadWarning = now;
+            refusedSinceWarning = 0;
+        } else {
+            LOG.debug("{}: refused a connection request from {}: {}", this, peer, refusal);
         }
     }
 

@@ -75,6 +75,17 @@ public interface CmId extends ResourceTracker.Tracked {
     /** {@code rdma_reject} with up to {@value #MAX_REJECT_PRIVATE_DATA} bytes. */
     void reject(byte[] privateData);
 
+    /** IB CM reject reason: no resources (IBA 12.6.7.2, {@code IB_CM_REJ_NO_RESOURCES}). */
+    int REJECT_NO_RESOURCES = 3;
+
+    /**
+     * Rejects with an IB CM reject reason of the provider's choice where it can send one (soft-roce); librdmacm
+     * always sends 28 (consumer defined), so by default this is {@link #reject(byte[])}.
+     */
+    default void reject(byte[] privateData, int ibRejectReason) {
+        reject(privateData);
+    }
+
     /**
      * {@code rdma_disconnect}: the QP goes to ERR (posted work flushes) and a DREQ is sent (or the DREP, when the
      * peer disconnected first). The side that receives {@code DISCONNECTED} must call {@code disconnect()} too; on

@@ -40,6 +40,8 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private final AtomicBoolean disposed = new AtomicBoolean();
     private final AtomicBoolean finished = new AtomicBoolean();
+    /** Accepted connections whose handshake has not completed (closed on dispose). */
+    private final Set<dev.ibex.cm.endpoint.Connection> handshaking = ConcurrentHashMap.newKeySet();
     private volatile Listener listener;
     private volatile boolean bound;
     private volatile boolean listenerClosed;
@@ -78,6 +80,18 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     }
 
     @Override
+    public int halfOpenConnections() {
+        Listener l = listener;
+        return l == null ? 0 : l.halfOpen();
+    }
+
+    @Override
+    public long refusedRequests() {
+        Listener l = listener;
+        return l == null ? 0 : l.refusedRequests();
+    }
+
+    @Override
     public int activeConnections() {
         return live.size();
     }
@@ -108,6 +122,9 @@ final class BoundServer implements DisposableServer, ListenerHandler {
         }
         for (ReactiveConnection c : live) {
             c.dispose();
+        }
+        for (dev.ibex.cm.endpoint.Connection c : handshaking) {
+            c.close(); // accepted, handshake not complete (a peer that never sends its RTU must not hold us up)
         }
         synchronized (accepted) {
             accepted.tryEmitComplete();
@@ -181,9 +198,12 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     private void accept(ConnectionRequest request, byte[] privateData, long startNanos) {
         accepting.incrementAndGet();
         record(request, startNanos, "ACCEPTED");
+        dev.ibex.cm.endpoint.Connection conn = request.connection();
+        handshaking.add(conn);
         try {
-            request.accept(new ConnectionBridge(config.hooks(), new Accepted()), privateData);
+            request.accept(new ConnectionBridge(config.hooks(), new Accepted(conn)), privateData);
         } catch (RuntimeException e) {
+            handshaking.remove(conn);
             accepting.decrementAndGet();
             LOG.warn("accepting {} failed", request.peerAddress(), e);
             request.reject(RejectReason.ACCEPT_FAILED.encode(e.getMessage()));
@@ -204,9 +224,16 @@ final class BoundServer implements DisposableServer, ListenerHandler {
 
     /** An accepted connection's outcome (its loop). */
     private final class Accepted implements ConnectionBridge.Outcome {
+        private final dev.ibex.cm.endpoint.Connection connection;
+
+        Accepted(dev.ibex.cm.endpoint.Connection connection) {
+            this.connection = connection;
+        }
+
         @Override
         public void established(ReactiveConnection rc) {
             live.add(rc);
+            handshaking.remove(connection);
             accepting.decrementAndGet();
             rc.onDispose().subscribe(null, null, () -> {
                 live.remove(rc);
@@ -226,6 +253,7 @@ final class BoundServer implements DisposableServer, ListenerHandler {
 
         @Override
         public void failed(Throwable error) {
+            handshaking.remove(connection);
             accepting.decrementAndGet();
             LOG.debug("an accepted connection failed before it was established: {}", error.toString());
             maybeFinish();

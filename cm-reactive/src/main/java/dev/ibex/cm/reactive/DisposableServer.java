@@ -32,6 +32,19 @@ public interface DisposableServer extends Disposable {
     /** Connections accepted and not yet closed. */
     int activeConnections();
 
+    /**
+     * Connection requests not yet established: awaiting the accept policy, or accepted and awaiting the handshake.
+     * Bounded by {@code ListenOptions.withHalfOpen}; requests beyond the bounds are refused at once.
+     */
+    default int halfOpenConnections() {
+        return 0;
+    }
+
+    /** Requests refused for exceeding the half-open bounds (a flood, or more clients than it can take). */
+    default long refusedRequests() {
+        return 0;
+    }
+
     /** Completes when the listener and every connection it accepted are closed. */
     Mono<Void> onDispose();
 

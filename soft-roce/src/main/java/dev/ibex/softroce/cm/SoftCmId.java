@@ -792,6 +792,16 @@ public final class SoftCmId implements CmId {
 
     @Override
     public void reject(byte[] privateData) {
+        reject(privateData, CmRejectReason.CONSUMER_DEFINED.code());
+    }
+
+    /** As the kernel's {@code ib_send_cm_rej}: any IB CM reason (librdmacm only ever sends 28). */
+    @Override
+    public void reject(byte[] privateData, int ibRejectReason) {
+        CmRejectReason reason = CmRejectReason.of(ibRejectReason);
+        if (reason == null) {
+            throw new IllegalArgumentException("no IB CM reject reason " + ibRejectReason);
+        }
         byte[] data = privateData == null ? new byte[0] : privateData;
         PrivateDataLimits.checkReject(wirePs(), data.length);
         svc.locked(() -> {
@@ -800,7 +810,7 @@ public final class SoftCmId implements CmId {
                 throw invalid("rdma_reject", "no connection request or response to reject");
             }
             int ret = qpType == QpType.UD ? ibId.sendSidrRep(SidrStatus.REJECT, 0, 0, Octets.of(data))
-                    : ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.of(data));
+                    : ibId.sendRej(reason, Octets.EMPTY, Octets.of(data));
             if (ret != 0) {
                 throw new RdmaException("rdma_reject", -ret, stateWhy());
             }

@@ -1,0 +1,65 @@
+package dev.ibex.cm.reactive;
+
+import static dev.ibex.cm.reactive.SoftHosts.NOBODY_IP;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ibex.cm.endpoint.ListenOptions;
+import dev.ibex.softroce.net.RequestFlood;
+import java.net.InetAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+/**
+ * Admission control on the passive side: a flood of connection requests that never complete their handshake
+ * (forged REQs from one address) holds at most the per-source half-open bound, the rest is refused at once, and a
+ * client from another address connects and exchanges messages during the flood.
+ */
+class AdmissionTest {
+    static final Duration WAIT = Duration.ofSeconds(20);
+    final SoftHosts hosts = new SoftHosts();
+
+    @AfterEach
+    void close() {
+        hosts.close();
+    }
+
+    /** Regression: every forged REQ got a QP and a receive window; 2,000/s grew the server by gigabytes. */
+    @Test
+    void aRequestFloodFromOneAddressIsBoundedAndOtherClientsStillConnect() throws Exception {
+        int perSource = 8;
+        DisposableServer server = hosts.rdmaServer()
+                .options(ListenOptions.DEFAULT.withHalfOpen(64, perSource))
+                .handle(c -> c.send(c.receive().map(Message::retain)))
+                .bindNow();
+        try (RequestFlood flood = new RequestFlood(InetAddress.getByName(NOBODY_IP),
+                InetAddress.getByName(SoftHosts.SERVER_IP), hosts.udpPort, server.port(), 42)) {
+            for (int i = 0; i < 200; i++) {
+                flood.send();
+                if (i % 20 == 0) {
+                    Thread.sleep(5); // let the loop take them (the CM's backlog drops a burst silently)
+                }
+            }
+            await().atMost(WAIT).until(() -> server.refusedRequests() > 0);
+            assertThat(server.halfOpenConnections()).as("half-open after the flood").isLessThanOrEqualTo(perSource);
+
+            long start = System.nanoTime();
+            RdmaConnection c = hosts.rdmaClient(server).connectNow(WAIT);
+            long connectMs = (System.nanoTime() - start) / 1_000_000;
+            String echo = c.receive().map(Message::asString).take(1)
+                    .mergeWith(c.send(Flux.just("during the flood")).then(reactor.core.publisher.Mono.empty()))
+                    .blockFirst(WAIT);
+            assertThat(echo).isEqualTo("during the flood");
+            assertThat(connectMs).as("connect time during the flood").isLessThan(5_000);
+            System.out.println("ADMISSION connectMs=" + connectMs + " refused=" + server.refusedRequests()
+                    + " halfOpen=" + server.halfOpenConnections() + " sent=" + flood.sent());
+            c.dispose();
+            c.onDispose().block(WAIT);
+        }
+        long t = System.nanoTime();
+        server.disposeNow(WAIT);
+        System.out.println("ADMISSION disposeMs=" + (System.nanoTime() - t) / 1_000_000);
+    }
+}

@@ -96,6 +96,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private Keepalive keepalive;
     /** The source counted in the listener's half-open bounds until established or gone; null otherwise. */
     private java.net.InetAddress halfOpenSource;
+    /** Waiting in the loop's {@link ConnectGate}; then holding one of its slots until the attempt ends. */
+    private boolean queued;
+    private boolean gated;
     private ArrayDeque<Buffer> early;
     private final AlternatePaths paths = new AlternatePaths(this);
 
@@ -170,10 +173,32 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                         + "': the name does not resolve to an IP address");
                 c.input(Input.ADDR_ERROR, null);
             } else {
-                c.input(Input.START, null);
+                c.armTimer(options.connectTimeout()); // the deadline covers the wait at the gate too
+                c.queued = true;
+                ConnectGate.of(c.loop).enter(c);
             }
         });
         return c;
+    }
+
+    /** Whether the gate should still start this connect (it may have been closed or timed out meanwhile). */
+    boolean stillWaiting() {
+        return queued && state == IDLE;
+    }
+
+    /** The gate admitted this connect: start resolving. */
+    void admitted() {
+        queued = false;
+        gated = true;
+        input(Input.START, null);
+    }
+
+    private void leaveGate() {
+        queued = false;
+        if (gated) {
+            gated = false;
+            ConnectGate.of(loop).leave();
+        }
     }
 
     /** An active connection in IDLE: registered, with its id, not started (loop thread; tests walk from here). */
@@ -414,7 +439,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private void perform(Action action, Input in, CmEvent e, ConnectionState from) {
         switch (action) {
             case RESOLVE_ADDR -> {
-                armTimer(options.connectTimeout());
+                if (timer == null) { // connect() armed it already, before the gate
+                    armTimer(options.connectTimeout());
+                }
                 id.resolveAddr(source, remote, options.resolveTimeoutMs());
             }
             case RESOLVE_ROUTE -> id.resolveRoute(options.resolveTimeoutMs());
@@ -577,6 +604,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private void established(CmEvent e) {
         cancelTimer();
         leaveHalfOpen();
+        leaveGate();
         if (!isPassive() && e != null) {
             peerData = e.privateData();
             peerParam = e.conn();
@@ -668,6 +696,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         cancelTimer();
         stopKeepalive();
         leaveHalfOpen();
+        leaveGate();
         paths.close();
         if (qp != null) {
             if (device.srq() != null) {

@@ -61,6 +61,7 @@ final class ConnectionTable {
 
         b.on(IDLE, Input.START, ADDR_RESOLVING, Action.RESOLVE_ADDR)
                 .on(IDLE, failing, CLOSED, Action.FAIL)
+                .on(IDLE, Input.TIMEOUT, CLOSED, Action.FAIL) // the deadline passed while queued at the gate
                 .on(IDLE, EnumSet.of(Input.ACCEPT, Input.REJECT), IDLE, Action.REFUSE)
                 .otherwise(IDLE, IDLE, Action.NONE);
 

@@ -35,7 +35,9 @@ final class Failures {
     /** The deadline passed in {@code state}: say what was still awaited. */
     static RdmaConnectException timeout(ConnectionState state, InetSocketAddress remote, Duration timeout) {
         String waiting = switch (state) {
-            case IDLE, ADDR_RESOLVING -> "the address was still being resolved";
+            case IDLE -> "the connect had not started: it waited behind the loop's other connects "
+                    + "(LoopOptions.maxConcurrentConnects)";
+            case ADDR_RESOLVING -> "the address was still being resolved";
             case ROUTE_RESOLVING -> "the route was still being resolved";
             case CONNECTING -> remote != null && !remote.isUnresolved()
                     ? "nothing answered the connection request at that address (no host, a host without RDMA, or a "

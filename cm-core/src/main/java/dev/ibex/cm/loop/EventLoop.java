@@ -73,6 +73,7 @@ public final class EventLoop implements Executor {
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
     private final List<AsyncEventSource> asyncSources = new ArrayList<>();
     private final EndpointTable endpoints = new EndpointTable();
+    private final Map<Class<?>, Object> attachments = new IdentityHashMap<>();
     private final ArrayDeque<WatchedCq> readyCqs = new ArrayDeque<>();
     private final ArrayDeque<Flushable> flushes = new ArrayDeque<>();
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -114,6 +115,15 @@ public final class EventLoop implements Executor {
 
     public EventLoopGroup group() {
         return group;
+    }
+
+    /**
+     * The loop's single instance of {@code type}, made by {@code create} on first use: per-loop state of the layers
+     * above (e.g. the connect gate), without the loop knowing them. Loop thread only.
+     */
+    public <T> T attachment(Class<T> type, java.util.function.Function<EventLoop, T> create) {
+        checkInLoop();
+        return type.cast(attachments.computeIfAbsent(type, k -> create.apply(this)));
     }
 
     public Fabric fabric() {

@@ -2,87 +2,193 @@ package dev.ibex.cm.loop;
 
 import dev.ibex.cm.buffer.BufferPool;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * How an {@link EventLoopGroup} runs.
- *
- * @param loops number of loops (threads)
- * @param cqEntries entries of each loop's shared CQ per device (size it for every WR of every QP sharing it)
- * @param completionBudget completions one CQ may deliver per loop turn before the loop serves other sources
- * @param ackBatch CQ events acknowledged together ({@code ibv_ack_cq_events} takes a mutex)
- * @param perConnectionCq give each connection its own CQ instead of the loop's shared one
- * @param srqDepth receives kept posted on a per-loop, per-device shared receive queue; 0 for no SRQ
- * @param buffers the registered buffer pool of each loop and device
- * @param closeTimeout how long {@link EventLoopGroup#close()} lets endpoints drain before tearing them down
- * @param threadName prefix of the loop threads' names
- * @param uncaughtHandler receives what tasks and callbacks throw (after it was logged); may be {@code null}
+ * How an {@link EventLoopGroup} runs. Immutable: every {@code with…} method returns a copy with one setting
+ * changed, checked at once.
  */
-public record LoopOptions(int loops, int cqEntries, int completionBudget, int ackBatch, boolean perConnectionCq,
-        int srqDepth, BufferPool.Options buffers, Duration closeTimeout, String threadName,
-        Consumer<Throwable> uncaughtHandler) {
+public final class LoopOptions {
 
-    public static final LoopOptions DEFAULT = new LoopOptions(Runtime.getRuntime().availableProcessors(), 4096, 64, 16,
-            false, 0, BufferPool.Options.DEFAULT, Duration.ofSeconds(5), "ibex-loop", null);
+    /** One loop per CPU, 4,096-entry shared CQs, no SRQ, the default buffer pool, at most 64 connects at once. */
+    public static final LoopOptions DEFAULT = new LoopOptions();
 
-    public LoopOptions {
-        if (loops <= 0 || cqEntries <= 0 || completionBudget <= 0 || ackBatch <= 0 || srqDepth < 0) {
-            throw new IllegalArgumentException("loops, cqEntries, completionBudget and ackBatch must be positive, "
-                    + "srqDepth not negative: " + loops + ", " + cqEntries + ", " + completionBudget + ", " + ackBatch
-                    + ", " + srqDepth);
-        }
-        if (buffers == null || closeTimeout == null || closeTimeout.isNegative() || threadName == null) {
-            throw new IllegalArgumentException("buffers, a non-negative closeTimeout and threadName are required");
-        }
+    private int loops = Runtime.getRuntime().availableProcessors();
+    private int cqEntries = 4096;
+    private int completionBudget = 64;
+    private int ackBatch = 16;
+    private boolean perConnectionCq;
+    private int srqDepth;
+    private BufferPool.Options buffers = BufferPool.Options.DEFAULT;
+    private Duration closeTimeout = Duration.ofSeconds(5);
+    private String threadName = "ibex-loop";
+    private Consumer<Throwable> uncaughtHandler;
+    private int maxConcurrentConnects = 64;
+
+    private LoopOptions() {}
+
+    private LoopOptions copy() {
+        LoopOptions c = new LoopOptions();
+        c.loops = loops;
+        c.cqEntries = cqEntries;
+        c.completionBudget = completionBudget;
+        c.ackBatch = ackBatch;
+        c.perConnectionCq = perConnectionCq;
+        c.srqDepth = srqDepth;
+        c.buffers = buffers;
+        c.closeTimeout = closeTimeout;
+        c.threadName = threadName;
+        c.uncaughtHandler = uncaughtHandler;
+        c.maxConcurrentConnects = maxConcurrentConnects;
+        return c;
+    }
+
+    /** Number of loops (threads). */
+    public int loops() {
+        return loops;
+    }
+
+    /** Entries of each loop's shared CQ per device (size it for every WR of every QP sharing it). */
+    public int cqEntries() {
+        return cqEntries;
+    }
+
+    /** Completions one CQ may deliver per loop turn before the loop serves other sources. */
+    public int completionBudget() {
+        return completionBudget;
+    }
+
+    /** CQ events acknowledged together ({@code ibv_ack_cq_events} takes a mutex). */
+    public int ackBatch() {
+        return ackBatch;
+    }
+
+    /** Give each connection its own CQ instead of the loop's shared one. */
+    public boolean perConnectionCq() {
+        return perConnectionCq;
+    }
+
+    /** Receives kept posted on a per-loop, per-device shared receive queue; 0 for no SRQ. */
+    public int srqDepth() {
+        return srqDepth;
+    }
+
+    /** The registered buffer pool of each loop and device. */
+    public BufferPool.Options buffers() {
+        return buffers;
+    }
+
+    /** How long {@link EventLoopGroup#close()} lets endpoints drain before tearing them down. */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
+    /** Prefix of the loop threads' names. */
+    public String threadName() {
+        return threadName;
+    }
+
+    /** Receives what tasks and callbacks throw (after it was logged); may be {@code null}. */
+    public Consumer<Throwable> uncaughtHandler() {
+        return uncaughtHandler;
+    }
+
+    /**
+     * Connects a loop runs at once (address and route resolution, handshake); the rest wait in order, their
+     * connect timeout running, so a storm of connects queues instead of overrunning the CM and the peer's
+     * half-open bounds.
+     */
+    public int maxConcurrentConnects() {
+        return maxConcurrentConnects;
     }
 
     public LoopOptions withLoops(int n) {
-        return new LoopOptions(n, cqEntries, completionBudget, ackBatch, perConnectionCq, srqDepth, buffers,
-                closeTimeout, threadName, uncaughtHandler);
+        positive("loops", n);
+        LoopOptions c = copy();
+        c.loops = n;
+        return c;
     }
 
     public LoopOptions withCqEntries(int n) {
-        return new LoopOptions(loops, n, completionBudget, ackBatch, perConnectionCq, srqDepth, buffers, closeTimeout,
-                threadName, uncaughtHandler);
+        positive("cqEntries", n);
+        LoopOptions c = copy();
+        c.cqEntries = n;
+        return c;
     }
 
     public LoopOptions withCompletionBudget(int n) {
-        return new LoopOptions(loops, cqEntries, n, ackBatch, perConnectionCq, srqDepth, buffers, closeTimeout,
-                threadName, uncaughtHandler);
+        positive("completionBudget", n);
+        LoopOptions c = copy();
+        c.completionBudget = n;
+        return c;
     }
 
     public LoopOptions withAckBatch(int n) {
-        return new LoopOptions(loops, cqEntries, completionBudget, n, perConnectionCq, srqDepth, buffers, closeTimeout,
-                threadName, uncaughtHandler);
+        positive("ackBatch", n);
+        LoopOptions c = copy();
+        c.ackBatch = n;
+        return c;
     }
 
     public LoopOptions withPerConnectionCq(boolean on) {
-        return new LoopOptions(loops, cqEntries, completionBudget, ackBatch, on, srqDepth, buffers, closeTimeout,
-                threadName, uncaughtHandler);
+        LoopOptions c = copy();
+        c.perConnectionCq = on;
+        return c;
     }
 
     public LoopOptions withSrqDepth(int depth) {
-        return new LoopOptions(loops, cqEntries, completionBudget, ackBatch, perConnectionCq, depth, buffers,
-                closeTimeout, threadName, uncaughtHandler);
+        if (depth < 0) {
+            throw new IllegalArgumentException("srqDepth must not be negative, got " + depth);
+        }
+        LoopOptions c = copy();
+        c.srqDepth = depth;
+        return c;
     }
 
     public LoopOptions withBuffers(BufferPool.Options b) {
-        return new LoopOptions(loops, cqEntries, completionBudget, ackBatch, perConnectionCq, srqDepth, b, closeTimeout,
-                threadName, uncaughtHandler);
+        LoopOptions c = copy();
+        c.buffers = Objects.requireNonNull(b, "buffers");
+        return c;
     }
 
     public LoopOptions withCloseTimeout(Duration d) {
-        return new LoopOptions(loops, cqEntries, completionBudget, ackBatch, perConnectionCq, srqDepth, buffers, d,
-                threadName, uncaughtHandler);
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException("closeTimeout must not be negative, got " + d);
+        }
+        LoopOptions c = copy();
+        c.closeTimeout = d;
+        return c;
     }
 
     public LoopOptions withThreadName(String name) {
-        return new LoopOptions(loops, cqEntries, completionBudget, ackBatch, perConnectionCq, srqDepth, buffers,
-                closeTimeout, name, uncaughtHandler);
+        LoopOptions c = copy();
+        c.threadName = Objects.requireNonNull(name, "threadName");
+        return c;
     }
 
     public LoopOptions withUncaughtHandler(Consumer<Throwable> h) {
-        return new LoopOptions(loops, cqEntries, completionBudget, ackBatch, perConnectionCq, srqDepth, buffers,
-                closeTimeout, threadName, h);
+        LoopOptions c = copy();
+        c.uncaughtHandler = h;
+        return c;
+    }
+
+    public LoopOptions withMaxConcurrentConnects(int n) {
+        positive("maxConcurrentConnects", n);
+        LoopOptions c = copy();
+        c.maxConcurrentConnects = n;
+        return c;
+    }
+
+    private static void positive(String name, int v) {
+        if (v <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, got " + v);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LoopOptions[loops=" + loops + ", cqEntries=" + cqEntries + ", srqDepth=" + srqDepth
+                + ", maxConcurrentConnects=" + maxConcurrentConnects + ", buffers=" + buffers + "]";
     }
 }

@@ -122,7 +122,7 @@ class ConnectionTableWalkTest {
             return Expected.refuse(s);
         }
         if (PRE.contains(s)) {
-            if (REASONS.containsKey(i) && !(s == IDLE && i == Input.TIMEOUT) || i == Input.FATAL) {
+            if (REASONS.containsKey(i) || i == Input.FATAL) {
                 Reason r = i == Input.FATAL ? Reason.CONNECT_ERROR : REASONS.get(i);
                 String call = s == REQUESTED && i != Input.REJECTED ? "reject" : null;
                 return new Expected(CLOSED, List.of("error", "closed"), r, false, call);

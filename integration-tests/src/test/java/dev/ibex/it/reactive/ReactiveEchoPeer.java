@@ -130,7 +130,7 @@ public final class ReactiveEchoPeer {
                 .connectNow(Duration.ofSeconds(40));
         c.receive().subscribe(m -> { }, e -> { });
         say("CONNECTED");
-        c.send(Flux.interval(Duration.ofMillis(50)).map(i -> "beat-" + i)).subscribe(null,
+        c.send(Flux.interval(Duration.ofMillis(50)).onBackpressureDrop().map(i -> "beat-" + i)).subscribe(null,
                 e -> say("SEND FAILED " + e.getClass().getName() + ": " + e.getMessage()));
         ConnectionEvent last = c.events()
                 .doOnNext(e -> say("EVENT " + e.type() + (e.cause() == null ? "" : " "

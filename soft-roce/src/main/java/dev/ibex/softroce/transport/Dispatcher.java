@@ -4,7 +4,9 @@ import dev.ibex.softroce.verbs.Link;
 import dev.ibex.softroce.verbs.SoftDevice;
 import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.wire.Bth;
+import dev.ibex.cm.spi.QpType;
 import dev.ibex.softroce.wire.MalformedPacketException;
+import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.RocePacket;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,6 +23,7 @@ public final class Dispatcher implements Link.Handler {
     private final LongAdder malformed = new LongAdder();
     private final LongAdder unknownQp = new LongAdder();
     private final LongAdder offPath = new LongAdder();
+    private final LongAdder wrongTransport = new LongAdder();
     private static final ThreadLocal<Boolean> RECEIVE_THREAD = ThreadLocal.withInitial(() -> Boolean.FALSE);
     private Thread lastThread;
 
@@ -84,6 +87,10 @@ public final class Dispatcher implements Link.Handler {
             unknownQp.increment();
             return;
         }
+        if ((packet.opcode().transport() == Opcode.Transport.UD) != (qp.type() == QpType.UD)) {
+            wrongTransport.increment(); // rxe check_type_state: dropped, and here counted, before any path check
+            return;
+        }
         if (!qp.deliver(packet, srcIp, srcPort, dstIp)) {
             offPath.increment();
         }
@@ -97,6 +104,11 @@ public final class Dispatcher implements Link.Handler {
     /** RC packets and MADs that did not come from their path's address and UDP port. */
     public long offPath() {
         return offPath.sum();
+    }
+
+    /** Packets of another service type than the QP they name (UD to RC, RC to UD). */
+    public long wrongTransport() {
+        return wrongTransport.sum();
     }
 
     /** Packets for QPs that do not exist. */

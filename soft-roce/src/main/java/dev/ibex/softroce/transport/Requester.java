@@ -46,6 +46,8 @@ final class Requester {
      * Not lowered by a go-back-N retry, whose earlier transmissions may still be answered.
      */
     int highestPsn;
+    /** {@link #highestPsn} for the receive threads, written before the request leaves (see Sender.onResponse). */
+    volatile int publishedHighestPsn;
     /** Opcode of the last packet sent, -1 between messages. */
     int opcode = -1;
     /** Position in the send queue of the next WQE to transmit. */
@@ -74,6 +76,7 @@ final class Requester {
     void reset(int sqPsn, int maxRdAtomic) {
         psn = sqPsn;
         highestPsn = Psn.add(sqPsn, -1);
+        publishedHighestPsn = highestPsn;
         opcode = -1;
         wqeIndex = qp.sq().consumerIndex();
         noAckPackets = 0;
@@ -187,6 +190,7 @@ final class Requester {
             psn = op == Opcode.RC_RDMA_READ_REQUEST ? Psn.add(w.firstPsn, packets) : Psn.next(psn);
             if (Psn.compare(Psn.add(psn, -1), highestPsn) > 0) {
                 highestPsn = Psn.add(psn, -1);
+                publishedHighestPsn = highestPsn;
             }
             // requester state
             opcode = end ? -1 : op.code();

@@ -123,7 +123,12 @@ public final class Sender {
             return;
         }
         responsesQueued++;
-        if (pkt.opcode() == Opcode.RC_ACKNOWLEDGE && Aeth.type(pkt.aethSyndrome()) == Aeth.Type.ACK) {
+        if (pkt.opcode() == Opcode.RC_ACKNOWLEDGE && Aeth.type(pkt.aethSyndrome()) == Aeth.Type.ACK
+                && Psn.compare(pkt.psn(), requester.publishedHighestPsn) <= 0) {
+            // only an ACK of a PSN sent is folded: folding keeps the newest, so one for a PSN never sent (forged)
+            // would push out the real ACKs waiting, and many would be counted as one invalid response. The rest
+            // go through the inbox to the completer, which drops and counts them (a stale read of the published
+            // PSN only sends a real ACK that way too).
             coalesce(pkt.psn(), pkt.aethMsn());
         } else if (!inbox.offer(pkt.segment(), pkt.offset(), pkt.length(), 0, 0)) {
             // the inbox is full: wait for the task (its owner is draining the inbox) and process in place,

@@ -254,12 +254,14 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         long malformed = 0;
         long unknown = 0;
         long offPath = 0;
+        long wrongTransport = 0;
         for (Dispatcher d : dispatchers) {
             malformed += d.malformed();
             unknown += d.unknownQp();
             offPath += d.offPath();
+            wrongTransport += d.wrongTransport();
         }
-        return new DropCounts(malformed, unknown, offPath);
+        return new DropCounts(malformed, unknown, offPath, wrongTransport);
     }
 
     /** Remote access errors per peer, and the peers cut off for making too many. */

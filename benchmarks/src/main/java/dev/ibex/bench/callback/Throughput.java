@@ -1,17 +1,20 @@
 package dev.ibex.bench.callback;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.Exposure;
 import dev.ibex.cm.endpoint.Operation;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A stream of one-sided traffic over the callback API, as perftest's {@code ib_send_bw} / {@code ib_write_bw} do
  * it: the client keeps its send queue full of {@code size}-byte SENDs (the server releases each message at once)
- * or RDMA WRITEs (into one buffer the server registered and announced in its first message), and a run is timed
+ * or RDMA WRITEs (into one buffer the server exposed for WRITE and announced in its first message), and a run is timed
  * from the first post to the last completion.
  */
 public final class Throughput implements AutoCloseable {
@@ -75,6 +78,7 @@ public final class Throughput implements AutoCloseable {
     static final class Server extends Endpoint {
         private final Kind kind;
         private Buffer target;
+        private Exposure exposure;
 
         Server(Kind kind) {
             this.kind = kind;
@@ -84,11 +88,18 @@ public final class Throughput implements AutoCloseable {
         public void onEstablished(Connection c) {
             if (kind == Kind.WRITE) {
                 target = c.allocate(); // held for the connection's life: the peer writes into it
-                Buffer announce = c.allocate();
-                target.remote().encode(announce.segment(), 0);
-                c.send(announce, RemoteBuffer.BYTES, 0);
+                exposure = c.expose(target, 0, target.capacity(), EnumSet.of(RemoteAccess.WRITE), 0);
             }
             super.onEstablished(c);
+        }
+
+        @Override
+        public void onComplete(Connection c, Operation op, long attachment) {
+            if (op == Operation.BIND_MW) { // the window works: announce it
+                Buffer announce = c.allocate();
+                exposure.remote().encode(announce.segment(), 0);
+                c.send(announce, RemoteBuffer.BYTES, 0);
+            }
         }
 
         @Override

@@ -19,6 +19,9 @@ import java.lang.invoke.VarHandle;
  * datagrams, the sender's QP number and GID. The application owns it until {@link #release()}; only then does
  * the connection re-post a receive, which is how receive credits follow demand.
  *
+ * <p>A buffer exposed to peers ({@link #addExposure}) is reused only after every exposure ended: releasing it ends
+ * them (a memory window's LOCAL_INV is asynchronous), and it reaches its pool once the last is gone.
+ *
  * <p>{@link #release()} may be called from any thread; everything else belongs to the pool's event loop.
  */
 public final class Buffer {
@@ -53,6 +56,13 @@ public final class Buffer {
     Throwable acquiredAt;
     Throwable releasedAt;
     Buffer nextReturned;
+    // remote exposures of the buffer's bytes (loop thread): the buffer returns to the pool only after they ended
+    private BufferExposure[] exposures = NO_EXPOSURES;
+    private int exposureCount;
+    private boolean returnPending;
+    private boolean endingExposures;
+
+    private static final BufferExposure[] NO_EXPOSURES = new BufferExposure[0];
 
     Buffer(BufferPool pool, int index, MemorySegment segment, MemoryRegion region) {
         this.pool = pool;
@@ -84,17 +94,18 @@ public final class Buffer {
         return segment.address();
     }
 
+    /**
+     * The local key of the pool's registration (for scatter/gather entries). The pool is registered for local access
+     * only, so its key gives a peer nothing; to let a peer reach a buffer, expose it on a connection
+     * ({@code Connection.expose}), which yields a descriptor for exactly those bytes and rights.
+     */
     public int lkey() {
         return region.lkey();
     }
 
-    public int rkey() {
-        return region.rkey();
-    }
-
-    /** This slice as the target of a peer's RDMA operations (needs the pool's remote access flags). */
-    public RemoteBuffer remote() {
-        return new RemoteBuffer(address(), rkey(), capacity());
+    /** The pool's registration this slice lies in (for the framework's memory windows). */
+    public MemoryRegion region() {
+        return region;
     }
 
     /** Where a received message's payload starts in {@link #segment()}. */
@@ -120,6 +131,19 @@ public final class Buffer {
     /** The sending QP number of a datagram (0 on connections). */
     public int sourceQp() {
         return sourceQp;
+    }
+
+    /**
+     * Whether the peer's SEND_WITH_INV that carried this message invalidated a memory window
+     * ({@code IBV_WC_WITH_INV}); the exposure it ended has already ended.
+     */
+    public boolean hasInvalidatedRkey() {
+        return (flags & WcFlags.WITH_INV) != 0;
+    }
+
+    /** The rkey the message's sender invalidated; valid when {@link #hasInvalidatedRkey()}. */
+    public int invalidatedRkey() {
+        return immData;
     }
 
     /** Whether a datagram's GRH is valid ({@code IBV_WC_GRH}). */
@@ -185,6 +209,75 @@ public final class Buffer {
         if (pool.tracksLeaks()) {
             acquiredAt = new Throwable("received into buffer " + index);
         }
+    }
+
+    // --- framework side: remote exposures ---
+
+    /**
+     * Records that {@code e} lets a peer reach this held buffer's bytes; releasing the buffer will end it first.
+     * Loop thread.
+     *
+     * @throws IllegalStateException when the buffer is not held
+     */
+    public void addExposure(BufferExposure e) {
+        if (state != HELD) {
+            throw misuse("expose");
+        }
+        if (exposureCount == exposures.length) {
+            exposures = java.util.Arrays.copyOf(exposures, Math.max(2, exposureCount * 2));
+        }
+        exposures[exposureCount++] = e;
+    }
+
+    /**
+     * {@code e} ended: no peer reaches the bytes through it any more. When the buffer was released meanwhile and this
+     * was its last exposure, it goes back to its pool now. Loop thread.
+     */
+    public void exposureEnded(BufferExposure e) {
+        for (int i = 0; i < exposureCount; i++) {
+            if (exposures[i] == e) {
+                exposures[i] = exposures[--exposureCount];
+                exposures[exposureCount] = null;
+                break;
+            }
+        }
+        if (exposureCount == 0 && returnPending && !endingExposures) {
+            returnPending = false;
+            pool.recycle(this);
+        }
+    }
+
+    /** Whether some peer may still reach the buffer's bytes through an exposure. */
+    public boolean isExposed() {
+        return exposureCount > 0;
+    }
+
+    /**
+     * The pool is taking the released buffer back: if it is exposed, ask every exposure to end and keep it out of
+     * the pool until they have.
+     *
+     * @return whether the buffer may go back to the pool now
+     */
+    boolean readyToRecycle() {
+        if (exposureCount == 0) {
+            return true;
+        }
+        if (!returnPending) {
+            returnPending = true;
+            endingExposures = true;
+            try {
+                for (BufferExposure e : java.util.Arrays.copyOf(exposures, exposureCount)) {
+                    e.bufferReleased(); // may end at once and call exposureEnded
+                }
+            } finally {
+                endingExposures = false;
+            }
+        }
+        if (exposureCount == 0) { // every exposure ended at once
+            returnPending = false;
+            return true;
+        }
+        return false;
     }
 
     void reset() {

@@ -33,13 +33,14 @@ public final class BufferPool implements AutoCloseable {
      * @param bufferSize bytes per buffer
      * @param buffersPerSlab buffers registered together as one memory region
      * @param maxBuffers the most buffers the pool will ever hold
-     * @param access the access rights every slab is registered with
+     * @param access the access rights every slab is registered with: local only by default, because a slab's key
+     *     would reach every buffer of the slab; peers get exactly the bytes and rights an exposure grants
+     *     ({@code Connection.expose}). The loop device adds {@link Access#MW_BIND} where the device has memory windows.
      * @param trackLeaks record where buffers are acquired (costs a stack trace per acquisition; for tests)
      */
     public record Options(int bufferSize, int buffersPerSlab, int maxBuffers, Set<Access> access, boolean trackLeaks) {
-        /** 8 KiB buffers, 64 per slab, at most 4096; local write, remote read and write. */
-        public static final Options DEFAULT = new Options(8192, 64, 4096,
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE),
+        /** 8 KiB buffers, 64 per slab, at most 4096; local write only. */
+        public static final Options DEFAULT = new Options(8192, 64, 4096, EnumSet.of(Access.LOCAL_WRITE),
                 Boolean.getBoolean("ibex.buffer.trackLeaks"));
 
         public Options {
@@ -247,6 +248,9 @@ public final class BufferPool implements AutoCloseable {
     }
 
     private void recycleOnOwner(Buffer b) {
+        if (!closed && !b.readyToRecycle()) {
+            return; // exposed: it comes back through Buffer.exposureEnded once no peer can reach it
+        }
         BufferOwner o = b.owner;
         b.owner = null;
         b.acquiredAt = null;

@@ -7,6 +7,7 @@ import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.BufferOwner;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.ConnectionTable.Action;
 import dev.ibex.cm.loop.EventLoop;
@@ -32,12 +33,14 @@ import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -101,6 +104,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private boolean gated;
     private ArrayDeque<Buffer> early;
     private final AlternatePaths paths = new AlternatePaths(this);
+    private final Exposures exposures = new Exposures(this);
 
     private Connection(EventLoop loop, ConnectionOptions options, InetSocketAddress remote, Listener listener,
             ConnectionHandler handler) {
@@ -647,7 +651,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private void setUpQp() {
         device = loop.device(id.device());
         SharedReceiveQueue srq = device.srq();
-        int depth = options.sendQueueDepth();
+        // slots beyond the application's for LOCAL_INVs that end exposures (see SendQueue)
+        int reserve = device.attributes().supportsMemoryWindows() ? Math.max(1, options.sendQueueDepth() / 16) : 0;
+        int depth = options.sendQueueDepth() + reserve;
         int window = srq != null ? 0 : options.receiveWindow();
         cqReserved = depth + window;
         if (loop.options().perConnectionCq()) {
@@ -673,7 +679,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (srq != null) {
             device.bindQp(qp.qpNum(), this);
         }
-        sq = new SendQueue(loop, qp, handle, options.signalInterval(), this);
+        sq = new SendQueue(loop, qp, handle, options.signalInterval(), reserve, this);
         if (srq == null) {
             rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, 0);
             rq.flush(); // receives must be posted before the peer may send
@@ -708,6 +714,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (sq != null) {
             sq.failAll();
         }
+        exposures.closeAll(); // the QP is gone: no window can be reached any more
         if (rq != null) {
             rq.reclaimAll();
         }
@@ -834,7 +841,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             return;
         }
-        b.deliver(0, wc.byteLen(i), wc.flags(i), wc.immData(i), wc.srcQp(i), srq ? device : this);
+        boolean invalidated = (wc.flags(i) & WcFlags.WITH_INV) != 0;
+        if (invalidated) {
+            exposures.peerInvalidated(wc.invalidatedRkey(i)); // before the message: it may say "done with it"
+        }
+        // imm_data (big-endian on the wire) and invalidated_rkey (host order) share the field
+        b.deliver(0, wc.byteLen(i), wc.flags(i), invalidated ? wc.invalidatedRkey(i) : wc.immData(i), wc.srcQp(i),
+                srq ? device : this);
         if (!srq) {
             rq.handedOut();
         }
@@ -1005,6 +1018,55 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         sq.commit(i, Operation.FETCH_AND_ADD, result, offset, 8);
     }
 
+    /**
+     * SEND that also invalidates {@code rkey}, a memory window the peer exposed to this side: the exposure ends at the
+     * peer as the message arrives (the peer sees {@link Buffer#hasInvalidatedRkey()}). Consumes the buffer.
+     */
+    public void sendWithInvalidate(Buffer buffer, int offset, int length, int rkey, long attachment) {
+        checkOperation(buffer, offset, length);
+        int i = sq.begin(Operation.SEND_WITH_INV, buffer, attachment);
+        sq.batch().invalidateRkey(i, rkey);
+        sq.commit(i, Operation.SEND_WITH_INV, buffer, offset, length);
+    }
+
+    /**
+     * Lets the peer reach {@code buffer[offset, offset + length)} with {@code rights} over this connection, in the
+     * best {@link Exposure.Mode} the device offers; see {@link #expose(Buffer, int, int, Set, Exposure.Mode, long)}.
+     */
+    public Exposure expose(Buffer buffer, int offset, int length, Set<RemoteAccess> rights, long attachment) {
+        return expose(buffer, offset, length, rights, Exposure.Mode.AUTO, attachment);
+    }
+
+    /**
+     * Lets the peer reach exactly {@code buffer[offset, offset + length)} with exactly {@code rights}, through this
+     * connection only where the device has memory windows. The exposure is usable once
+     * {@link ConnectionHandler#onComplete} reports {@link Operation#BIND_MW} with {@code attachment} (or
+     * {@code onFailed}); then send {@link Exposure#remote()} to the peer. It ends when revoked, when the buffer is
+     * released (which returns it to the pool only after the key is dead), when the peer invalidates it, or when the
+     * connection closes: {@link ConnectionHandler#onExposureEnded}. Loop thread; the buffer must be held.
+     *
+     * @throws IllegalArgumentException for an empty range, one outside the buffer, no rights, or a buffer of another
+     *     pool
+     * @throws RdmaException ENOTSUP when the device cannot do {@code mode} (or atomics, when asked)
+     * @throws IllegalStateException when not established, off the loop, or the send queue is full
+     */
+    public Exposure expose(Buffer buffer, int offset, int length, Set<RemoteAccess> rights, Exposure.Mode mode,
+            long attachment) {
+        checkLoop();
+        checkEstablished();
+        Objects.requireNonNull(buffer, "buffer");
+        if (buffer.pool() != device.pool()) {
+            throw new IllegalArgumentException("the buffer belongs to " + buffer.pool() + ", not to this connection's "
+                    + device.pool() + " (allocate with connection.allocate())");
+        }
+        return exposures.expose(buffer, offset, length, rights, mode, attachment);
+    }
+
+    /** Exposures that have not ended (loop thread; for leak checks). */
+    public int liveExposures() {
+        return exposures.live();
+    }
+
     /** Posts what this turn batched now instead of at its end (loop thread). */
     public void flush() {
         checkLoop();
@@ -1059,6 +1121,46 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     // ---- SendQueue.Owner ----
+
+    @Override
+    public void exposureStep(Operation op, Exposure e, RdmaException error) {
+        exposures.completed(op, e, error);
+        if (state == ESTABLISHED && error instanceof WorkCompletionException w && !w.isFlush()) {
+            fatal = error; // a failed bind or invalidate leaves the QP in error, as any failed work request
+            input(Input.FATAL, null);
+        }
+    }
+
+    // ---- for Exposures ----
+
+    SendQueue sendQueue() {
+        return sq;
+    }
+
+    /** Whether the QP may still execute the peer's requests (so a window must be invalidated with LOCAL_INV). */
+    boolean acceptsRequests() {
+        return state == ESTABLISHED && qp != null;
+    }
+
+    void exposureBound(long attachment) {
+        completed(Operation.BIND_MW, attachment);
+    }
+
+    void exposureFailed(long attachment, RdmaException error) {
+        try {
+            handler.onFailed(this, Operation.BIND_MW, attachment, error);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    void exposureEnded(Exposure e) {
+        try {
+            handler.onExposureEnded(this, e);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
 
     @Override
     public void completed(Operation op, long attachment) {

@@ -37,6 +37,13 @@ public interface ConnectionHandler {
      */
     default void onFailed(Connection c, Operation op, long attachment, RdmaException error) {}
 
+    /**
+     * An exposure ({@link Connection#expose}) ended — revoked, its buffer released, invalidated by the peer, or the
+     * connection closing ({@link Exposure#end()} says which): its key no longer reaches the memory. Once per exposure
+     * that was reported bound ({@code onComplete(BIND_MW)}), before {@link #onClosed}.
+     */
+    default void onExposureEnded(Connection c, Exposure exposure) {}
+
     /** The send queue filled up ({@code false}) or has room again ({@code true}): see {@link Connection#writableSlots()}. */
     default void onWritabilityChanged(Connection c, boolean writable) {}
 

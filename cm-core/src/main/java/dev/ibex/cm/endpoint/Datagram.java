@@ -408,7 +408,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         qp = id.createQp(device.pd(), new QpInitAttr(cq, cq, null, new QpCap(depth, window, 1, 1,
                 options.maxInline()), QpType.UD, false, this));
         qp.context(this);
-        sq = new SendQueue(loop, qp, handle, options.signalInterval(), this);
+        sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, this);
         rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, VerbsAbi.GRH_SIZE);
         rq.flush();
         if (options.listen()) {
@@ -628,6 +628,11 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
             fatal = error;
             input(Input.FATAL, null);
         }
+    }
+
+    @Override
+    public void exposureStep(Operation op, Exposure e, RdmaException error) {
+        throw new AssertionError("UD endpoints expose no memory"); // memory windows are bound on RC QPs only
     }
 
     private void safely(Runnable r) {

@@ -11,7 +11,13 @@ public enum Operation {
     WRITE_WITH_IMM(WrOpcode.RDMA_WRITE_WITH_IMM),
     READ(WrOpcode.RDMA_READ),
     COMPARE_AND_SWAP(WrOpcode.ATOMIC_CMP_AND_SWP),
-    FETCH_AND_ADD(WrOpcode.ATOMIC_FETCH_AND_ADD);
+    FETCH_AND_ADD(WrOpcode.ATOMIC_FETCH_AND_ADD),
+    /** A SEND that also invalidates one of the peer's memory windows (ends an exposure the peer gave us). */
+    SEND_WITH_INV(WrOpcode.SEND_WITH_INV),
+    /** Binding a memory window: reported for {@link Connection#expose}. */
+    BIND_MW(WrOpcode.BIND_MW),
+    /** Invalidating a memory window (ending an exposure); never reported to the handler. */
+    LOCAL_INV(WrOpcode.LOCAL_INV);
 
     private static final Operation[] ALL = values();
 
@@ -38,7 +44,8 @@ public enum Operation {
 
     /** Whether the operation reads its local buffer (and so consumes it) rather than filling it. */
     boolean consumesBuffer() {
-        return this == SEND || this == SEND_WITH_IMM || this == WRITE || this == WRITE_WITH_IMM;
+        return this == SEND || this == SEND_WITH_IMM || this == WRITE || this == WRITE_WITH_IMM
+                || this == SEND_WITH_INV;
     }
 
     /** Whether its data may travel inline in the work request. */

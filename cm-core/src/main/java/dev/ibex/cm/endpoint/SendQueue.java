@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * batch is signaled, so at most a batch goes unsignaled and one signaled completion retires every earlier slot (an
  * RC send queue completes in order). Slots count until retired, unsignaled ones included, so the QP never holds
  * more than {@code max_send_wr}. Writability has hysteresis: not writable when full, writable again at half.
+ * A few slots beyond what the application may use are kept for invalidating memory windows (LOCAL_INV), so ending
+ * an exposure never takes a slot an operation was promised; when they are all busy the window is deallocated instead.
  * Allocates nothing per operation. Loop-confined.
  */
 final class SendQueue implements Flushable {
@@ -38,6 +40,9 @@ final class SendQueue implements Flushable {
 
         /** A {@link SendQueue#probe() keepalive probe} completed ({@code error == null}) or failed. */
         default void probeDone(RdmaException error) {}
+
+        /** A BIND_MW or LOCAL_INV posted for {@code e} completed ({@code error == null}) or failed. */
+        void exposureStep(Operation op, Exposure e, RdmaException error);
     }
 
     private final EventLoop loop;
@@ -45,11 +50,17 @@ final class SendQueue implements Flushable {
     private final int handle;
     private final Owner owner;
     private final int capacity;
+    /** Slots the application may use; the rest ({@code capacity - userCapacity}) are for LOCAL_INV. */
+    private final int userCapacity;
+    /** Slots in use by LOCAL_INVs taken from the reserve. */
+    private int reserveInUse;
     private final int maxInline;
     private final SendBatch batch;
     private final Operation[] ops;
     private final long[] attachments;
     private final Buffer[] buffers;
+    private final Exposure[] exposures;
+    private final boolean[] fromReserve;
     private final boolean[] inline;
     private final boolean[] probes;
     private long head;
@@ -58,23 +69,30 @@ final class SendQueue implements Flushable {
     private boolean flushQueued;
     private boolean writable = true;
 
-    SendQueue(EventLoop loop, QueuePair qp, int handle, int signalInterval, Owner owner) {
+    /**
+     * @param reserve slots of {@code max_send_wr} kept for LOCAL_INV (the application gets the rest)
+     */
+    SendQueue(EventLoop loop, QueuePair qp, int handle, int signalInterval, int reserve, Owner owner) {
         this.loop = loop;
         this.qp = qp;
         this.handle = handle;
         this.owner = owner;
         this.capacity = qp.cap().maxSendWr();
+        this.userCapacity = Math.max(1, capacity - reserve);
         this.maxInline = qp.cap().maxInlineData();
         this.batch = SendBatch.allocate(Arena.ofAuto(), Math.max(1, Math.min(signalInterval, capacity)), 1);
         this.ops = new Operation[capacity];
         this.attachments = new long[capacity];
         this.buffers = new Buffer[capacity];
+        this.exposures = new Exposure[capacity];
+        this.fromReserve = new boolean[capacity];
         this.inline = new boolean[batch.capacity()];
         this.probes = new boolean[capacity];
     }
 
+    /** Slots the application may use. */
     int capacity() {
-        return capacity;
+        return userCapacity;
     }
 
     /** Slots in use: posted or batched, not yet retired. */
@@ -82,8 +100,13 @@ final class SendQueue implements Flushable {
         return (int) (head - tail);
     }
 
+    /** Slots in use by the application's operations (and binds). */
+    private int userOutstanding() {
+        return (int) (head - tail) - reserveInUse;
+    }
+
     int writableSlots() {
-        return capacity - outstanding();
+        return Math.max(0, userCapacity - userOutstanding());
     }
 
     boolean isWritable() {
@@ -97,8 +120,8 @@ final class SendQueue implements Flushable {
      * @throws IllegalStateException when the queue is full or the buffer is not held
      */
     int begin(Operation op, Buffer buffer, long attachment) {
-        if (head - tail >= capacity) {
-            throw new IllegalStateException("the send queue is full (" + capacity + " operations outstanding): "
+        if (userOutstanding() >= userCapacity) {
+            throw new IllegalStateException("the send queue is full (" + userCapacity + " operations outstanding): "
                     + "wait for onWritabilityChanged(true) or check writableSlots()");
         }
         buffer.lend();
@@ -109,6 +132,40 @@ final class SendQueue implements Flushable {
         int i = pending;
         batch.wrId(i, WrId.encode(op.wrKind(), handle, slot)).opcode(i, op.opcode());
         return i;
+    }
+
+    /**
+     * Claims the next slot for a work request that moves no data (BIND_MW, LOCAL_INV) on behalf of {@code e}; the
+     * caller sets its operands in {@link #batch()} and calls {@link #commitLocal}.
+     *
+     * @throws IllegalStateException when the queue is full
+     */
+    int beginLocal(Operation op, Exposure e) {
+        boolean reserve = op == Operation.LOCAL_INV;
+        if (reserve ? reserveInUse >= capacity - userCapacity || head - tail >= capacity
+                : userOutstanding() >= userCapacity) {
+            throw new IllegalStateException("the send queue is full (" + (reserve ? "no slot left for LOCAL_INV"
+                    : userCapacity + " operations outstanding") + "): wait for onWritabilityChanged(true)");
+        }
+        int slot = (int) (head % capacity);
+        ops[slot] = op;
+        attachments[slot] = 0;
+        buffers[slot] = null;
+        exposures[slot] = e;
+        fromReserve[slot] = reserve;
+        if (reserve) {
+            reserveInUse++;
+        }
+        int i = pending;
+        batch.wrId(i, WrId.encode(op.wrKind(), handle, slot)).opcode(i, op.opcode());
+        return i;
+    }
+
+    /** Queues a local work request for posting (no data, never inline). */
+    void commitLocal(int i) {
+        inline[i] = false;
+        batch.numSge(i, 0).flags(i, 0);
+        queued();
     }
 
     SendBatch batch() {
@@ -148,7 +205,7 @@ final class SendQueue implements Flushable {
     private void queued() {
         head++;
         pending++;
-        if (head - tail == capacity && writable) {
+        if (userOutstanding() >= userCapacity && writable) {
             writable = false;
             owner.writabilityChanged(false);
         }
@@ -228,7 +285,7 @@ final class SendQueue implements Flushable {
                 finish(k, new WorkCompletionException(ops[k], status, vendorError));
             }
         }
-        if (!writable && head - tail <= capacity / 2) {
+        if (!writable && userOutstanding() <= userCapacity / 2) {
             writable = true;
             owner.writabilityChanged(true);
         }
@@ -249,11 +306,21 @@ final class SendQueue implements Flushable {
         Buffer b = buffers[slot];
         long attachment = attachments[slot];
         boolean probe = probes[slot];
+        Exposure e = exposures[slot];
         ops[slot] = null;
         buffers[slot] = null;
         probes[slot] = false;
         if (probe) {
             owner.probeDone(error);
+            return;
+        }
+        if (e != null) {
+            exposures[slot] = null;
+            if (fromReserve[slot]) {
+                fromReserve[slot] = false;
+                reserveInUse--;
+            }
+            owner.exposureStep(op, e, error);
             return;
         }
         if (b != null) {

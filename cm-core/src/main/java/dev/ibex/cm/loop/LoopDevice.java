@@ -3,17 +3,21 @@ package dev.ibex.cm.loop;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.BufferOwner;
 import dev.ibex.cm.buffer.BufferPool;
+import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.MemoryWindow;
 import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What one loop holds on one device, created the first time an endpoint of the loop uses the device: a
  * protection domain, a completion channel registered with the loop's poller, a shared CQ (per-connection CQs
- * are created on the same channel), an optional SRQ kept filled from the pool, and the registered buffer pool.
- * Closed with the loop, in verbs order: SRQ, CQs (after acknowledging their events), channel, memory, PD.
+ * are created on the same channel), an optional SRQ kept filled from the pool, the registered buffer pool and the
+ * free type 2 memory windows exposures reuse. Closed with the loop, in verbs order: SRQ, CQs (after acknowledging
+ * their events), channel, windows, memory, PD.
  * Loop-confined.
  */
 public final class LoopDevice implements BufferOwner, Flushable {
@@ -38,6 +43,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
     private CompletionQueue sharedCq;
     private BufferPool pool;
     private SharedReceiveQueue srq;
+    private final ArrayDeque<Window> freeWindows = new ArrayDeque<>();
     private int srqPosted;
     private boolean flushQueued;
     private boolean closed;
@@ -52,7 +58,14 @@ public final class LoopDevice implements BufferOwner, Flushable {
             loop.poller().register(channel, (EventLoop.Source) this::readChannel);
             sharedCq = watch(loop.options().cqEntries(), true).cq;
             Runnable drain = () -> pool.drainReturns();
-            pool = new BufferPool(pd, loop.options().buffers(), () -> {
+            BufferPool.Options buffers = loop.options().buffers();
+            if (attributes.supportsMemoryWindows() && !buffers.access().contains(Access.MW_BIND)) {
+                // windows are bound over the slabs; MW_BIND itself grants a peer nothing
+                EnumSet<Access> a = EnumSet.of(Access.MW_BIND);
+                a.addAll(buffers.access());
+                buffers = buffers.withAccess(a);
+            }
+            pool = new BufferPool(pd, buffers, () -> {
                 try {
                     loop.execute(drain);
                 } catch (java.util.concurrent.RejectedExecutionException terminated) {
@@ -92,6 +105,35 @@ public final class LoopDevice implements BufferOwner, Flushable {
     /** The loop's registered buffers on this device. */
     public BufferPool pool() {
         return pool;
+    }
+
+    /**
+     * A type 2 memory window of this device's PD, free to bind: a cached one, or a new one.
+     *
+     * @throws dev.ibex.cm.RdmaException ENOTSUP when the device has no memory windows
+     */
+    public Window takeWindow() {
+        Window w = freeWindows.poll();
+        return w != null ? w : new Window(pd.allocMemoryWindow(MemoryWindow.Type.TYPE_2));
+    }
+
+    /** Gives back a window that is free again (invalidated, or never bound). */
+    public void returnWindow(Window w) {
+        if (closed || freeWindows.size() >= pool.options().maxBuffers()) {
+            discardWindow(w);
+        } else {
+            freeWindows.push(w);
+        }
+    }
+
+    /** Deallocates a window whose state is unknown (its bind failed, or its QP went away while it was bound). */
+    public void discardWindow(Window w) {
+        quietly("deallocating a memory window", w.mw()::close);
+    }
+
+    /** Windows allocated and free now (for tests and leak checks). */
+    public int freeWindows() {
+        return freeWindows.size();
     }
 
     /** The first CQ the loop's endpoints on this device share. */
@@ -273,6 +315,10 @@ public final class LoopDevice implements BufferOwner, Flushable {
         if (channel != null) {
             quietly("deregistering the completion channel", () -> loop.poller().deregister(channel));
             quietly("destroying the completion channel", channel::close);
+        }
+        Window w;
+        while ((w = freeWindows.poll()) != null) {
+            discardWindow(w); // before the memory they were bound to
         }
         if (pool != null) {
             // QPs and the SRQ are gone: what was posted to them can come back before the memory is deregistered

@@ -52,13 +52,58 @@ class BufferPoolTest {
     }
 
     @Test
-    void slabsAreRegisteredWithTheConfiguredAccess() {
-        BufferPool p = new BufferPool(pd, BufferPool.Options.DEFAULT.withAccess(EnumSet.of(Access.LOCAL_WRITE,
-                Access.REMOTE_ATOMIC)), null);
+    void slabsAreRegisteredForLocalAccessOnlyByDefault() {
+        BufferPool p = new BufferPool(pd, BufferPool.Options.DEFAULT, null);
         Buffer b = p.acquire();
-        assertThat(b.remote()).isEqualTo(new RemoteBuffer(b.address(), b.rkey(), b.capacity()));
+        assertThat(b.region().access()).as("no remote right on a pool slab").isEqualTo(Access.LOCAL_WRITE.bit());
+        assertThat(b.lkey()).isEqualTo(b.region().lkey());
         assertThatThrownBy(() -> BufferPool.Options.DEFAULT.withAccess(EnumSet.of(Access.REMOTE_WRITE)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("LOCAL_WRITE");
+        b.release();
+        p.close();
+    }
+
+    @Test
+    void anExposedBufferReturnsToThePoolOnlyOnceItsExposuresEnded() {
+        BufferPool p = pool(2, 2, false);
+        Buffer b = p.acquire();
+        List<BufferExposure> asked = new ArrayList<>();
+        BufferExposure first = new BufferExposure() {
+            @Override
+            public void bufferReleased() {
+                asked.add(this);
+            }
+        };
+        BufferExposure second = new BufferExposure() {
+            @Override
+            public void bufferReleased() {
+                asked.add(this);
+            }
+        };
+        b.addExposure(first);
+        b.addExposure(second);
+        assertThat(b.isExposed()).isTrue();
+        b.release();
+        assertThat(asked).as("releasing asks every exposure to end").containsExactly(first, second);
+        assertThat(p.available()).isEqualTo(1);
+        assertThatThrownBy(b::release).isInstanceOf(IllegalStateException.class);
+        b.exposureEnded(first);
+        assertThat(p.available()).as("one exposure is still live").isEqualTo(1);
+        b.exposureEnded(second);
+        assertThat(p.available()).isEqualTo(2);
+        assertThat(b.isFree()).isTrue();
+        // an exposure that ends at once, while the release asks it to
+        Buffer c = p.acquire();
+        BufferExposure immediate = new BufferExposure() {
+            @Override
+            public void bufferReleased() {
+                c.exposureEnded(this);
+            }
+        };
+        c.addExposure(immediate);
+        c.release();
+        assertThat(c.isFree()).isTrue();
+        assertThat(p.available()).isEqualTo(2);
         p.close();
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.fake.FakeFabric;
 import dev.ibex.cm.fake.FakeQp;
@@ -19,6 +20,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -402,28 +404,34 @@ class ConnectionLoopbackTest {
     }
 
     @Test
-    void rdmaWriteReadAndAtomicsReachTheAdvertisedBuffer() throws Exception {
-        start(LoopOptions.DEFAULT.withLoops(3).withBuffers(LoopOptions.DEFAULT.buffers().withBufferSize(1024)
-                .withAccess(java.util.EnumSet.of(dev.ibex.cm.spi.Access.LOCAL_WRITE,
-                        dev.ibex.cm.spi.Access.REMOTE_READ, dev.ibex.cm.spi.Access.REMOTE_WRITE,
-                        dev.ibex.cm.spi.Access.REMOTE_ATOMIC))));
+    void rdmaWriteReadAndAtomicsReachTheExposedBuffer() throws Exception {
+        start(LoopOptions.DEFAULT.withLoops(3).withBuffers(LoopOptions.DEFAULT.buffers().withBufferSize(1024)));
         listen(ConnectionOptions.DEFAULT, true);
         Recorder client = new Recorder();
         Connection c = connect(client, null, ConnectionOptions.DEFAULT);
         Connection s = server.established.get(5, TimeUnit.SECONDS);
         client.established.get(5, TimeUnit.SECONDS);
-        // the server advertises a buffer of its pool in a message
+        // the server exposes a buffer of its pool (the fake has no memory windows: a region of its own)
+        Exposure[] exposure = new Exposure[1];
         Buffer target = on(s.loop(), () -> {
             Buffer t = s.allocate();
             t.segment().fill((byte) 0);
-            Buffer ad = s.allocate();
-            t.remote().encode(ad.segment(), 0);
-            s.send(ad, RemoteBuffer.BYTES, 1);
+            exposure[0] = s.expose(t, 0, t.capacity(), EnumSet.allOf(RemoteAccess.class), 77);
             return t;
+        });
+        await().until(() -> server.completed.contains(77L));
+        assertThat(exposure[0].mode()).isEqualTo(Exposure.Mode.REGION);
+        assertThat(exposure[0].isBoundToConnection()).isFalse();
+        on(s.loop(), () -> {
+            Buffer ad = s.allocate();
+            exposure[0].remote().encode(ad.segment(), 0);
+            s.send(ad, RemoteBuffer.BYTES, 1);
+            return null;
         });
         await().until(() -> client.raw.size() == 1);
         RemoteBuffer remote = RemoteBuffer.decode(client.raw.get(0), 0);
-        assertThat(remote).isEqualTo(target.remote());
+        assertThat(remote).isEqualTo(new RemoteBuffer(target.address(), exposure[0].rkey(), target.capacity()));
+        assertThat(remote.rkey()).as("not the pool's key").isNotEqualTo(target.region().rkey());
         Buffer[] results = on(c.loop(), () -> {
             Buffer b = c.allocate();
             int n = Recorder.put(b, "written remotely");
@@ -460,7 +468,10 @@ class ConnectionLoopbackTest {
             }
             return null;
         })).hasCauseInstanceOf(IllegalArgumentException.class);
-        target.release();
+        target.release(); // ends the exposure: the region is deregistered before the buffer is free
+        await().until(() -> server.events().contains("exposureEnded RELEASED"));
+        assertThat(exposure[0].end()).isEqualTo(Exposure.End.RELEASED);
+        assertThat(on(s.loop(), s::liveExposures)).isZero();
         c.close();
         client.closed.get(5, TimeUnit.SECONDS);
         assertThat(group.bufferLeaks()).isEmpty();

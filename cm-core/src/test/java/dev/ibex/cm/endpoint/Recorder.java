@@ -71,6 +71,11 @@ class Recorder implements ConnectionHandler {
     }
 
     @Override
+    public void onExposureEnded(Connection c, Exposure e) {
+        seen("exposureEnded " + e.end());
+    }
+
+    @Override
     public void onWritabilityChanged(Connection c, boolean writable) {
         seen("writable " + writable);
     }

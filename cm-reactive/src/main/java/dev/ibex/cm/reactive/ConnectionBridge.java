@@ -4,6 +4,7 @@ import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
+import dev.ibex.cm.endpoint.Exposure;
 import dev.ibex.cm.endpoint.Operation;
 import dev.ibex.cm.endpoint.PathEvent;
 import dev.ibex.cm.spi.AsyncEvent;
@@ -62,6 +63,13 @@ final class ConnectionBridge implements ConnectionHandler {
     public void onFailed(Connection c, Operation op, long attachment, RdmaException error) {
         if (rc != null) {
             rc.failed(attachment, error);
+        }
+    }
+
+    @Override
+    public void onExposureEnded(Connection c, Exposure exposure) {
+        if (rc != null) {
+            rc.exposureEnded(exposure);
         }
     }
 

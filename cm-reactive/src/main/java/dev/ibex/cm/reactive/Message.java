@@ -44,19 +44,26 @@ public final class Message {
     private final int length;
     private final boolean hasImm;
     private final int immData;
+    private final boolean invalidated;
     private volatile int state;
 
     Message(Buffer buffer, int offset, int length, boolean hasImm, int immData) {
+        this(buffer, offset, length, hasImm, immData, false);
+    }
+
+    private Message(Buffer buffer, int offset, int length, boolean hasImm, int immData, boolean invalidated) {
         this.buffer = buffer;
         this.offset = offset;
         this.length = length;
         this.hasImm = hasImm;
         this.immData = immData;
+        this.invalidated = invalidated;
     }
 
     /** A received message framed by its buffer ({@link Buffer#offset()}/{@link Buffer#length()}). */
     static Message received(Buffer b) {
-        return new Message(b, b.offset(), b.length(), b.hasImmData(), b.immData());
+        return b.hasInvalidatedRkey() ? new Message(b, b.offset(), b.length(), false, b.invalidatedRkey(), true)
+                : new Message(b, b.offset(), b.length(), b.hasImmData(), b.immData());
     }
 
     /** The payload, a slice of registered memory (valid until released). */
@@ -73,6 +80,19 @@ public final class Message {
     /** Whether the sender attached 32 bits of immediate data. */
     public boolean hasImmData() {
         return hasImm;
+    }
+
+    /**
+     * Whether the sender also invalidated one of this side's exposures with the message (SEND_WITH_INV): that
+     * {@link RdmaExposure} has ended.
+     */
+    public boolean hasInvalidatedRkey() {
+        return invalidated;
+    }
+
+    /** The rkey the sender invalidated (valid when {@link #hasInvalidatedRkey()}). */
+    public int invalidatedRkey() {
+        return invalidated ? immData : 0;
     }
 
     /** The immediate data (valid when {@link #hasImmData()}). */

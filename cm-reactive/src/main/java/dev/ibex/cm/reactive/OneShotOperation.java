@@ -10,10 +10,12 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 
 /**
- * One work request as a {@link Mono} (RDMA WRITE, READ, atomics): on subscription it waits for a send-queue slot
+ * One work request as a {@link Mono} (RDMA WRITE, READ, atomics, binding an exposure): on subscription it waits for
+ * a send-queue slot
  * (FIFO with the endpoint's other operations), posts, and signals the result on the endpoint's loop when the work
  * completes. Cancelling before the post withdraws it; cancelling after the post lets the work finish in the
- * hardware (its buffer stays lent until the completion or flush arrives) and then drops the result.
+ * hardware (its buffer stays lent until the completion or flush arrives) and then drops the result (an exposure is
+ * revoked).
  */
 final class OneShotOperation<T> extends Mono<T> {
 
@@ -28,6 +30,9 @@ final class OneShotOperation<T> extends Mono<T> {
 
         /** The work completed: the result ({@code null} for none) built from {@code buffer}. */
         T result(Buffer buffer);
+
+        /** The work completed after the subscriber cancelled: undo what it did (e.g. revoke an exposure). */
+        default void abandoned() {}
     }
 
     private final SendTarget target;
@@ -115,6 +120,7 @@ final class OneShotOperation<T> extends Mono<T> {
                 if (b != null) {
                     b.release();
                 }
+                action.abandoned();
                 return;
             }
             try {
@@ -188,6 +194,8 @@ final class OneShotOperation<T> extends Mono<T> {
                 }
                 if (value instanceof Message m) {
                     m.release();
+                } else if (value instanceof reactor.core.Disposable d) {
+                    d.dispose(); // an exposure nobody will receive
                 }
                 value = null;
             });

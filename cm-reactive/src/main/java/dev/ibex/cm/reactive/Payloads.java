@@ -10,15 +10,16 @@ import reactor.util.context.Context;
 /**
  * What {@code send} accepts and how it lands in registered memory: {@code byte[]}, {@link ByteBuffer} (its
  * remaining bytes; the position is left alone), {@link MemorySegment}, {@link CharSequence} (UTF-8),
- * {@link Message} (copied, then released: sending consumes it) and {@link WithImmediate} around any of those.
+ * {@link Message} (copied, then released: sending consumes it) and {@link WithImmediate} or {@link WithInvalidate}
+ * around any of those.
  * Every payload is copied once into a buffer of the endpoint's pool, the registered memory the NIC reads.
  */
 final class Payloads {
     private Payloads() {}
 
-    /** The payload inside {@link WithImmediate}, or the item itself. */
+    /** The payload inside {@link WithImmediate} or {@link WithInvalidate}, or the item itself. */
     static Object unwrap(Object item) {
-        return item instanceof WithImmediate w ? w.payload() : item;
+        return item instanceof WithImmediate w ? w.payload() : item instanceof WithInvalidate v ? v.payload() : item;
     }
 
     /**
@@ -45,7 +46,7 @@ final class Payloads {
             case MemorySegment s -> s;
             case CharSequence cs -> MemorySegment.ofArray(cs.toString().getBytes(StandardCharsets.UTF_8));
             default -> throw new IllegalArgumentException("cannot send a " + p.getClass().getName()
-                    + ": send byte[], ByteBuffer, MemorySegment, CharSequence, Message or WithImmediate");
+                    + ": send byte[], ByteBuffer, MemorySegment, CharSequence, Message, WithImmediate or WithInvalidate");
         };
         check(src.byteSize(), dst);
         MemorySegment.copy(src, 0, dst, 0, src.byteSize());

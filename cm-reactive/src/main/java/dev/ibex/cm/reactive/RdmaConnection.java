@@ -1,6 +1,7 @@
 package dev.ibex.cm.reactive;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.loop.EventLoop;
@@ -39,7 +40,7 @@ public interface RdmaConnection extends Disposable {
     /**
      * Sends each item of {@code messages} as one SEND: {@code byte[]}, {@link java.nio.ByteBuffer},
      * {@link java.lang.foreign.MemorySegment}, {@link CharSequence} (UTF-8), {@link Message} (consumed: released
-     * after the copy) or {@link WithImmediate}. Requests only what the send queue can take. Completes when all
+     * after the copy), {@link WithImmediate} or {@link WithInvalidate}. Requests only what the send queue can take. Completes when all
      * were sent and acknowledged (their completions arrived); fails on the first failure.
      */
     Mono<Void> send(Publisher<?> messages);
@@ -60,11 +61,27 @@ public interface RdmaConnection extends Disposable {
     Mono<Long> compareSwap(RemoteBuffer target, long targetOffset, long expected, long desired);
 
     /**
-     * A registered buffer of this connection's pool, e.g. to expose to the peer as an RDMA target
-     * ({@link Buffer#remote()}, whose descriptor travels in a message or in private data). The subscriber owns it
-     * and must {@link Buffer#release()} it.
+     * A registered buffer of this connection's pool, e.g. to {@link #expose} to the peer as an RDMA target. The
+     * subscriber owns it and must {@link Buffer#release()} it.
      */
     Mono<Buffer> allocate();
+
+    /**
+     * Lets the peer reach all of {@code buffer} (of this connection's pool: {@link #allocate()}) with exactly
+     * {@code rights}, over this connection only (a memory window bound to its QP, where the device has them); see
+     * {@link #expose(Buffer, int, int, RemoteAccess...)}.
+     */
+    Mono<RdmaExposure> expose(Buffer buffer, RemoteAccess... rights);
+
+    /**
+     * Lets the peer reach exactly {@code buffer[offset, offset + length)} with exactly {@code rights}: emits, once the
+     * key works, the {@link RdmaExposure} whose {@link RdmaExposure#remote() descriptor} the application sends to the
+     * peer. Nothing else of the pool is reachable: its buffers are registered for local access only. Disposing the
+     * exposure, releasing the buffer or closing the connection takes the access back. Fails with
+     * {@code IllegalArgumentException} for an empty or out-of-range slice or no rights, with {@code RdmaException}
+     * ENOTSUP for atomics on a device without them.
+     */
+    Mono<RdmaExposure> expose(Buffer buffer, int offset, int length, RemoteAccess... rights);
 
     /**
      * Lifecycle and path events (hot): ESTABLISHED first, then live events; lifecycle events are replayed to late

@@ -2,15 +2,22 @@ package dev.ibex.cm.reactive;
 
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionState;
+import dev.ibex.cm.endpoint.Exposure;
 import dev.ibex.cm.endpoint.PathEvent;
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.spi.AsyncEvent;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -40,6 +47,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     // loop-confined
     private MonoSink<Void> pendingAlternate;
     private MonoSink<Void> pendingMigration;
+    private final Map<Exposure, ReactiveExposure> exposures = new IdentityHashMap<>();
 
     ReactiveConnection(Connection connection, ConnectionHooks hooks) {
         this.connection = connection;
@@ -176,6 +184,42 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
                     return buffer.segment().get(ValueLayout.JAVA_LONG, 0);
                 } finally {
                     buffer.release();
+                }
+            }
+        });
+    }
+
+    @Override
+    public Mono<RdmaExposure> expose(Buffer buffer, RemoteAccess... rights) {
+        Objects.requireNonNull(buffer, "buffer");
+        return expose(buffer, 0, buffer.capacity(), rights);
+    }
+
+    @Override
+    public Mono<RdmaExposure> expose(Buffer buffer, int offset, int length, RemoteAccess... rights) {
+        Objects.requireNonNull(buffer, "buffer");
+        Set<RemoteAccess> asked = rights == null || rights.length == 0 ? Set.of() : EnumSet.copyOf(List.of(rights));
+        RemoteAccess.mask(asked); // no rights is a mistake: say so before subscribing
+        return new OneShotOperation<>(this, new OneShotOperation.Action<RdmaExposure>() {
+            private Exposure exposure;
+
+            @Override
+            public Buffer post(long attachment) {
+                exposure = connection.expose(buffer, offset, length, asked, attachment);
+                return null;
+            }
+
+            @Override
+            public RdmaExposure result(Buffer ignored) {
+                ReactiveExposure r = new ReactiveExposure(exposure);
+                exposures.put(exposure, r);
+                return r;
+            }
+
+            @Override
+            public void abandoned() {
+                if (exposure != null) {
+                    exposure.revoke();
                 }
             }
         });
@@ -337,6 +381,8 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
             len = Payloads.copy(item, b);
             if (item instanceof WithImmediate w) {
                 connection.sendWithImm(b, 0, len, w.immData(), attachment);
+            } else if (item instanceof WithInvalidate v) {
+                connection.sendWithInvalidate(b, 0, len, v.rkey(), attachment);
             } else if (item instanceof Message m && m.hasImmData()) { // forwarding keeps the immediate data
                 connection.sendWithImm(b, 0, len, m.immData(), attachment);
             } else {
@@ -375,6 +421,13 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
 
     void writable() {
         outbound.grant();
+    }
+
+    void exposureEnded(Exposure e) {
+        ReactiveExposure r = exposures.remove(e);
+        if (r != null) {
+            r.ended();
+        }
     }
 
     void disconnected() {

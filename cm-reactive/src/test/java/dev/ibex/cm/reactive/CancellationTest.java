@@ -4,6 +4,7 @@ import static dev.ibex.cm.reactive.SoftHosts.NOBODY_IP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.spi.ResourceKind;
@@ -141,7 +142,8 @@ class CancellationTest {
     void disposingWithOperationsWaitingForSlotsFailsThemAll() {
         ConnectionOptions tiny = ConnectionOptions.DEFAULT.withSendQueueDepth(2);
         DisposableServer server = hosts.rdmaServer().connectionOptions(tiny)
-                .handle(c -> c.allocate().flatMap(b -> c.send(Mono.just(b.remote().toBytes()))
+                .handle(c -> c.allocate().flatMap(b -> c.expose(b, RemoteAccess.READ, RemoteAccess.WRITE)
+                        .flatMap(x -> c.send(Mono.just(x.remote().toBytes())))
                         .then(c.onDispose()).doFinally(s -> b.release())))
                 .bindNow();
         RdmaConnection client = hosts.rdmaClient(server).options(tiny).connectNow();

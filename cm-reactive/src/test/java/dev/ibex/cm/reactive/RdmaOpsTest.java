@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.ConnectionFailedException;
 import dev.ibex.cm.endpoint.WorkCompletionException;
@@ -22,8 +23,9 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * RDMA WRITE, READ and atomics as Monos, against a buffer the server exposes: its descriptor travels in a message
- * ({@link RemoteBuffer#toBytes()}), the server holds the buffer until the connection closes.
+ * RDMA WRITE, READ and atomics as Monos, against a buffer the server exposes ({@link RdmaConnection#expose}): its
+ * descriptor travels in a message ({@link RemoteBuffer#toBytes()}), the server holds the buffer until the connection
+ * closes.
  */
 class RdmaOpsTest {
     static final Duration WAIT = Duration.ofSeconds(15);
@@ -42,7 +44,8 @@ class RdmaOpsTest {
                 .handle(c -> c.allocate().flatMap(b -> {
                     exposed.add(b);
                     b.segment().fill((byte) 0);
-                    return c.send(Mono.just(b.remote().toBytes()))
+                    return c.expose(b, RemoteAccess.READ, RemoteAccess.WRITE, RemoteAccess.ATOMIC)
+                            .flatMap(x -> c.send(Mono.just(x.remote().toBytes())))
                             .then(c.onDispose())
                             .doFinally(s -> b.release());
                 }))

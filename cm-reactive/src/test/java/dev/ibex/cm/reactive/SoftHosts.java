@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.loop.LoopOptions;
-import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.Fabric;
 import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.ResourceKind;
@@ -14,7 +13,6 @@ import dev.ibex.softroce.SoftRoceProvider;
 import dev.ibex.softroce.net.FreePort;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,8 +53,7 @@ final class SoftHosts implements AutoCloseable {
         serverFabric = open("srv=" + SERVER_IP);
         clientFabric = open(clientDevices);
         LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
-                .withBuffers(buffers.withLeakTracking(true).withAccess(EnumSet.of(Access.LOCAL_WRITE,
-                        Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC)))
+                .withBuffers(buffers.withLeakTracking(true)) // local access only: peers get exposures
                 .withUncaughtHandler(uncaught::add);
         server = EventLoopGroup.of(serverFabric, options.withThreadName("srv-loop"));
         client = EventLoopGroup.of(clientFabric, options.withThreadName("cli-loop"));

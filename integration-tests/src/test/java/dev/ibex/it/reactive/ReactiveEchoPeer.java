@@ -1,6 +1,7 @@
 package dev.ibex.it.reactive;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.reactive.AcceptDecision;
 import dev.ibex.cm.reactive.ConnectionEvent;
@@ -71,8 +72,9 @@ public final class ReactiveEchoPeer {
                         s.asSlice(0, 128).fill((byte) 0);
                         MemorySegment.copy(MemorySegment.ofArray(SERVER_MEMORY.getBytes(StandardCharsets.UTF_8)), 0,
                                 s, 0, SERVER_MEMORY.length());
-                        return c.send(Flux.concat(Mono.just(buf.remote().slice(0, 128).toBytes()),
-                                        c.receive().map(Message::retain)))
+                        return c.expose(buf, 0, 128, RemoteAccess.READ, RemoteAccess.WRITE)
+                                .flatMap(x -> c.send(Flux.concat(Mono.just(x.remote().toBytes()),
+                                        c.receive().map(Message::retain))))
                                 .doFinally(sig -> buf.release());
                     });
                 })

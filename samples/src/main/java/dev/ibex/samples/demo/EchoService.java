@@ -1,5 +1,6 @@
 package dev.ibex.samples.demo;
 
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.reactive.AcceptDecision;
 import dev.ibex.cm.reactive.RdmaConnection;
 import dev.ibex.cm.reactive.RdmaRequest;
@@ -11,7 +12,8 @@ import reactor.core.publisher.Mono;
 /**
  * The demo's server side: admits only clients whose connect private data starts with {@link #TOKEN} (the accept
  * carries {@link #WELCOME} back, a reject carries {@link #GO_AWAY}), exposes one registered buffer per connection
- * as an RDMA target — its descriptor is the first message — and echoes every message after that.
+ * as an RDMA target (a memory window bound to that connection: READ, WRITE and atomics on exactly that buffer) — its
+ * descriptor is the first message — and echoes every message after that.
  */
 final class EchoService {
     static final byte[] TOKEN = "ibex-demo/1".getBytes(StandardCharsets.US_ASCII);
@@ -31,7 +33,10 @@ final class EchoService {
     static Mono<Void> serve(RdmaConnection conn) {
         return conn.allocate().flatMap(target -> {
             target.segment().fill((byte) 0);
-            return conn.send(Flux.concat(Mono.just(target.remote().toBytes()), conn.receive()))
+            // exactly this buffer, the rights the demo uses, to this connection only; the rest of the pool stays local
+            return conn.expose(target, RemoteAccess.READ, RemoteAccess.WRITE, RemoteAccess.ATOMIC)
+                    .flatMap(exposure -> conn.send(Flux.concat(Mono.just(exposure.remote().toBytes()),
+                            conn.receive())))
                     .then(conn.onDispose())
                     .doFinally(s -> target.release()); // the RDMA target lives as long as the connection
         });

@@ -3,12 +3,10 @@ package dev.ibex.samples.demo;
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.loop.LoopOptions;
-import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.Fabric;
 import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.Providers;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.Map;
 
 /**
@@ -28,9 +26,7 @@ final class Host implements AutoCloseable {
         LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withThreadName(device + "-loop")
                 .withCloseTimeout(Duration.ofSeconds(3))
                 .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(bufferSize)
-                        .withSlabs(64, Math.max(512, (256 << 20) / bufferSize))
-                        .withAccess(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
-                                Access.REMOTE_ATOMIC)));
+                        .withSlabs(64, Math.max(512, (256 << 20) / bufferSize))); // local only: peers get exposures
         try {
             loops = EventLoopGroup.of(fabric, options);
         } catch (RuntimeException e) {

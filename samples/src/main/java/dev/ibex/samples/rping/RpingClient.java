@@ -3,16 +3,21 @@ package dev.ibex.samples.rping;
 import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
+import dev.ibex.cm.endpoint.Exposure;
 import dev.ibex.cm.endpoint.Operation;
 import dev.ibex.cm.endpoint.WorkCompletionException;
 import dev.ibex.samples.CmEventName;
 import dev.ibex.samples.SampleRun;
+import java.util.EnumSet;
 
 /**
- * The active side of rping's ping-pong. Per ping: advertise the source buffer (filled with {@link PingData});
+ * The active side of rping's ping-pong. Once connected it exposes its source buffer for READ and its sink buffer for
+ * WRITE, each exactly {@code size} bytes, to this connection only. Per ping: advertise the source buffer (filled with
+ * {@link PingData});
  * the server RDMA READs it and answers "go ahead"; advertise the sink buffer; the server RDMA WRITEs the data back
  * and answers "go ahead"; compare ({@code -V}) and print ({@code -v}). After {@code count} pings (0: forever) it
  * disconnects. Every callback runs on the run's loop.
@@ -26,8 +31,12 @@ final class RpingClient implements ConnectionHandler {
     private final boolean verbose;
     private final boolean validate;
     private Phase phase = Phase.CONNECTING;
+    private static final long SOURCE_BOUND = 1;
+    private static final long SINK_BOUND = 2;
     private Buffer source;
     private Buffer sink;
+    private Exposure sourceExposure;
+    private Exposure sinkExposure;
     private int ping;
     private int start = PingData.FIRST;
     private int status;
@@ -44,7 +53,16 @@ final class RpingClient implements ConnectionHandler {
     public void onEstablished(Connection c) {
         source = c.allocate();
         sink = c.allocate();
-        nextPing(c);
+        // least privilege: the server may only READ the source and only WRITE the sink, on this connection
+        sourceExposure = c.expose(source, 0, size, EnumSet.of(RemoteAccess.READ), SOURCE_BOUND);
+        sinkExposure = c.expose(sink, 0, size, EnumSet.of(RemoteAccess.WRITE), SINK_BOUND);
+    }
+
+    @Override
+    public void onComplete(Connection c, Operation op, long attachment) {
+        if (op == Operation.BIND_MW && attachment == SINK_BOUND) { // binds complete in order: both are live
+            nextPing(c);
+        }
     }
 
     private void nextPing(Connection c) {
@@ -55,14 +73,14 @@ final class RpingClient implements ConnectionHandler {
         }
         PingData.fill(source.segment(), size, ping, start);
         start = PingData.next(start);
-        advertise(c, source);
+        advertise(c, sourceExposure);
         phase = Phase.SOURCE_ADVERTISED;
     }
 
     /** Sends rping's {@code struct rping_rdma_info}: buf (be64), rkey (be32), size (be32). */
-    private void advertise(Connection c, Buffer b) {
+    private void advertise(Connection c, Exposure e) {
         Buffer msg = c.allocate();
-        new RemoteBuffer(b.address(), b.rkey(), size).encode(msg.segment(), 0);
+        e.remote().encode(msg.segment(), 0);
         c.send(msg, RemoteBuffer.BYTES, 0);
     }
 
@@ -77,7 +95,7 @@ final class RpingClient implements ConnectionHandler {
         }
         switch (phase) {
             case SOURCE_ADVERTISED -> {
-                advertise(c, sink);
+                advertise(c, sinkExposure);
                 phase = Phase.SINK_ADVERTISED;
             }
             case SINK_ADVERTISED -> {

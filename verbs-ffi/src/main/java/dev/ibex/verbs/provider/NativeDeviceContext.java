@@ -91,6 +91,10 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         return device;
     }
 
+    /** Memory-window capabilities, hidden until this provider binds windows (exposures use regions meanwhile). */
+    private static final long NO_WINDOWS_YET = DeviceAttributes.CAP_MEM_WINDOW | DeviceAttributes.CAP_MEM_WINDOW_TYPE_2A
+            | DeviceAttributes.CAP_MEM_WINDOW_TYPE_2B;
+
     @Override
     public DeviceAttributes queryDevice() {
         ensureOpen();
@@ -99,7 +103,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
             IbVerbs.queryDevice(context, a);
             return new DeviceAttributes(IbvDeviceAttr.fwVer(a), IbvDeviceAttr.nodeGuid(a), IbvDeviceAttr.vendorId(a),
                     IbvDeviceAttr.vendorPartId(a), IbvDeviceAttr.maxMrSize(a), IbvDeviceAttr.maxQp(a),
-                    IbvDeviceAttr.maxQpWr(a), Integer.toUnsignedLong(IbvDeviceAttr.deviceCapFlags(a)),
+                    IbvDeviceAttr.maxQpWr(a), Integer.toUnsignedLong(IbvDeviceAttr.deviceCapFlags(a)) & ~NO_WINDOWS_YET,
                     IbvDeviceAttr.maxSge(a), IbvDeviceAttr.maxCq(a), IbvDeviceAttr.maxCqe(a), IbvDeviceAttr.maxMr(a),
                     IbvDeviceAttr.maxPd(a), IbvDeviceAttr.maxQpRdAtom(a), IbvDeviceAttr.maxQpInitRdAtom(a),
                     IbvDeviceAttr.atomicCap(a), IbvDeviceAttr.maxAh(a), IbvDeviceAttr.maxSrq(a),

@@ -4,7 +4,9 @@ import static dev.ibex.cm.fake.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
@@ -22,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -474,6 +477,62 @@ class ConnectionLoopbackTest {
         assertThat(on(s.loop(), s::liveExposures)).isZero();
         c.close();
         client.closed.get(5, TimeUnit.SECONDS);
+        assertThat(group.bufferLeaks()).isEmpty();
+    }
+
+    @Test
+    void withoutMemoryWindowsAnExposureIsARegionOfItsOwnAndWindowModesAreATypedNotSupported() throws Exception {
+        start();
+        listen(ConnectionOptions.DEFAULT, true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, ConnectionOptions.DEFAULT);
+        Connection s = server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        Buffer[] bufs = on(s.loop(), () -> new Buffer[] {s.allocate(), s.allocate(), s.allocate()});
+        Set<RemoteAccess> rw = EnumSet.of(RemoteAccess.READ, RemoteAccess.WRITE);
+        // the fake device has no memory windows: the SPI and the exposure API say so, typed
+        assertThatThrownBy(() -> s.loopDevice().pd().allocMemoryWindow(dev.ibex.cm.spi.MemoryWindow.Type.TYPE_2))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.ENOTSUP));
+        for (Exposure.Mode m : new Exposure.Mode[] {Exposure.Mode.WINDOW, Exposure.Mode.WINDOW_OVER_REGION}) {
+            assertThatThrownBy(() -> on(s.loop(), () -> s.expose(bufs[0], 0, 64, rw, m, 1)))
+                    .hasCauseInstanceOf(RdmaException.class).cause()
+                    .satisfies(e -> assertThat(((RdmaException) e).errno()).isEqualTo(Errno.ENOTSUP));
+        }
+        // bad arguments are refused before anything is registered
+        assertThatThrownBy(() -> on(s.loop(), () -> s.expose(bufs[0], 0, 64, Set.of(), 1)))
+                .hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> on(s.loop(), () -> s.expose(bufs[0], 1000, 100, rw, 1)))
+                .hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> s.expose(bufs[0], 0, 64, rw, 1)).as("off the loop")
+                .isInstanceOf(IllegalStateException.class);
+        int regions = fabric.count(ResourceKind.MEMORY_REGION);
+        Exposure revoked = on(s.loop(), () -> s.expose(bufs[0], 8, 64, rw, 10));
+        Exposure released = on(s.loop(), () -> s.expose(bufs[1], 0, 1024, EnumSet.of(RemoteAccess.READ), 11));
+        Exposure closed = on(s.loop(), () -> s.expose(bufs[2], 0, 16, rw, 12));
+        await().until(() -> server.completed.containsAll(List.of(10L, 11L, 12L)));
+        assertThat(List.of(revoked, released, closed)).allSatisfy(e -> {
+            assertThat(e.mode()).isEqualTo(Exposure.Mode.REGION);
+            assertThat(e.isBoundToConnection()).isFalse();
+            assertThat(e.isActive()).isTrue();
+        });
+        assertThat(revoked.remote()).isEqualTo(new RemoteBuffer(bufs[0].address() + 8, revoked.rkey(), 64));
+        assertThat(released.rights()).containsExactly(RemoteAccess.READ);
+        assertThat(fabric.count(ResourceKind.MEMORY_REGION)).as("a region per exposure").isEqualTo(regions + 3);
+        revoked.revoke(); // any thread
+        await().until(() -> server.events().contains("exposureEnded REVOKED"));
+        assertThat(revoked.end()).isEqualTo(Exposure.End.REVOKED);
+        bufs[1].release(); // ends its exposure first, then the buffer goes back
+        await().until(() -> server.events().contains("exposureEnded RELEASED"));
+        assertThat(fabric.count(ResourceKind.MEMORY_REGION)).isEqualTo(regions + 1);
+        bufs[0].release();
+        c.close();
+        client.closed.get(5, TimeUnit.SECONDS);
+        await().until(() -> server.events().contains("closed"));
+        List<String> ends = server.events();
+        assertThat(ends.indexOf("exposureEnded CLOSED")).as("before onClosed").isBetween(0, ends.indexOf("closed"));
+        assertThat(closed.end()).isEqualTo(Exposure.End.CLOSED);
+        assertThat(fabric.count(ResourceKind.MEMORY_REGION)).isEqualTo(regions);
+        bufs[2].release();
         assertThat(group.bufferLeaks()).isEmpty();
     }
 

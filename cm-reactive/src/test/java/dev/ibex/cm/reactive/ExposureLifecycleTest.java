@@ -28,7 +28,7 @@ import reactor.core.publisher.Mono;
  * the few free windows the loop keeps, as many memory regions as before.
  */
 class ExposureLifecycleTest {
-    static final Duration WAIT = Duration.ofSeconds(60);
+    static final Duration WAIT = Duration.ofSeconds(20);
     static final int CYCLES = Integer.getInteger("ibex.test.exposureCycles", 10_000);
 
     final SoftHosts hosts = SoftHosts.patient(); // 10,000 cycles on a loaded machine: tolerate stalls
@@ -99,10 +99,22 @@ class ExposureLifecycleTest {
         }
     }
 
+    private static void dumpThreads() {
+        Thread.getAllStackTraces().forEach((t, trace) -> {
+            System.out.println("thread " + t.getName() + " " + t.getState());
+            for (StackTraceElement e : trace) {
+                System.out.println("    at " + e);
+            }
+        });
+    }
+
     private byte[] take(BlockingQueue<byte[]> q, long n) {
         try {
             byte[] b = q.poll(10, TimeUnit.SECONDS);
-            assertThat(b).as("a reply in cycle %d: %s", n, problems).isNotNull();
+            if (b == null) {
+                dumpThreads();
+            }
+            assertThat(b).as("a reply in cycle %d: %s, uncaught: %s", n, problems, hosts.uncaught).isNotNull();
             return b;
         } catch (InterruptedException e) {
             throw new AssertionError(e);
@@ -139,7 +151,9 @@ class ExposureLifecycleTest {
                 client.send(Mono.just(n % 3 == 2 ? new WithInvalidate(request('D', n), remote.rkey())
                         : request('D', n))).block(WAIT);
             } catch (RuntimeException e) {
-                throw new AssertionError("cycle " + n + ", server side: " + problems, e);
+                dumpThreads();
+                throw new AssertionError("cycle " + n + ", server side: " + problems + ", uncaught: " + hosts.uncaught,
+                        e);
             }
             assertThat(new String(take(replies, n), java.nio.charset.StandardCharsets.UTF_8)).as("cycle %d: %s", n,
                     problems).isEqualTo("ok");

@@ -3,6 +3,7 @@ package dev.ibex.it.reactive;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
+import dev.ibex.cm.endpoint.WorkCompletionException;
 import dev.ibex.cm.reactive.AcceptDecision;
 import dev.ibex.cm.reactive.ConnectionEvent;
 import dev.ibex.cm.reactive.DisposableServer;
@@ -10,6 +11,7 @@ import dev.ibex.cm.reactive.Message;
 import dev.ibex.cm.reactive.RdmaClient;
 import dev.ibex.cm.reactive.RdmaConnection;
 import dev.ibex.cm.reactive.RdmaServer;
+import dev.ibex.cm.spi.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,12 +26,13 @@ import reactor.core.publisher.Mono;
  * provider the system properties select. Prints one line per milestone for the test to wait on.
  *
  * <ul>
- *   <li>{@code server HOST PORT}: accepts with "welcome " + the client's private data, sends the descriptor of a
- *       registered buffer holding "server-memory" as its first message, then echoes every message; prints
+ *   <li>{@code server HOST PORT}: accepts with "welcome " + the client's private data, exposes the first 128 bytes of
+ *       a buffer holding "server-memory" for READ and WRITE and sends their descriptor as its first message, then
+ *       echoes every message; prints
  *       {@code LISTENING port}, {@code ACCEPTED data}, {@code CLOSED}. Runs until killed.
  *   <li>{@code client HOST PORT N [LOCAL]}: connects (from LOCAL when given) with "hello", echoes N messages, READs and WRITEs the server's buffer,
- *       disconnects; prints {@code FROM local-ip}, {@code ECHO OK}, {@code RDMA OK}, {@code DISCONNECTED}; exit 0,
- *       else 1.
+ *       disconnects; then, on a second connection, READs 8 bytes past the exposure's end; prints {@code FROM local-ip},
+ *       {@code ECHO OK}, {@code RDMA OK}, {@code DISCONNECTED}, {@code OUT OF BOUNDS REFUSED}; exit 0, else 1.
  *   <li>{@code watch HOST PORT}: connects, prints {@code CONNECTED}, then sends a message every 50 ms until the
  *       connection ends, printing each lifecycle event and {@code ENDED}; exit 0 when it ended, 2 when it did not
  *       within 60 s.
@@ -122,7 +125,33 @@ public final class ReactiveEchoPeer {
         say("RDMA OK");
         c.disconnect().block(Duration.ofSeconds(30));
         say("DISCONNECTED");
-        return 0;
+        return outOfBounds(host, port, local);
+    }
+
+    /**
+     * A second connection plays a hostile client: a READ with the exposure's key that runs 8 bytes past its end must
+     * fail with a remote access error (the server exposed exactly 128 bytes of a larger buffer).
+     */
+    static int outOfBounds(String host, int port, String local) throws Exception {
+        RdmaClient client = RdmaClient.create();
+        if (local != null) {
+            client = client.localHost(local);
+        }
+        RdmaConnection h = client.host(host).port(port).privateData("hello".getBytes(StandardCharsets.UTF_8))
+                .connectTimeout(Duration.ofSeconds(30)).connectNow(Duration.ofSeconds(40));
+        BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+        h.receive().map(Message::toByteArray).subscribe(inbox::add, inbox::add);
+        RemoteBuffer exposed = RemoteBuffer.decode((byte[]) take(inbox), 0);
+        RemoteBuffer wider = new RemoteBuffer(exposed.address(), exposed.rkey(), exposed.length() + 64);
+        Throwable e = h.read(wider, exposed.length() - 8, 16).then(Mono.<Throwable>empty())
+                .onErrorResume(Mono::just).block(Duration.ofSeconds(60));
+        h.dispose();
+        if (e instanceof WorkCompletionException w && w.status() == WcStatus.REM_ACCESS_ERR) {
+            say("OUT OF BOUNDS REFUSED");
+            return 0;
+        }
+        say("FAILED out of bounds: " + e);
+        return 1;
     }
 
     static int watch(String host, int port) {

@@ -51,7 +51,8 @@ class ReactiveMultiProcessTest {
         PeerProcess server = processes.getFirst();
         PeerProcess client = start("cli", CLIENT_IP, "client", SERVER_IP, port, "20");
         assertThat(client.exitCode(LIMIT)).as(client.output()).isZero();
-        assertThat(client.output().lines()).containsSubsequence("ECHO OK 20", "RDMA OK", "DISCONNECTED");
+        assertThat(client.output().lines()).containsSubsequence("ECHO OK 20", "RDMA OK", "DISCONNECTED",
+                "OUT OF BOUNDS REFUSED");
         assertThat(server.await("ACCEPTED ", LIMIT)).isEqualTo("ACCEPTED hello");
         server.await("CLOSED", LIMIT); // the server saw the disconnect and released the connection
     }

@@ -18,6 +18,9 @@ import dev.ibex.verbs.ffi.struct.IbvContext;
 import dev.ibex.verbs.ffi.struct.IbvCq;
 import dev.ibex.verbs.ffi.struct.IbvDevice;
 import dev.ibex.verbs.ffi.struct.IbvMr;
+import dev.ibex.verbs.ffi.struct.IbvMw;
+import dev.ibex.verbs.ffi.struct.IbvMwBind;
+import dev.ibex.verbs.ffi.struct.IbvMwBindInfo;
 import dev.ibex.verbs.ffi.struct.IbvPd;
 import dev.ibex.verbs.ffi.struct.IbvPortAttr;
 import dev.ibex.verbs.ffi.struct.IbvQp;
@@ -102,6 +105,12 @@ public final class IbVerbs {
         /** {@code verbs_context.query_port(context, port_num, port_attr, port_attr_len)}, called through its pointer. */
         static final MethodHandle VCTX_QUERY_PORT = Downcalls.pointerWithErrno(
                 FunctionDescriptor.of(JAVA_INT, PTR, JAVA_BYTE, PTR, SIZE_T));
+        /** {@code ops.alloc_mw(pd, type)}: NULL and errno on failure. */
+        static final MethodHandle ALLOC_MW_FN = Downcalls.pointerWithErrno(
+                FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvMw.LAYOUT), PTR, JAVA_INT));
+        /** {@code ops.dealloc_mw(mw)} and {@code ops.bind_mw(qp, mw, mw_bind)}: 0 or an errno value. */
+        static final MethodHandle DEALLOC_MW_FN = Downcalls.pointer(FunctionDescriptor.of(JAVA_INT, PTR));
+        static final MethodHandle BIND_MW_FN = Downcalls.pointer(FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR));
     }
 
     /** Every libibverbs function these bindings declare, and whether it resolved here. */
@@ -327,6 +336,79 @@ public final class IbVerbs {
     /** {@code ibv_dereg_mr}. */
     public static void deregMr(MemorySegment mr) {
         intResult("ibv_dereg_mr", H.DEREG_MR, mr);
+    }
+
+    // ---- memory windows: static inline in verbs.h, called through the context's ops table ----
+
+    /**
+     * {@code ibv_alloc_mw(pd, type)} ({@code pd->context->ops.alloc_mw}).
+     *
+     * @param type {@code IBV_MW_TYPE_1} (1) or {@code IBV_MW_TYPE_2} (2)
+     * @throws RdmaException ENOTSUP when the provider has no memory windows (the slot is NULL, as verbs.h's
+     *     EOPNOTSUPP), or the provider's errno
+     */
+    public static MemorySegment allocMw(MemorySegment pd, int type) {
+        Pointers.require(pd, "pd", "ibv_alloc_mw");
+        MemorySegment fn = IbvContext.allocMwFn(IbvPd.context(pd));
+        if (fn.address() == 0) {
+            throw new RdmaException("ibv_alloc_mw", Errno.ENOTSUP,
+                    "the device's provider library has no memory windows (ops.alloc_mw is NULL)");
+        }
+        CallState cs = CallState.current();
+        MemorySegment mw;
+        try {
+            mw = (MemorySegment) H.ALLOC_MW_FN.invokeExact(fn, cs.capture, pd, type);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (mw.address() == 0) {
+            throw RdmaErrors.failure("ibv_alloc_mw", cs.errno());
+        }
+        return mw;
+    }
+
+    /** {@code ibv_dealloc_mw(mw)} ({@code mw->context->ops.dealloc_mw}): ends any binding. */
+    public static void deallocMw(MemorySegment mw) {
+        Pointers.require(mw, "mw", "ibv_dealloc_mw");
+        MemorySegment fn = IbvContext.deallocMwFn(IbvMw.context(mw));
+        int rc;
+        try {
+            rc = (int) H.DEALLOC_MW_FN.invokeExact(fn, mw);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (rc != 0) {
+            throw RdmaErrors.failure("ibv_dealloc_mw", Math.abs(rc));
+        }
+    }
+
+    /**
+     * {@code ibv_bind_mw(qp, mw, mwBind)}: binds a type 1 window (a work request on {@code qp}; its completion
+     * arrives on the send CQ) and updates {@code mw->rkey}. The checks verbs.h makes before calling the provider are
+     * made here too: a type 2 window, or a range without a region, is EINVAL; a region of another PD is EPERM.
+     *
+     * @return 0, or an errno value (as the C function)
+     */
+    public static int bindMw(MemorySegment qp, MemorySegment mw, MemorySegment mwBind) {
+        Pointers.require(qp, "qp", "ibv_bind_mw");
+        Pointers.require(mw, "mw", "ibv_bind_mw");
+        if (IbvMw.type(mw) != 1) {
+            return Errno.EINVAL.number();
+        }
+        MemorySegment info = IbvMwBind.bindInfo(mwBind);
+        MemorySegment mr = IbvMwBindInfo.mr(info);
+        if (mr.address() == 0 && (IbvMwBindInfo.addr(info) != 0 || IbvMwBindInfo.length(info) != 0)) {
+            return Errno.EINVAL.number();
+        }
+        if (mr.address() != 0 && IbvMr.pd(mr.reinterpret(IbvMr.SIZE)).address() != IbvMw.pd(mw).address()) {
+            return Errno.EPERM.number();
+        }
+        MemorySegment fn = IbvContext.bindMwFn(IbvMw.context(mw));
+        try {
+            return (int) H.BIND_MW_FN.invokeExact(fn, qp, mw, mwBind);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
     }
 
     // ---- completion channels and CQs ----

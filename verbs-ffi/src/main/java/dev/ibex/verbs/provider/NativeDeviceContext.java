@@ -91,9 +91,25 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         return device;
     }
 
-    /** Memory-window capabilities, hidden until this provider binds windows (exposures use regions meanwhile). */
-    private static final long NO_WINDOWS_YET = DeviceAttributes.CAP_MEM_WINDOW | DeviceAttributes.CAP_MEM_WINDOW_TYPE_2A
-            | DeviceAttributes.CAP_MEM_WINDOW_TYPE_2B;
+    /** {@code RXE_VENDOR_ID}: Linux Soft-RoCE, whose windows are not confined to their own range. */
+    static final int RXE_VENDOR_ID = 0xFFFFFF;
+    private volatile Boolean windowBounds;
+
+    /**
+     * Whether windows confine access to their own range: not on rxe (vendor 0xFFFFFF), whose {@code check_rkey}
+     * checks only the range of the region under a window (see {@code MemoryWindowConformance}); hardware that has
+     * windows follows the IBA. Queried once.
+     */
+    @Override
+    public boolean enforcesWindowBounds() {
+        Boolean b = windowBounds;
+        if (b == null) {
+            DeviceAttributes a = queryDevice();
+            b = a.supportsMemoryWindows() && a.vendorId() != RXE_VENDOR_ID;
+            windowBounds = b;
+        }
+        return b;
+    }
 
     @Override
     public DeviceAttributes queryDevice() {
@@ -103,7 +119,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
             IbVerbs.queryDevice(context, a);
             return new DeviceAttributes(IbvDeviceAttr.fwVer(a), IbvDeviceAttr.nodeGuid(a), IbvDeviceAttr.vendorId(a),
                     IbvDeviceAttr.vendorPartId(a), IbvDeviceAttr.maxMrSize(a), IbvDeviceAttr.maxQp(a),
-                    IbvDeviceAttr.maxQpWr(a), Integer.toUnsignedLong(IbvDeviceAttr.deviceCapFlags(a)) & ~NO_WINDOWS_YET,
+                    IbvDeviceAttr.maxQpWr(a), Integer.toUnsignedLong(IbvDeviceAttr.deviceCapFlags(a)),
                     IbvDeviceAttr.maxSge(a), IbvDeviceAttr.maxCq(a), IbvDeviceAttr.maxCqe(a), IbvDeviceAttr.maxMr(a),
                     IbvDeviceAttr.maxPd(a), IbvDeviceAttr.maxQpRdAtom(a), IbvDeviceAttr.maxQpInitRdAtom(a),
                     IbvDeviceAttr.atomicCap(a), IbvDeviceAttr.maxAh(a), IbvDeviceAttr.maxSrq(a),

@@ -67,6 +67,16 @@ final class NativeMemoryRegion extends NativeResource implements MemoryRegion {
         return access;
     }
 
+    /** The {@code struct ibv_mr *} a memory window's bind names. */
+    @Override
+    public long handle() {
+        return mr.address();
+    }
+
+    MemorySegment nativeSegment() {
+        return mr;
+    }
+
     @Override
     void destroy() {
         pd.registered.remove(segment.address(), segment.byteSize());

@@ -5,6 +5,7 @@ import dev.ibex.cm.spi.AddressHandle;
 import dev.ibex.cm.spi.AhAttr;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.MemoryRegion;
+import dev.ibex.cm.spi.MemoryWindow;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpInitAttr;
 import dev.ibex.cm.spi.QueuePair;
@@ -57,6 +58,15 @@ final class NativeProtectionDomain extends NativeResource implements ProtectionD
         }
         int mask = Access.validatedMask(access == null ? Set.of() : access);
         return new NativeMemoryRegion(this, segment, mask);
+    }
+
+    @Override
+    public MemoryWindow allocMemoryWindow(MemoryWindow.Type type) {
+        ensureOpen();
+        if (type == null) {
+            throw new IllegalArgumentException("a memory window type is required");
+        }
+        return new NativeMemoryWindow(this, type);
     }
 
     @Override

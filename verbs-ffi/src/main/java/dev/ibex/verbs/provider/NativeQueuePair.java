@@ -16,6 +16,9 @@ import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.verbs.ffi.ContextOps;
 import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.RdmaErrors;
+import dev.ibex.verbs.ffi.struct.IbvMwBind;
+import dev.ibex.verbs.ffi.struct.IbvMwBindInfo;
 import dev.ibex.verbs.ffi.RdmaCm;
 import dev.ibex.verbs.ffi.struct.IbvGid;
 import dev.ibex.verbs.ffi.struct.IbvQp;
@@ -131,6 +134,33 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
 
     MemorySegment segment() {
         return qp;
+    }
+
+    @Override
+    public int bindMemoryWindow(dev.ibex.cm.spi.MemoryWindow window, long wrId, int sendFlags,
+            dev.ibex.cm.spi.MemoryRegion region, long addr, long length, int access) {
+        ensureOpen();
+        if (!(window instanceof NativeMemoryWindow mw) || mw.fabric != fabric) {
+            throw new IllegalArgumentException("the window belongs to another provider or fabric");
+        }
+        if (region != null && (!(region instanceof NativeMemoryRegion r) || r.fabric != fabric)) {
+            throw new IllegalArgumentException("the region belongs to another provider or fabric");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment bind = a.allocate(IbvMwBind.LAYOUT);
+            IbvMwBind.wrId(bind, wrId);
+            IbvMwBind.sendFlags(bind, sendFlags);
+            MemorySegment info = IbvMwBind.bindInfo(bind);
+            IbvMwBindInfo.mr(info, region == null ? MemorySegment.NULL : ((NativeMemoryRegion) region).nativeSegment());
+            IbvMwBindInfo.addr(info, addr);
+            IbvMwBindInfo.length(info, length);
+            IbvMwBindInfo.mwAccessFlags(info, access);
+            int rc = IbVerbs.bindMw(qp, mw.segment(), bind);
+            if (rc != 0) {
+                throw RdmaErrors.failure("ibv_bind_mw", rc);
+            }
+        }
+        return mw.rkey();
     }
 
     @Override

@@ -80,6 +80,20 @@ class ContextOpsTest {
     }
 
     @Test
+    void aProviderWithoutMemoryWindowsIsATypedNotSupported() {
+        // the fake provider leaves ops.alloc_mw NULL, as a provider library without windows does
+        assertThat(IbvContext.allocMwFn(context).address()).isZero();
+        MemorySegment pd = arena.allocate(dev.ibex.verbs.ffi.struct.IbvPd.SIZE, 8);
+        pd.set(ValueLayout.ADDRESS, dev.ibex.verbs.ffi.struct.IbvPd.OFFSET_CONTEXT, context);
+        assertThatThrownBy(() -> IbVerbs.allocMw(pd, dev.ibex.verbs.ffi.constant.IbvMwType.IBV_MW_TYPE_2))
+                .isInstanceOfSatisfying(RdmaException.class, e -> {
+                    assertThat(e.errno()).isEqualTo(Errno.ENOTSUP);
+                    assertThat(e.verb()).isEqualTo("ibv_alloc_mw");
+                });
+        assertThatThrownBy(() -> IbVerbs.allocMw(MemorySegment.NULL, 2)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void pollCqReadsCompletionsWrittenByTheProvider() {
         MemorySegment cq = object(IbvCq.SIZE, IbvCq.OFFSET_CQ_CONTEXT);
         digest.setAtIndex(ValueLayout.JAVA_LONG, 0, 3);

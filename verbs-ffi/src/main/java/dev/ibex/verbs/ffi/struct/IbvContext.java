@@ -27,6 +27,12 @@ public final class IbvContext {
     public static final long SIZE = LAYOUT.byteSize();
     /** {@code offsetof(struct ibv_context, device)}. */
     public static final long OFFSET_DEVICE = offset(LAYOUT, "device");
+    /** {@code offsetof(struct ibv_context, ops.alloc_mw)}. */
+    public static final long OFFSET_OPS_ALLOC_MW = offset(LAYOUT, "ops.alloc_mw");
+    /** {@code offsetof(struct ibv_context, ops.bind_mw)}. */
+    public static final long OFFSET_OPS_BIND_MW = offset(LAYOUT, "ops.bind_mw");
+    /** {@code offsetof(struct ibv_context, ops.dealloc_mw)}. */
+    public static final long OFFSET_OPS_DEALLOC_MW = offset(LAYOUT, "ops.dealloc_mw");
     /** {@code offsetof(struct ibv_context, ops.poll_cq)}. */
     public static final long OFFSET_OPS_POLL_CQ = offset(LAYOUT, "ops.poll_cq");
     /** {@code offsetof(struct ibv_context, ops.req_notify_cq)}. */
@@ -51,6 +57,18 @@ public final class IbvContext {
 
     public static MemorySegment device(MemorySegment s) {
         return Layouts.pointer(s, OFFSET_DEVICE, IbvDevice.SIZE);
+    }
+
+    public static MemorySegment allocMwFn(MemorySegment s) {
+        return s.get(ValueLayout.ADDRESS, OFFSET_OPS_ALLOC_MW);
+    }
+
+    public static MemorySegment bindMwFn(MemorySegment s) {
+        return s.get(ValueLayout.ADDRESS, OFFSET_OPS_BIND_MW);
+    }
+
+    public static MemorySegment deallocMwFn(MemorySegment s) {
+        return s.get(ValueLayout.ADDRESS, OFFSET_OPS_DEALLOC_MW);
     }
 
     public static MemorySegment pollCqFn(MemorySegment s) {

@@ -49,6 +49,12 @@ public final class IbvContextOps {
             .withName("ibv_context_ops");
     /** {@code sizeof(struct ibv_context_ops)}. */
     public static final long SIZE = LAYOUT.byteSize();
+    /** {@code offsetof(struct ibv_context_ops, alloc_mw)}. */
+    public static final long OFFSET_ALLOC_MW = offset(LAYOUT, "alloc_mw");
+    /** {@code offsetof(struct ibv_context_ops, bind_mw)}. */
+    public static final long OFFSET_BIND_MW = offset(LAYOUT, "bind_mw");
+    /** {@code offsetof(struct ibv_context_ops, dealloc_mw)}. */
+    public static final long OFFSET_DEALLOC_MW = offset(LAYOUT, "dealloc_mw");
     /** {@code offsetof(struct ibv_context_ops, poll_cq)}. */
     public static final long OFFSET_POLL_CQ = offset(LAYOUT, "poll_cq");
     /** {@code offsetof(struct ibv_context_ops, req_notify_cq)}. */

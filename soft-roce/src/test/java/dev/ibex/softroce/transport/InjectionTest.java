@@ -29,12 +29,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Blind injection (issue 14): a host at another address forges RC SENDs — valid RoCEv2 with a correct ICRC — at a
- * connected QP. With random QPNs and starting PSNs (what the CM gives every connection) it has to guess both: packets
- * for a QPN that is no live QP's are dropped on arrival, packets for the right QPN with a PSN other than the expected
- * one are dropped (a PSN-sequence NAK or a duplicate ACK goes to the connected peer, not to the forger). No forged
- * packet completes a receive, and the connection carries on. Source-address checks (issue 12) will drop even a packet
- * that guesses both; this test checks what the guessing costs without them.
+ * Injection (issues 14 and 12): a host at another address forges RC SENDs — valid RoCEv2 with a correct ICRC — at a
+ * connected QP. QPNs and starting PSNs are random (what the CM gives every connection), so a blind forger must guess
+ * both: packets for a QPN that is no live QP's are dropped on arrival as addressed to no QP. Even a forger that knows
+ * the QPN and the next PSN (an on-path observer) is dropped, because RC packets count only from their connection's
+ * path (address and UDP port). No forged packet completes a receive, and the connection carries on.
  */
 class InjectionTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
@@ -96,7 +95,8 @@ class InjectionTest {
     @Test
     void forgedPacketsWithGuessedQpnsOrPsnsReachNothing() throws Exception {
         SoftDevice dev = ((SoftProtectionDomain) y.pd).softDevice();
-        long unknownBefore = dev.dropCounts()[1];
+        long unknownBefore = dev.dropCounts().unknownQp();
+        long offPathBefore = dev.dropCounts().offPath();
         SplittableRandom guess = new SplittableRandom(12);
         int realQpn = y.qp.qpNum();
         // 1. guessed QPNs (never the real one: a blind guess hits it with probability 2^-24 per packet)
@@ -115,11 +115,15 @@ class InjectionTest {
             } while (p == expectedPsn);
             return p;
         });
-        // nothing completed a receive; the forged QPNs were dropped on arrival
+        // 3. the real QPN and the very PSN the QP expects next: only the source address is wrong
+        forge(500, i -> realQpn, i -> expectedPsn);
+        // nothing completed a receive; every forged packet was dropped on arrival
         assertThat(Harness.pollAtLeast(y.rcq, y.wc, 1, Duration.ofMillis(300))).as("receives completed by forgeries")
                 .isZero();
-        assertThat(dev.dropCounts()[1] - unknownBefore).as("forged packets addressed to no QP")
+        assertThat(dev.dropCounts().unknownQp() - unknownBefore).as("forged packets addressed to no QP")
                 .isGreaterThanOrEqualTo(1990); // (a UDP datagram or two may be lost on a loaded host)
+        assertThat(dev.dropCounts().offPath() - offPathBefore).as("forged packets for the QP, from off its path")
+                .isGreaterThanOrEqualTo(2490);
         // the connection is intact: the real peer's SEND arrives and completes on both sides
         SendBatch sb = SendBatch.allocate(h.arena, 1, 1);
         x.buf.asSlice(0, 16).fill((byte) 0x42);

@@ -124,6 +124,11 @@ public final class CompletionBatch {
         segment.set(ValueLayout.JAVA_INT, base + WC_WC_FLAGS, flags);
     }
 
+    /** Rewrites the {@link WcFlags} of completion {@code i} (a provider normalising what its device reports). */
+    public void setFlags(int i, int flags) {
+        segment.set(ValueLayout.JAVA_INT, at(i, WC_WC_FLAGS), flags);
+    }
+
     public void setImmData(int i, int hostOrderImm) {
         segment.set(INT_BE, at(i, WC_IMM_DATA), hostOrderImm);
     }

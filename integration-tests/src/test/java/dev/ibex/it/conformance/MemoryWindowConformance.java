@@ -129,7 +129,7 @@ public interface MemoryWindowConformance extends Conformance {
         p.clientQp.postSend(b, 1);
         Completion r = one(p.serverCq);
         assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(r.flags() & WcFlags.WITH_INV).isNotZero();
+        assertThat(r.flags() & WcFlags.WITH_INV).as("IBV_WC_WITH_INV in %s", r).isNotZero();
         assertThat(Integer.reverseBytes(r.immData())).as("invalidated rkey").isEqualTo(rkey);
         assertThat(one(p.clientCq).status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(clientWrite(p, mr.address() + WINDOW_AT, rkey, 8)).isEqualTo(WcStatus.REM_ACCESS_ERR);

@@ -3,6 +3,8 @@ package dev.ibex.verbs.provider;
 import dev.ibex.cm.spi.CompletionBatch;
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.WcFlags;
+import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.verbs.ffi.IbVerbs;
 import dev.ibex.verbs.ffi.struct.IbvCq;
 import java.lang.foreign.MemorySegment;
@@ -22,6 +24,8 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
     private final long handle;
     private final MemorySegment cq;
     private final int capacity;
+    /** rxe reports a receive's invalidation with the kernel's flag value: see {@link #poll}. */
+    private final boolean kernelInvalidateFlag;
     private volatile Object context;
     private long received;
     private long acked;
@@ -39,6 +43,7 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
             throw e;
         }
         this.capacity = IbvCq.cqe(cq);
+        this.kernelInvalidateFlag = device.isRxe();
         tracked();
     }
 
@@ -85,8 +90,31 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
         this.context = context;
     }
 
+    /**
+     * Polls into {@code batch}. On rxe a receive that carried SEND_WITH_INV reports the kernel's
+     * {@code IB_WC_WITH_INVALIDATE} (bit 2, which user space reads as {@code IBV_WC_IP_CSUM_OK}) instead of
+     * {@code IBV_WC_WITH_INV} (bit 3): rxe writes the kernel's flags into the CQ it shares with user space, and its
+     * user-space provider copies them as they are. Such completions are corrected here (rxe never reports a checksum
+     * flag), so a peer's invalidation of an exposure is seen (MemoryWindowConformance in the VM).
+     */
     @Override
     public int poll(CompletionBatch batch) {
+        int n = pollRaw(batch);
+        if (kernelInvalidateFlag) {
+            for (int i = 0; i < n; i++) {
+                int flags = batch.flags(i);
+                if ((flags & KERNEL_WITH_INVALIDATE) != 0 && batch.isSuccess(i) && WcOpcode.isReceive(batch.opcode(i))) {
+                    batch.setFlags(i, (flags & ~KERNEL_WITH_INVALIDATE) | WcFlags.WITH_INV);
+                }
+            }
+        }
+        return n;
+    }
+
+    /** {@code IB_WC_WITH_INVALIDATE} of the kernel's {@code enum ib_wc_flags}. */
+    private static final int KERNEL_WITH_INVALIDATE = 1 << 2;
+
+    private int pollRaw(CompletionBatch batch) {
         ensureOpen();
         return BatchPosting.poll(device.ops(), cq, batch);
     }

@@ -100,12 +100,24 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
      * checks only the range of the region under a window (see {@code MemoryWindowConformance}); hardware that has
      * windows follows the IBA. Queried once.
      */
+    /** Whether this is Linux Soft-RoCE (rxe), whose quirks the provider works around. Queried once. */
+    boolean isRxe() {
+        Boolean r = rxe;
+        if (r == null) {
+            r = queryDevice().vendorId() == RXE_VENDOR_ID;
+            rxe = r;
+        }
+        return r;
+    }
+
+    private volatile Boolean rxe;
+
     @Override
     public boolean enforcesWindowBounds() {
         Boolean b = windowBounds;
         if (b == null) {
             DeviceAttributes a = queryDevice();
-            b = a.supportsMemoryWindows() && a.vendorId() != RXE_VENDOR_ID;
+            b = a.supportsMemoryWindows() && !isRxe();
             windowBounds = b;
         }
         return b;

@@ -10,8 +10,8 @@ import reactor.util.context.Context;
 /**
  * What {@code send} accepts and how it lands in registered memory: {@code byte[]}, {@link ByteBuffer} (its
  * remaining bytes; the position is left alone), {@link MemorySegment}, {@link CharSequence} (UTF-8),
- * {@link Message} (copied, then released: sending consumes it) and {@link WithImmediate} or {@link WithInvalidate}
- * around any of those.
+ * {@link Message} (copied, then released: sending consumes it), {@link ReleasablePayload} (copies itself, then
+ * released) and {@link WithImmediate} or {@link WithInvalidate} around any of those.
  * Every payload is copied once into a buffer of the endpoint's pool, the registered memory the NIC reads.
  */
 final class Payloads {
@@ -40,13 +40,24 @@ final class Payloads {
                 m.release();
             }
         }
+        if (p instanceof ReleasablePayload r) {
+            try {
+                int len = r.length();
+                check(len, dst);
+                r.copyTo(dst.asSlice(0, len));
+                return len;
+            } finally {
+                r.release();
+            }
+        }
         MemorySegment src = switch (p) {
             case byte[] a -> MemorySegment.ofArray(a);
             case ByteBuffer bb -> MemorySegment.ofBuffer(bb);
             case MemorySegment s -> s;
             case CharSequence cs -> MemorySegment.ofArray(cs.toString().getBytes(StandardCharsets.UTF_8));
             default -> throw new IllegalArgumentException("cannot send a " + p.getClass().getName()
-                    + ": send byte[], ByteBuffer, MemorySegment, CharSequence, Message, WithImmediate or WithInvalidate");
+                    + ": send byte[], ByteBuffer, MemorySegment, CharSequence, Message, ReleasablePayload, "
+                    + "WithImmediate or WithInvalidate");
         };
         check(src.byteSize(), dst);
         MemorySegment.copy(src, 0, dst, 0, src.byteSize());
@@ -60,10 +71,29 @@ final class Payloads {
         }
     }
 
-    /** An item that will not be sent: a {@link Message} is released, the rest goes to the discard hook. */
-    static void discard(Object item, Context context) {
-        if (unwrap(item) instanceof Message m) {
+    /**
+     * Releases a {@link Message} or {@link ReleasablePayload} (also inside {@link WithImmediate} or
+     * {@link WithInvalidate}); ignores the rest.
+     */
+    static void release(Object item) {
+        Object p = unwrap(item);
+        if (p instanceof Message m) {
             m.release();
+        } else if (p instanceof ReleasablePayload r) {
+            r.release();
+        }
+    }
+
+    /**
+     * An item that will not be sent: a {@link Message} or {@link ReleasablePayload} is released, the rest goes to
+     * the discard hook.
+     */
+    static void discard(Object item, Context context) {
+        Object p = unwrap(item);
+        if (p instanceof Message m) {
+            m.release();
+        } else if (p instanceof ReleasablePayload r) {
+            r.release();
         } else {
             Operators.onDiscard(item, context);
         }

@@ -10,6 +10,7 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
@@ -21,7 +22,8 @@ import reactor.util.context.Context;
  * memory. Completes when upstream completed and every posted SEND has completed; fails on the first failed SEND
  * (cancelling upstream), on an upstream error, or when the connection closes. Cancelling it cancels upstream;
  * SENDs already posted keep their buffers until the hardware is done with them. The subscriber's {@link Context}
- * is visible upstream.
+ * is visible upstream, with a discard hook added: a {@link Message} or {@link ReleasablePayload} that upstream drops
+ * before emitting it (a cancelled {@code Mono.just}, a filter) is released, since sending takes ownership of it.
  */
 final class SendOperation extends Mono<Void> {
     static final int PREFETCH = 32;
@@ -38,7 +40,7 @@ final class SendOperation extends Mono<Void> {
     public void subscribe(CoreSubscriber<? super Void> actual) {
         Sender s = new Sender(actual, target);
         actual.onSubscribe(s);
-        source.subscribe(s);
+        Flux.from(source).doOnDiscard(Object.class, Payloads::release).subscribe(s);
     }
 
     private static final class Sender extends Outbound.SlotUser implements CoreSubscriber<Object>, Subscription,

@@ -130,6 +130,65 @@ class TransferTest {
                 .expectNext("after").expectComplete().verify(WAIT);
     }
 
+    /** A payload owned elsewhere: records its copies and releases. */
+    static final class Owned implements ReleasablePayload {
+        final byte[] bytes;
+        final AtomicInteger copies = new AtomicInteger();
+        final AtomicInteger releases = new AtomicInteger();
+
+        Owned(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public int length() {
+            return bytes.length;
+        }
+
+        @Override
+        public void copyTo(MemorySegment target) {
+            assertThat(releases.get()).as("copied after release").isZero();
+            copies.incrementAndGet();
+            MemorySegment.copy(MemorySegment.ofArray(bytes), 0, target, 0, bytes.length);
+        }
+
+        @Override
+        public void release() {
+            releases.incrementAndGet();
+        }
+    }
+
+    @Test
+    void aReleasablePayloadCopiesItselfAndIsReleasedExactlyOnceWhetherSentOrNot() {
+        echoServer();
+        List<Owned> sent = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            sent.add(new Owned(payload(i)));
+        }
+        List<byte[]> got = new CopyOnWriteArrayList<>();
+        StepVerifier.create(client.receive().take(sent.size()).map(Message::toByteArray)
+                        .mergeWith(client.send(Flux.fromIterable(sent)
+                                .map(o -> o.bytes.length % 2 == 0 ? o : new WithImmediate(o, 7))).then(Mono.empty())))
+                .recordWith(() -> got).expectNextCount(sent.size()).expectComplete().verify(WAIT);
+        for (int i = 0; i < sent.size(); i++) {
+            assertThat(got.get(i)).as("message %d", i).isEqualTo(payload(i));
+            assertThat(sent.get(i).copies).as("copies of %d", i).hasValue(1);
+            assertThat(sent.get(i).releases).as("releases of %d", i).hasValue(1);
+        }
+        // too large for a buffer: released without a copy, the send fails, the connection carries on
+        Owned tooLarge = new Owned(new byte[8192]);
+        StepVerifier.create(client.send(Mono.just(tooLarge)))
+                .expectErrorMatches(e -> e instanceof IllegalArgumentException && e.getMessage().contains("8192"))
+                .verify(WAIT);
+        assertThat(tooLarge.releases).hasValue(1);
+        // after the connection is gone: released, never copied
+        client.disconnect().block(WAIT);
+        Owned late = new Owned(payload(1));
+        StepVerifier.create(client.send(Mono.just(late))).expectError(IllegalStateException.class).verify(WAIT);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(late.releases).hasValue(1));
+        assertThat(late.copies).hasValue(0);
+    }
+
     @Test
     void receiveHasOneSubscriberAndSendAfterDisposeFails() {
         echoServer();

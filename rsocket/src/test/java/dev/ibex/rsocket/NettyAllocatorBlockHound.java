@@ -1,0 +1,22 @@
+package dev.ibex.rsocket;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * BlockHound allowances for Netty's own buffer allocator, which RSocket's frames come from on the event loops (as
+ * they would on a Netty event loop): Netty 4.2's {@code AdaptivePoolingAllocator} takes a short internal lock when a
+ * magazine is freed or the magazines grow — a bounded wait like the pool-arena locks Netty's own integration
+ * allows, missing from it in 4.2.17. Loaded by BlockHound's {@code ServiceLoader} when cm-reactive's
+ * {@code ReactiveBlockHound} installs it.
+ *
+ * <p><b>Threading.</b> Stateless.
+ */
+public final class NettyAllocatorBlockHound implements BlockHoundIntegration {
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free")
+                .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup",
+                        "tryExpandMagazines");
+    }
+}

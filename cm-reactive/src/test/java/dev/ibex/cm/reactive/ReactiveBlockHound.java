@@ -47,6 +47,9 @@ public final class ReactiveBlockHound implements BeforeAllCallback, BlockHoundIn
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.RdmaCm", "locked")
                 .allowBlockingCallsInside("dev.ibex.softroce.transport.Timers", "enqueue")
                 .allowBlockingCallsInside("dev.ibex.softroce.verbs.SerialTask", "runExclusive")
+                // the soft NIC's CQ producers (a receive thread, a loop completing its own post) CAS the ring's tail
+                // and spin (onSpinWait) while another wins: a bounded wait
+                .allowBlockingCallsInside("dev.ibex.softroce.verbs.SoftCompletionQueue", "complete")
                 // the JDK's channel write lock, whichever provider class transmits, and the soft NIC's own
                 // allocation-free lock in front of it (spins a few microseconds while a receive thread sends an ACK)
                 .allowBlockingCallsInside("sun.nio.ch.DatagramChannelImpl", "send")

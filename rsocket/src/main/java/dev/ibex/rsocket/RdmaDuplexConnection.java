@@ -1,6 +1,7 @@
 package dev.ibex.rsocket;
 
 import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.endpoint.ConnectionFailedException;
 import dev.ibex.cm.endpoint.WorkCompletionException;
 import dev.ibex.cm.reactive.RdmaConnection;
 import io.netty.buffer.ByteBuf;
@@ -27,9 +28,9 @@ import reactor.core.publisher.Sinks;
  * peer's hello arrived (its receive buffer size fixes the framing). {@link #dispose()} disconnects (frames still
  * queued are released, posted ones complete as flushed); {@link #sendErrorAndClose} sends an ERROR frame after what
  * is queued and disconnects once the peer has it (bounded by {@code closeTimeout}). {@link #onClose()} completes
- * when the RDMA connection is closed and everything released, or fails with the connection's error (a
- * {@code WorkCompletionException} when the peer died and the transport's retries ran out, a
- * {@link FramingException}); RSocket then fails what is outstanding with that error.
+ * when the RDMA connection is closed and everything released, or fails with the connection's error (RETRY_EXC_ERR
+ * when the peer died and the transport's retries ran out, a
+ * {@link FramingException}); RSocket 1.1 then fails what is outstanding with {@code ClosedChannelException}.
  *
  * <p><b>Threading.</b> Public methods from any thread; signals on the connection's event loop (RSocket's frame
  * handling runs there, as on a Netty event loop: it must not block).
@@ -154,8 +155,10 @@ public final class RdmaDuplexConnection implements DuplexConnection {
         dispose();
     }
 
+    /** The first failure wins, except that the connection's typed verdict replaces the failed operation's error. */
     private void recordFailure(Throwable e) {
-        if (failure == null) {
+        Throwable f = failure;
+        if (f == null || (e instanceof ConnectionFailedException && !(f instanceof ConnectionFailedException))) {
             failure = e;
         }
     }

@@ -10,6 +10,7 @@ import dev.ibex.bench.report.Rounds;
 import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
 import dev.ibex.bench.reactive.ReactivePingPong;
+import dev.ibex.bench.rsocket.RSocketBench;
 import dev.ibex.bench.udp.HandoffPingPong;
 import dev.ibex.bench.udp.UdpBlast;
 import dev.ibex.bench.udp.UdpPingPong;
@@ -27,12 +28,13 @@ import org.HdrHistogram.Histogram;
  * order rotates, so a shared machine's load drift hits both alike): (a) 64 B ping-pong — Ibex RC SEND/RECV echo over the callback API between soft devices
  * on 127.0.0.3 and 127.0.0.2 vs {@link UdpPingPong} on the same addresses — target Ibex ≤ 1.3 × raw at p50 and
  * p99; (b) 64 KiB RDMA WRITE bandwidth vs {@link UdpBlast} (the same datagrams and flow control) — target ≥ 0.7 ×;
- * (c) {@link ReactivePingPong} vs the callback {@link PingPong} — target ≤ 1.1 ×; (d) the callback path's
- * allocation per round trip under JMH's gc profiler ({@link AllocationCheck}) — target ≈ 0.
+ * (c) {@link ReactivePingPong} vs the callback {@link PingPong} — target ≤ 1.1 ×; (d) RSocket request-response over
+ * Ibex vs over TCP ({@link RSocketBench}) — target ≤ 1 × at p50; (e) the callback path's allocation per round trip
+ * under JMH's gc profiler ({@link AllocationCheck}) — target ≈ 0.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write|reactive|jmh] [--no-jmh] [--jmh-log FILE]
+ *      [--only pingpong|write|reactive|rsocket|jmh] [--no-jmh] [--jmh-log FILE]
  * </pre>
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
  * Exit status 0 when every target is met, 1 when one is missed, 2 on failure.
@@ -42,7 +44,7 @@ public final class LoopbackBench {
     static final int WRITE = 64 * 1024;
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
-    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|jmh] "
+    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh] "
             + "[--no-jmh] [--jmh-log FILE]";
     /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
     static final Duration RUN_LIMIT = Duration.ofSeconds(8);
@@ -91,7 +93,8 @@ public final class LoopbackBench {
         Watchdog w = Watchdog.start(Duration.ofMinutes(10));
         LoopbackBench bench = new LoopbackBench(System.out, rounds, quick, w);
         RatioTable table = new RatioTable("Ibex on this host: soft-roce on loopback vs raw Java UDP, cm-reactive vs "
-                + "callbacks, callback-path allocation (" + HostLoad.describe() + " at start)", "baseline");
+                + "callbacks, RSocket over Ibex vs over TCP, callback-path allocation (" + HostLoad.describe()
+                + " at start)", "baseline");
         try {
             if (only == null || only.equals("pingpong")) {
                 bench.pingPong(table);
@@ -101,6 +104,11 @@ public final class LoopbackBench {
             }
             if (only == null || only.equals("reactive")) {
                 bench.reactiveVsCallback(table);
+            }
+            if (only == null || only.equals("rsocket")) {
+                RSocketBench rsocket = RSocketBench.forRun(System.out, Math.max(1, rounds - 1), quick, w);
+                rsocket.run(table);
+                table.note("  rsocket plot: " + rsocket.plot(Path.of("benchmarks/target/rsocket-bench.png")));
             }
             if (jmh && (only == null || only.equals("jmh"))) {
                 w.phase("JMH callback path with -prof gc (log: " + jmhLog + ")");

@@ -19,10 +19,20 @@ public final class TckPairs {
     @SuppressWarnings({"rawtypes", "unchecked"})
     public static TransportTest.TransportPair pair(EventLoopGroup serverLoops, String serverIp,
             EventLoopGroup clientLoops, boolean fragmentation, boolean resumability) {
+        return pair(serverLoops, serverIp, clientLoops, null, fragmentation, resumability);
+    }
+
+    /** As above, the client connecting from {@code clientIp} ({@code null}: the route decides). */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    public static TransportTest.TransportPair pair(EventLoopGroup serverLoops, String serverIp,
+            EventLoopGroup clientLoops, String clientIp, boolean fragmentation, boolean resumability) {
         return new TransportTest.TransportPair<InetSocketAddress, CloseableRdmaServer>(
                 () -> new InetSocketAddress(serverIp, 0),
-                (address, server, allocator) -> RdmaClientTransport.create(
-                        RdmaClient.create().runOn(clientLoops).remoteAddress(server.address())).allocator(allocator),
+                (address, server, allocator) -> {
+                    RdmaClient client = RdmaClient.create().runOn(clientLoops).remoteAddress(server.address());
+                    return RdmaClientTransport.create(clientIp == null ? client : client.localHost(clientIp))
+                            .allocator(allocator);
+                },
                 (address, allocator) -> RdmaServerTransport.create(
                         RdmaServer.create().runOn(serverLoops).bindAddress(address)).allocator(allocator),
                 fragmentation, resumability);

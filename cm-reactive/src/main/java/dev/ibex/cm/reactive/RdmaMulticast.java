@@ -1,6 +1,7 @@
 package dev.ibex.cm.reactive;
 
 import dev.ibex.cm.endpoint.DatagramOptions;
+import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -23,7 +24,8 @@ import reactor.core.publisher.Mono;
  */
 public final class RdmaMulticast {
 
-    private record Config(Supplier<EventLoopGroup> loops, String host, DatagramOptions options, int queue,
+    /** {@code loop}: where the next join lands (the next loop of a group, or one pinned loop). */
+    private record Config(Supplier<EventLoop> loop, String host, DatagramOptions options, int queue,
             boolean sendOnly) {}
 
     private final Config config;
@@ -32,23 +34,27 @@ public final class RdmaMulticast {
         this.config = config;
     }
 
-    /** Default options on the {@link RdmaLoops#global() default loops}; set {@link #host} before joining. */
+    /**
+     * Default options on the {@link RdmaLoops#global() default loops}; set {@link #host} before joining. The default
+     * loops open the provider at the first join, so that join's time includes opening it: call
+     * {@code RdmaLoops.global()} first, or {@link #runOn(EventLoopGroup)}, to time the join alone.
+     */
     public static RdmaMulticast create() {
-        return new RdmaMulticast(new Config(RdmaLoops::global, null, DatagramOptions.DEFAULT, -1, false));
+        return new RdmaMulticast(new Config(() -> RdmaLoops.global().next(), null, DatagramOptions.DEFAULT, -1, false));
     }
 
     /** The local address (an address of the RDMA device that joins). */
     public RdmaMulticast host(String host) {
         Objects.requireNonNull(host, "host");
         Config c = config;
-        return new RdmaMulticast(new Config(c.loops, host, c.options, c.queue, c.sendOnly));
+        return new RdmaMulticast(new Config(c.loop, host, c.options, c.queue, c.sendOnly));
     }
 
     /** Endpoint options (receive window, send queue depth, join deadline …). */
     public RdmaMulticast options(DatagramOptions options) {
         Objects.requireNonNull(options, "options");
         Config c = config;
-        return new RdmaMulticast(new Config(c.loops, c.host, options, c.queue, c.sendOnly));
+        return new RdmaMulticast(new Config(c.loop, c.host, options, c.queue, c.sendOnly));
     }
 
     /** Receives kept posted. */
@@ -59,7 +65,7 @@ public final class RdmaMulticast {
     /** How many datagrams may wait for demand before arrivals are dropped and counted (below the window). */
     public RdmaMulticast receiveQueue(int datagrams) {
         Config c = config;
-        return new RdmaMulticast(new Config(c.loops, c.host, c.options, RdmaDatagram.checkQueue(datagrams),
+        return new RdmaMulticast(new Config(c.loop, c.host, c.options, RdmaDatagram.checkQueue(datagrams),
                 c.sendOnly));
     }
 
@@ -71,14 +77,24 @@ public final class RdmaMulticast {
     /** Join send-only (send to the group without receiving its traffic). */
     public RdmaMulticast sendOnly(boolean sendOnly) {
         Config c = config;
-        return new RdmaMulticast(new Config(c.loops, c.host, c.options, c.queue, sendOnly));
+        return new RdmaMulticast(new Config(c.loop, c.host, c.options, c.queue, sendOnly));
     }
 
     /** Runs on {@code group} (the caller opened it and closes it). */
     public RdmaMulticast runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
         Config c = config;
-        return new RdmaMulticast(new Config(() -> group, c.host, c.options, c.queue, c.sendOnly));
+        return new RdmaMulticast(new Config(group::next, c.host, c.options, c.queue, c.sendOnly));
+    }
+
+    /**
+     * Runs every join on {@code loop} (one of a group the caller opened and closes): memberships that must share
+     * loop-confined state — one subscriber's successive joins, a publisher and its timers — stay on one thread.
+     */
+    public RdmaMulticast runOn(EventLoop loop) {
+        Objects.requireNonNull(loop, "loop");
+        Config c = config;
+        return new RdmaMulticast(new Config(() -> loop, c.host, c.options, c.queue, c.sendOnly));
     }
 
     /**
@@ -94,7 +110,7 @@ public final class RdmaMulticast {
             if (group.getAddress() == null || !group.getAddress().isMulticastAddress()) {
                 throw new IllegalArgumentException(group + " is not a multicast group address");
             }
-            ReactiveDatagram d = new ReactiveDatagram(c.loops.get().next(), group, c.sendOnly,
+            ReactiveDatagram d = new ReactiveDatagram(c.loop.get(), group, c.sendOnly,
                     RdmaDatagram.queue(c.queue, c.options), null);
             d.start(RdmaDatagram.address(c.host, 0), c.options, sink);
         }).doOnDiscard(RdmaMembership.class, RdmaMembership::dispose);

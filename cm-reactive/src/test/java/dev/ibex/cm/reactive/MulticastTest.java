@@ -8,8 +8,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.spi.ResourceKind;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
@@ -90,6 +94,38 @@ class MulticastTest {
         pub.onDispose().block(WAIT);
         assertThat(memberships()).isZero();
         hosts.awaitQuiet();
+    }
+
+    @Test
+    void aPinnedLoopTakesEveryJoinAndAPayloadWriterFramesInPlace() {
+        EventLoop loop = hosts.server.loops().getFirst();
+        RdmaMulticast pinned = subscriber().runOn(loop);
+        RdmaMembership sub = pinned.join(group).block(WAIT);
+        RdmaMembership second = pinned.join(group).block(WAIT);
+        assertThat(sub.loop()).isSameAs(loop);
+        assertThat(second.loop()).isSameAs(loop);
+        second.dispose();
+        RdmaMembership pub = publisher().sendOnly(true).join(group).block(WAIT);
+        boolean[] onLoop = new boolean[1];
+        PayloadWriter framed = into -> { // a 2-byte header in front of the payload, written in registered memory
+            onLoop[0] = pub.loop().inEventLoop();
+            into.set(ValueLayout.JAVA_BYTE, 0, (byte) 'H');
+            into.set(ValueLayout.JAVA_BYTE, 1, (byte) ':');
+            MemorySegment.copy(MemorySegment.ofArray("body".getBytes(StandardCharsets.UTF_8)), 0, into, 2, 4);
+            return 6;
+        };
+        StepVerifier.create(sub.receive().map(DatagramMessage::asString).take(2))
+                .then(() -> pub.send(Flux.just(framed, new WithImmediate(framed, 7))).subscribe())
+                .expectNext("H:body", "H:body")
+                .expectComplete()
+                .verify(WAIT);
+        assertThat(onLoop[0]).as("written on the publisher's loop").isTrue();
+        PayloadWriter liar = into -> (int) into.byteSize() + 1;
+        StepVerifier.create(pub.send(Mono.just(liar))).expectError(IllegalArgumentException.class).verify(WAIT);
+        sub.dispose();
+        pub.dispose();
+        hosts.awaitQuiet();
+        assertThat(memberships()).isZero();
     }
 
     @Test

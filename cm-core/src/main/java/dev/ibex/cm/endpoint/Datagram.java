@@ -1,8 +1,10 @@
 package dev.ibex.cm.endpoint;
 
+import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.BufferOwner;
+import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.endpoint.DatagramTable.Action;
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.EventLoopGroup;
@@ -411,6 +413,14 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, this);
         rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, VerbsAbi.GRH_SIZE);
         rq.flush();
+        if (rq.posted() == 0) {
+            // bound but deaf: refuse it rather than hand out an endpoint that hears nothing
+            BufferPool.Options o = device.pool().options();
+            throw new RdmaException("ibv_post_recv", Errno.ENOBUFS, this + ": no registered buffer is free for any of"
+                    + " its " + window + " receives (" + device.pool() + ": " + device.pool().inUse() + " in use, at"
+                    + " most " + o.maxBuffers() + "); release held messages, close idle endpoints, use smaller "
+                    + "receive windows or raise BufferPool.Options.maxBuffers");
+        }
         if (options.listen()) {
             id.listen(options.backlog());
             listening = true;

@@ -4,10 +4,12 @@ import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.Flushable;
+import dev.ibex.cm.loop.ScheduledTask;
 import dev.ibex.cm.loop.WrId;
 import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.RecvBatch;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * A QP's receive credits: keeps {@code window} receives posted, minus the buffers the application still holds.
  * A receive is re-posted only when the application releases a message, so a slow consumer stops the sender (RNR)
  * instead of growing memory. Posted buffers form a ring in posting order (a receive queue completes in order), so
- * teardown can reclaim them. Loop-confined.
+ * teardown can reclaim them. When the pool has no buffer left, the queue tries again after a short, growing delay
+ * until its window is posted: a queue is never left short (or, worse, empty: deaf to every datagram) just because
+ * the pool was exhausted when it last looked. Loop-confined.
  */
 final class ReceiveQueue implements Flushable {
     private static final Logger LOG = LoggerFactory.getLogger(ReceiveQueue.class);
@@ -32,6 +36,12 @@ final class ReceiveQueue implements Flushable {
     private int held;
     private boolean flushQueued;
     private boolean stopped;
+    private ScheduledTask retry;
+    private long retryNanos = RETRY_FIRST_NANOS;
+    private boolean warned;
+
+    private static final long RETRY_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long RETRY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
      * @param payloadOffset where payload starts in a receive buffer (40 on UD: the GRH)
@@ -81,7 +91,7 @@ final class ReceiveQueue implements Flushable {
                 n++;
             }
             if (n == 0) {
-                LOG.debug("{} is exhausted: {} receives posted of a window of {}", pool, posted(), window);
+                starved(want);
                 return;
             }
             int posted = n;
@@ -105,6 +115,29 @@ final class ReceiveQueue implements Flushable {
                 return;
             }
             want -= posted;
+        }
+        retryNanos = RETRY_FIRST_NANOS;
+        if (warned) {
+            warned = false;
+            LOG.info("{}: all {} receives posted again", pool, window);
+        }
+    }
+
+    /** The pool is empty with {@code missing} receives unposted: look again later (the pool has no waiters). */
+    private void starved(int missing) {
+        if (posted() == 0 && !warned) {
+            warned = true;
+            LOG.warn("{} is exhausted: none of {} receives posted, so this QP receives nothing until buffers are "
+                    + "released (retrying)", pool, window);
+        } else {
+            LOG.debug("{} is exhausted: {} receives posted of a window of {}", pool, posted(), window);
+        }
+        if (retry == null && !stopped) {
+            retry = loop.schedule(() -> {
+                retry = null;
+                requestFlush();
+            }, retryNanos, TimeUnit.NANOSECONDS);
+            retryNanos = Math.min(RETRY_MAX_NANOS, retryNanos * 2);
         }
     }
 
@@ -157,11 +190,20 @@ final class ReceiveQueue implements Flushable {
      */
     void stop() {
         stopped = true;
+        cancelRetry();
+    }
+
+    private void cancelRetry() {
+        if (retry != null) {
+            retry.cancel();
+            retry = null;
+        }
     }
 
     /** Teardown (the QP is destroyed): every posted buffer returns to the pool; nothing is posted any more. */
     void reclaimAll() {
         stopped = true;
+        cancelRetry();
         while (tail < head) {
             int k = (int) (tail % window);
             Buffer b = ring[k];

@@ -173,6 +173,44 @@ class DatagramLoopbackTest {
     }
 
     @Test
+    void anEndpointNeverStaysDeafBecauseThePoolWasExhaustedWhenItBound() throws Exception {
+        // a loop whose pool holds 32 buffers: once they are all posted, the next endpoint could post none
+        EventLoopGroup small = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1)
+                .withCloseTimeout(Duration.ofSeconds(2)).withThreadName("small")
+                .withBuffers(LoopOptions.DEFAULT.buffers().withBufferSize(2048).withSlabs(16, 32))
+                .withUncaughtHandler(uncaught::add));
+        try {
+            EventLoop loop = small.next();
+            DatagramOptions window24 = DatagramOptions.DEFAULT.withReceiveWindow(24);
+            Rec r1 = new Rec();
+            Datagram d1 = Datagram.bind(loop, new InetSocketAddress("10.0.1.1", 0), window24, r1);
+            r1.bound.get(5, TimeUnit.SECONDS);
+            Rec r2 = new Rec();
+            Datagram d2 = Datagram.bind(loop, new InetSocketAddress("10.0.1.1", 0), window24, r2);
+            r2.bound.get(5, TimeUnit.SECONDS);
+            assertThat(on(loop, d1::postedReceives)).isEqualTo(24);
+            assertThat(on(loop, d2::postedReceives)).as("what the pool had left").isEqualTo(8);
+
+            // none left: the bind fails, typed, instead of handing out an endpoint that hears nothing
+            Rec r3 = new Rec();
+            Datagram.bind(loop, new InetSocketAddress("10.0.1.1", 0), window24, r3);
+            r3.closed.get(5, TimeUnit.SECONDS);
+            assertThat(r3.events).anySatisfy(e -> assertThat(e).startsWith("error ").contains("ENOBUFS")
+                    .contains("maxBuffers"));
+            assertThat(r3.bound).isNotDone();
+
+            // buffers come back: the short window fills up without any message being released
+            d1.close();
+            r1.closed.get(5, TimeUnit.SECONDS);
+            await().until(() -> on(loop, d2::postedReceives) == 24);
+            d2.close();
+            r2.closed.get(5, TimeUnit.SECONDS);
+        } finally {
+            small.close();
+        }
+    }
+
+    @Test
     void aMissingOrRejectingServiceFailsTyped() throws Exception {
         Rec client = new Rec();
         Datagram c = bind(new InetSocketAddress("10.0.1.1", 0), DatagramOptions.DEFAULT, client);

@@ -1,0 +1,269 @@
+package dev.ibex.pubsub;
+
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.reactive.RdmaLoops;
+import dev.ibex.cm.reactive.RdmaMulticast;
+import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.Gid;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+import reactor.core.publisher.Mono;
+
+/**
+ * Publish/subscribe over UD multicast, the reactive way (an immutable builder: every setter returns a copy).
+ * {@link #publisher} opens a {@link TopicPublisher} (a send-only member of its topic's group), {@link #subscriber}
+ * a {@link TopicSubscriber} (a member that receives). Options set here apply to what is opened from the copy they
+ * were set on, so per-topic settings read {@code pubsub.rateLimit(1000).publisher("prices")}.
+ *
+ * <pre>{@code
+ * PubSub pubsub = PubSub.create().runOn(loops).host("192.168.1.3");
+ * TopicSubscriber sub = pubsub.subscriberNow("prices");
+ * sub.messages().subscribe(m -> System.out.println(m.sequence() + " " + m.asString()));
+ * TopicPublisher pub = pubsub.publisherNow("prices");
+ * pub.publish(Flux.just("101.5", "101.6")).block();
+ * System.out.println(sub.stats()); // received, lost, out of order, duplicates ...
+ * }</pre>
+ *
+ * <p><b>Opening the provider.</b> {@link #create()} opens the {@link RdmaLoops#global() default loops} (and with them
+ * the provider) at once, so the first join measures the join, not the provider's start; {@link #runOn} uses loops the
+ * caller opened.
+ *
+ * <p>Topics map onto groups as {@link TopicGroups} says (by default a hash of the name into 239.192.0.0/20); see the
+ * package documentation for the frame format, heartbeats and what a subscriber counts.
+ */
+public final class PubSub {
+    /** The default heartbeat interval. */
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofMillis(100);
+    /** The default silence bound, in publisher heartbeat intervals. */
+    public static final int DEFAULT_SILENT_AFTER = 5;
+    /**
+     * The default receive window of a subscriber's UD endpoint: each posted receive holds a registered buffer of the
+     * loop's pool (default 4,096), so 256 leaves room for 16 subscribers per loop and device. A burst larger than the
+     * window while the loop is busy is lost at the receive queue (counted as {@code lost}, as any UD loss).
+     */
+    public static final int DEFAULT_RECEIVE_WINDOW = 256;
+
+    record Config(EventLoopGroup loops, String host, TopicGroups groups, Duration heartbeat, int silentAfter,
+            double rateLimit, boolean sendOnly, int receiveWindow, int receiveQueue, Duration joinTimeout) {}
+
+    private final Config config;
+
+    private PubSub(Config config) {
+        this.config = config;
+    }
+
+    /** Default settings on the default loops, which this opens now (see the class comment). */
+    public static PubSub create() {
+        return new PubSub(new Config(RdmaLoops.global(), null, TopicGroups.DEFAULT, DEFAULT_HEARTBEAT,
+                DEFAULT_SILENT_AFTER, 0, true, DEFAULT_RECEIVE_WINDOW, -1, Duration.ofSeconds(10)));
+    }
+
+    private PubSub with(Config c) {
+        return new PubSub(c);
+    }
+
+    /** Runs on {@code loops} (the caller opened them and closes them). */
+    public PubSub runOn(EventLoopGroup loops) {
+        Objects.requireNonNull(loops, "loops");
+        Config c = config;
+        return with(new Config(loops, c.host, c.groups, c.heartbeat, c.silentAfter, c.rateLimit, c.sendOnly,
+                c.receiveWindow, c.receiveQueue, c.joinTimeout));
+    }
+
+    /**
+     * The local address to join from: an address of an RDMA device (default: the first IPv4 address of the fabric's
+     * first device).
+     */
+    public PubSub host(String host) {
+        Objects.requireNonNull(host, "host");
+        Config c = config;
+        return with(new Config(c.loops, host, c.groups, c.heartbeat, c.silentAfter, c.rateLimit, c.sendOnly,
+                c.receiveWindow, c.receiveQueue, c.joinTimeout));
+    }
+
+    /** How topics map onto groups; publishers and subscribers must agree. */
+    public PubSub groups(TopicGroups groups) {
+        Objects.requireNonNull(groups, "groups");
+        Config c = config;
+        return with(new Config(c.loops, c.host, groups, c.heartbeat, c.silentAfter, c.rateLimit, c.sendOnly,
+                c.receiveWindow, c.receiveQueue, c.joinTimeout));
+    }
+
+    /**
+     * Publishers: how often to send a heartbeat (the last sequence number sent), default 100 ms. Subscribers: how
+     * often to check for silence, and the interval they assume before a publisher told them its own.
+     */
+    public PubSub heartbeat(Duration interval) {
+        Objects.requireNonNull(interval, "interval");
+        if (interval.toMillis() < 1 || interval.toSeconds() > 3600) {
+            throw new IllegalArgumentException("a heartbeat interval is 1 ms to 1 h, not " + interval);
+        }
+        Config c = config;
+        return with(new Config(c.loops, c.host, c.groups, interval, c.silentAfter, c.rateLimit, c.sendOnly,
+                c.receiveWindow, c.receiveQueue, c.joinTimeout));
+    }
+
+    /**
+     * Subscribers: a publisher is {@link PublisherState#SILENT} after this many of its heartbeat intervals without a
+     * frame (default 5, so a few lost heartbeats are not mistaken for a stop).
+     */
+    public PubSub silentAfter(int heartbeats) {
+        if (heartbeats < 2 || heartbeats > 1000) {
+            throw new IllegalArgumentException("silentAfter is 2 to 1000 heartbeat intervals, not " + heartbeats);
+        }
+        Config c = config;
+        return with(new Config(c.loops, c.host, c.groups, c.heartbeat, heartbeats, c.rateLimit, c.sendOnly,
+                c.receiveWindow, c.receiveQueue, c.joinTimeout));
+    }
+
+    /** Publishers: at most this many messages per second, paced evenly (0, the default: no limit). */
+    public PubSub rateLimit(double messagesPerSecond) {
+        if (messagesPerSecond != 0) {
+            new RatePacer(messagesPerSecond); // checks the range
+        }
+        Config c = config;
+        return with(new Config(c.loops, c.host, c.groups, c.heartbeat, c.silentAfter, messagesPerSecond, c.sendOnly,
+                c.receiveWindow, c.receiveQueue, c.joinTimeout));
+    }
+
+    /**
+     * Publishers: join as send-only members (the default: a publisher receives nothing, and on InfiniBand needs no
+     * receive resources); {@code false} joins as a full member, for fabrics that refuse send-only joins.
+     */
+    public PubSub sendOnly(boolean sendOnly) {
+        Config c = config;
+        return with(new Config(c.loops, c.host, c.groups, c.heartbeat, c.silentAfter, c.rateLimit, sendOnly,
+                c.receiveWindow, c.receiveQueue, c.joinTimeout));
+    }
+
+    /**
+     * Subscribers: receives kept posted on the group's endpoint (default {@value #DEFAULT_RECEIVE_WINDOW}) and how
+     * many messages may wait for the consumer's demand (default a quarter of the window, always below it) before
+     * arrivals are released and counted as overruns.
+     */
+    public PubSub receiveWindow(int receives, int queue) {
+        if (receives < 2 || queue < 0 || queue >= receives) {
+            throw new IllegalArgumentException("the receive window must be >= 2 and the queue in [0, window), got "
+                    + receives + " and " + queue);
+        }
+        Config c = config;
+        return with(new Config(c.loops, c.host, c.groups, c.heartbeat, c.silentAfter, c.rateLimit, c.sendOnly,
+                receives, queue, c.joinTimeout));
+    }
+
+    /** How long a join may take before it fails with TIMEOUT (default 10 s). */
+    public PubSub joinTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        Config c = config;
+        return with(new Config(c.loops, c.host, c.groups, c.heartbeat, c.silentAfter, c.rateLimit, c.sendOnly,
+                c.receiveWindow, c.receiveQueue, timeout));
+    }
+
+    /** The topic called {@code name}, on the group the mapping gives it. */
+    public Topic topic(String name) {
+        return config.groups.topic(name);
+    }
+
+    /**
+     * Opens a publisher of {@code topic} when subscribed: joins its group (send-only unless told otherwise), sends a
+     * first heartbeat and emits the publisher; fails as {@link RdmaMulticast#join} does (typed: a group the fabric
+     * refuses is an {@code RdmaConnectException} MULTICAST_ERROR, a host without a device an {@code RdmaException}).
+     */
+    public Mono<TopicPublisher> publisher(String topic) {
+        Topic t = topic(topic);
+        Config c = config;
+        return Mono.defer(() -> {
+            EventLoop loop = c.loops.next();
+            // a publisher reads nothing: one posted receive (a UD QP needs one), none waiting for demand
+            return TopicPublisher.open(c, t, loop, multicast(c, loop).sendOnly(c.sendOnly).receiveWindow(1)
+                    .receiveQueue(0));
+        });
+    }
+
+    /** {@link #publisher} and wait for it (never on an event loop). */
+    public TopicPublisher publisherNow(String topic) {
+        checkNotOnLoop("publisherNow");
+        return publisher(topic).block(config.joinTimeout.plusSeconds(5));
+    }
+
+    /**
+     * Opens a subscriber of {@code topic} when subscribed: joins its group and emits the subscriber (joined), whose
+     * {@link TopicSubscriber#messages()} then carries the topic's messages. Fails as {@link #publisher} does.
+     */
+    public Mono<TopicSubscriber> subscriber(String topic) {
+        Topic t = topic(topic);
+        Config c = config;
+        return Mono.defer(() -> {
+            EventLoop loop = c.loops.next();
+            TopicSubscriber s = new TopicSubscriber(c, t, loop, multicast(c, loop).receiveWindow(c.receiveWindow)
+                    .receiveQueue(queueFor(c)));
+            return s.join().doOnError(e -> s.dispose());
+        });
+    }
+
+    /** {@link #subscriber} and wait for it (never on an event loop). */
+    public TopicSubscriber subscriberNow(String topic) {
+        checkNotOnLoop("subscriberNow");
+        return subscriber(topic).block(config.joinTimeout.plusSeconds(5));
+    }
+
+    /** The event loops everything runs on. */
+    public EventLoopGroup loops() {
+        return config.loops;
+    }
+
+    /** The address joins are made from ({@link #host}, or the first device's). */
+    public String host() {
+        return hostOf(config);
+    }
+
+    private static RdmaMulticast multicast(Config c, EventLoop loop) {
+        return RdmaMulticast.create().runOn(loop).host(hostOf(c)).joinTimeout(c.joinTimeout);
+    }
+
+    /** The endpoint's own queue: our stream requests everything at once, so this only matters between them. */
+    private static int queueFor(Config c) {
+        return c.receiveWindow / 4;
+    }
+
+    static int streamQueue(Config c) {
+        return c.receiveQueue >= 0 ? c.receiveQueue : c.receiveWindow / 4;
+    }
+
+    private static String hostOf(Config c) {
+        if (c.host != null) {
+            return c.host;
+        }
+        for (DeviceContext d : c.loops.fabric().devices()) {
+            int n = d.queryPort(1).gidTableLength();
+            for (int i = 0; i < n; i++) {
+                try {
+                    Gid g = d.queryGid(1, i);
+                    if (g.isIpv4Mapped()) {
+                        InetAddress a = g.toInetAddress();
+                        if (a instanceof Inet4Address) {
+                            return a.getHostAddress();
+                        }
+                    }
+                } catch (RuntimeException unpopulated) {
+                    // some devices fail to query empty GID entries
+                }
+            }
+        }
+        throw new IllegalStateException("no device of " + c.loops.fabric().providerName()
+                + " has an IPv4 address: set host(...)");
+    }
+
+    static void checkNotOnLoop(String what) {
+        if (EventLoop.isLoopThread(Thread.currentThread())) {
+            throw new IllegalStateException(what + " blocks: use the Mono on an event loop");
+        }
+    }
+
+    Config config() {
+        return config;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.ibex.pubsub;
+
+import dev.ibex.cm.reactive.DatagramMessage;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One published message as a subscriber receives it: its topic, publisher epoch and sequence number, and the payload
+ * — a view of the registered receive buffer (the header is not part of it), never a copy.
+ *
+ * <p><b>Ownership</b>, as for cm-reactive's {@code Message}: valid while {@code onNext} runs and released after it,
+ * unless {@link #retain() retained} during {@code onNext}; a retained message must be {@link #release() released}
+ * (any thread), which gives the receive buffer back. Retained messages hold receive buffers the group's endpoint can
+ * no longer post, so release promptly.
+ */
+public final class TopicMessage {
+    private static final int DELIVERING = 0;
+    private static final int RETAINED = 1;
+    private static final int RELEASED = 2;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(TopicMessage.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Topic topic;
+    private final DatagramMessage datagram;
+    private final long epoch;
+    private final long sequence;
+    private final long arrivalNanos;
+    private volatile boolean owned; // this object holds a retain on the datagram (queued, or retained by the user)
+    private volatile int state;
+
+    TopicMessage(Topic topic, DatagramMessage datagram, long epoch, long sequence, long arrivalNanos) {
+        this.topic = topic;
+        this.datagram = datagram;
+        this.epoch = epoch;
+        this.sequence = sequence;
+        this.arrivalNanos = arrivalNanos;
+    }
+
+    public String topic() {
+        return topic.name();
+    }
+
+    /** The publisher incarnation that sent it. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** Its number in the epoch, from 1. */
+    public long sequence() {
+        return sequence;
+    }
+
+    /** When the subscriber's loop took it from the group ({@link System#nanoTime()}). */
+    public long arrivalNanos() {
+        return arrivalNanos;
+    }
+
+    /** The payload: a slice of registered memory, valid until released. */
+    public MemorySegment payload() {
+        checkLive();
+        return datagram.payload().asSlice(FrameHeader.LENGTH);
+    }
+
+    public int length() {
+        return datagram.length() - FrameHeader.LENGTH;
+    }
+
+    /** A copy of the payload. */
+    public byte[] toByteArray() {
+        return payload().toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /** A read-only view of the payload (valid until released). */
+    public ByteBuffer asByteBuffer() {
+        return payload().asByteBuffer().asReadOnlyBuffer();
+    }
+
+    /** The payload decoded as UTF-8 (a copy). */
+    public String asString() {
+        return new String(toByteArray(), StandardCharsets.UTF_8);
+    }
+
+    /** The publisher's address (from the GRH), or {@code null} when unknown. Valid until released. */
+    public InetAddress sourceAddress() {
+        checkLive();
+        return datagram.sourceAddress();
+    }
+
+    /**
+     * Keeps the message beyond {@code onNext}; the caller must {@link #release()} it.
+     *
+     * @throws IllegalStateException when already retained or released
+     */
+    public TopicMessage retain() {
+        if (!STATE.compareAndSet(this, DELIVERING, RETAINED)) {
+            throw new IllegalStateException(state == RETAINED ? "the message is already retained"
+                    : "the message was already released: retain it during onNext");
+        }
+        if (!owned) {
+            datagram.retain();
+            owned = true;
+        }
+        return this;
+    }
+
+    /** Gives the receive buffer back. Any thread; {@code false} when released before. */
+    public boolean release() {
+        int s;
+        do {
+            s = state;
+            if (s == RELEASED) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, s, RELEASED));
+        if (owned) {
+            datagram.release();
+        }
+        return true;
+    }
+
+    public boolean isReleased() {
+        return state == RELEASED;
+    }
+
+    /** Queued for later delivery: hold the datagram beyond the group's {@code onNext}. */
+    TopicMessage hold() {
+        datagram.retain();
+        owned = true;
+        return this;
+    }
+
+    /** After {@code onNext}: release unless the subscriber retained it. */
+    void afterDelivery() {
+        if (STATE.compareAndSet(this, DELIVERING, RELEASED) && owned) {
+            datagram.release();
+        }
+    }
+
+    private void checkLive() {
+        if (state == RELEASED) {
+            throw new IllegalStateException("the message was released (retain() it in onNext to keep it longer)");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TopicMessage[" + topic.name() + " #" + sequence + ", " + length() + " B"
+                + (state == RELEASED ? ", released" : "") + "]";
+    }
+}

@@ -36,6 +36,11 @@ public final class FabricOptions {
         return provider;
     }
 
+    /** The {@code -D} settings given; a launcher may add to them before {@link #open}. */
+    public Map<String, String> settings() {
+        return config;
+    }
+
     public ProviderConfig providerConfig() {
         return ProviderConfig.of(config);
     }

@@ -3,14 +3,14 @@ package dev.ibex.samples;
 import dev.ibex.cm.spi.ProviderStatus;
 import dev.ibex.cm.spi.Providers;
 import dev.ibex.cm.spi.RdmaProvider;
-import dev.ibex.samples.demo.Demo;
+import dev.ibex.samples.tour.Tour;
 import java.io.PrintStream;
 import java.util.List;
 import picocli.CommandLine;
 
 /**
- * The README's main job ({@code ./ibex demo}): lists the providers and what they see, then runs the
- * {@link Demo} on soft-roce over loopback. {@code --providers-only} stops after the list.
+ * The README's main job ({@code ./ibex demo}): lists the providers and what they see, then runs the {@link Tour} on
+ * soft-roce over loopback. {@code --providers-only} stops after the list.
  */
 public final class Main {
     private Main() {}
@@ -31,7 +31,7 @@ public final class Main {
         if (listOnly) {
             return 0;
         }
-        CommandLine cli = new CommandLine(new Demo(out));
+        CommandLine cli = new CommandLine(new Tour(out));
         cli.setOut(new java.io.PrintWriter(out, true));
         return cli.execute(args);
     }

@@ -1,4 +1,4 @@
-package dev.ibex.samples.demo;
+package dev.ibex.samples;
 
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.loop.EventLoopGroup;
@@ -10,16 +10,16 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * One emulated host of the demo: a soft-roce fabric with one device on a loopback address and one event loop
+ * One emulated host of the tour: a soft-roce fabric with one device on a loopback address and one event loop
  * whose registered buffers may be RDMA targets. Closing it reports what was left open (nothing, if every
  * connection, QP and buffer came back).
  */
-final class Host implements AutoCloseable {
-    final EventLoopGroup loops;
+public final class SoftRoceHost implements AutoCloseable {
+    private final EventLoopGroup loops;
     private final Fabric fabric;
     private int residue = -1;
 
-    Host(String device, String ip, int udpPort, int bufferSize) {
+    public SoftRoceHost(String device, String ip, int udpPort, int bufferSize) {
         fabric = Providers.select("soft-roce").open(ProviderConfig.of(Map.of(
                 "ibex.softroce.devices", device + "=" + ip,
                 "ibex.softroce.port", Integer.toString(udpPort))));
@@ -33,6 +33,11 @@ final class Host implements AutoCloseable {
             fabric.close();
             throw e;
         }
+    }
+
+    /** The host's event loop (one). */
+    public EventLoopGroup loops() {
+        return loops;
     }
 
     /** Closes the loop (and with it every endpoint, QP and pool), then the fabric; idempotent. */
@@ -50,7 +55,7 @@ final class Host implements AutoCloseable {
     }
 
     /** After {@link #close()}: how many user resources (ids, QPs, CQs, MRs, PDs …) the loop left behind. */
-    int residue() {
+    public int residue() {
         return residue;
     }
 }

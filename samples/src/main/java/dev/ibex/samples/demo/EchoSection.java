@@ -8,27 +8,25 @@ import dev.ibex.cm.reactive.Message;
 import dev.ibex.cm.reactive.RdmaClient;
 import dev.ibex.cm.reactive.RdmaConnection;
 import dev.ibex.cm.reactive.RdmaServer;
+import dev.ibex.samples.SoftRoceHost;
+import dev.ibex.samples.tour.TourContext;
+import dev.ibex.samples.tour.TourSection;
 import dev.ibex.softroce.net.FreePort;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import reactor.core.publisher.Flux;
 
 /**
- * The README's main job: two soft-roce "hosts" on loopback (127.0.0.2 serves, 127.0.0.3 connects; no root, no
+ * The tour's first section: two soft-roce "hosts" on loopback (127.0.0.2 serves, 127.0.0.3 connects; no root, no
  * RDMA device) exercise the reactive API end to end — a connect rejected by the server's policy, a connect with
  * private data, send/recv ping-pong and a message stream, RDMA WRITE and READ, both atomics, a clean disconnect —
- * and print a summary with latency percentiles and throughput.
+ * and print latency percentiles and throughput.
  */
-@Command(name = "ibex-demo", mixinStandardHelpOptions = false, sortOptions = false,
-        description = "Reactive echo server and client on the soft-roce provider over loopback.")
-public final class Demo implements Callable<Integer> {
+public final class EchoSection implements TourSection {
     static final String SERVER_IP = "127.0.0.2";
     static final String CLIENT_IP = "127.0.0.3";
     /**
@@ -37,66 +35,43 @@ public final class Demo implements Callable<Integer> {
      */
     static final ConnectionOptions WINDOWS = ConnectionOptions.DEFAULT.withReceiveWindow(256);
 
-    @Option(names = "--pings", paramLabel = "N", defaultValue = "20000",
-            description = "measured ping-pong round trips (default: ${DEFAULT-VALUE})")
-    int pings;
+    private PrintStream out;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64",
-            description = "ping and stream message size (default: ${DEFAULT-VALUE})")
-    int size;
-
-    @Option(names = "--stream", paramLabel = "N", defaultValue = "20000",
-            description = "messages in the echoed stream (default: ${DEFAULT-VALUE})")
-    int stream;
-
-    @Option(names = "--writes", paramLabel = "N", defaultValue = "1000",
-            description = "RDMA WRITEs of --write-size bytes (default: ${DEFAULT-VALUE})")
-    int writes;
-
-    @Option(names = "--write-size", paramLabel = "BYTES", defaultValue = "65536",
-            description = "RDMA WRITE size, at most the buffer size (default: ${DEFAULT-VALUE})")
-    int writeSize;
-
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-            description = "bound on each step (default: ${DEFAULT-VALUE})")
-    long timeoutSeconds;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
-    boolean help;
-
-    private final PrintStream out;
-
-    public Demo(PrintStream out) {
-        this.out = out;
+    @Override
+    public String name() {
+        return "echo";
     }
 
     @Override
-    public Integer call() {
-        if (pings < 1 || stream < 1 || writes < 1 || size < 1 || writeSize < 8) {
-            throw new IllegalArgumentException("--pings, --stream, --writes, --size must be positive, "
-                    + "--write-size at least 8");
-        }
-        Duration step = Duration.ofSeconds(timeoutSeconds);
-        int bufferSize = Math.max(4096, Integer.highestOneBit(Math.max(size, writeSize) - 1) << 1);
+    public String title() {
+        return "a reactive echo over RC: reject, connect, ping-pong, stream, RDMA WRITE/READ, atomics";
+    }
+
+    @Override
+    public void run(TourContext tour) {
+        this.out = tour.out();
+        Duration step = tour.step();
+        int size = tour.size();
+        int bufferSize = Math.max(4096, Integer.highestOneBit(Math.max(size, tour.writeSize()) - 1) << 1);
         int udpPort = FreePort.on(SERVER_IP, CLIENT_IP);
-        out.printf("Ibex demo: soft-roce over loopback, server %s, client %s, RoCEv2 on UDP port %d%n",
+        out.printf("  soft-roce over loopback, server %s, client %s, RoCEv2 on UDP port %d%n",
                 SERVER_IP, CLIENT_IP, udpPort);
-        Host serverHost = new Host("srv0", SERVER_IP, udpPort, bufferSize);
-        Host clientHost = new Host("cli0", CLIENT_IP, udpPort, bufferSize);
+        SoftRoceHost serverHost = new SoftRoceHost("srv0", SERVER_IP, udpPort, bufferSize);
+        SoftRoceHost clientHost = new SoftRoceHost("cli0", CLIENT_IP, udpPort, bufferSize);
         try {
-            DisposableServer server = RdmaServer.create().runOn(serverHost.loops).host(SERVER_IP).port(0)
+            DisposableServer server = RdmaServer.create().runOn(serverHost.loops()).host(SERVER_IP).port(0)
                     .connectionOptions(WINDOWS)
                     .accept(EchoService::admit)
                     .handle(EchoService::serve)
                     .bindNow(step);
             try {
                 out.printf("  server listening on %s:%d%n", SERVER_IP, server.port());
-                RdmaClient client = RdmaClient.create().runOn(clientHost.loops)
+                RdmaClient client = RdmaClient.create().runOn(clientHost.loops())
                         .remoteAddress(new InetSocketAddress(SERVER_IP, server.port()))
                         .options(WINDOWS)
                         .connectTimeout(step);
                 rejected(client, step);
-                converse(client, step);
+                converse(client, step, tour);
             } finally {
                 server.disposeNow(step);
             }
@@ -107,7 +82,6 @@ public final class Demo implements Callable<Integer> {
         check(serverHost.residue() == 0 && clientHost.residue() == 0, "resources left open: server "
                 + serverHost.residue() + ", client " + clientHost.residue());
         out.println("  closed both hosts: every CM id, QP, CQ, MR and PD released");
-        return 0;
     }
 
     /** A client without the token: the server's policy rejects it, and the reason comes back typed. */
@@ -120,7 +94,12 @@ public final class Demo implements Callable<Integer> {
         }
     }
 
-    private void converse(RdmaClient client, Duration step) {
+    private void converse(RdmaClient client, Duration step, TourContext tour) {
+        int pings = tour.pings();
+        int size = tour.size();
+        int stream = tour.stream();
+        int writes = tour.writes();
+        int writeSize = tour.writeSize();
         long t0 = System.nanoTime();
         RdmaConnection conn = client.privateData(EchoService.TOKEN).connectNow(step);
         long connectNanos = System.nanoTime() - t0;

@@ -1,0 +1,18 @@
+package dev.ibex.samples.tour;
+
+import dev.ibex.samples.demo.EchoSection;
+import dev.ibex.samples.pubsub.PubSubSection;
+import java.util.List;
+
+/**
+ * The sections of the tour, in the order they run. To add one (RSocket request-response, APM failover, …):
+ * implement {@link TourSection} next to your sample and add an instance here.
+ */
+public final class TourSections {
+    /** Every section, in tour order. */
+    public static final List<TourSection> ALL = List.of(
+            new EchoSection(),
+            new PubSubSection());
+
+    private TourSections() {}
+}

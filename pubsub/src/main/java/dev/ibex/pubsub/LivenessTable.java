@@ -32,25 +32,29 @@ final class LivenessTable {
         }
         set(t, AWAY, Observation.LEAVE, AWAY, null);
         // away, nothing is heard: frames still queued on the loop when the group was left are ignored
-        for (Observation o : EnumSet.of(Observation.FRAME, Observation.NEW_EPOCH, Observation.CLOSE,
-                Observation.QUIET)) {
+        for (Observation o : EnumSet.of(Observation.FIRST_FRAME, Observation.FRAME, Observation.NEW_EPOCH,
+                Observation.CLOSE, Observation.QUIET)) {
             set(t, AWAY, o, AWAY, null);
         }
-        set(t, UNHEARD, Observation.FRAME, LIVE, TopicEvent.Kind.HEARD);
+        set(t, UNHEARD, Observation.FIRST_FRAME, LIVE, TopicEvent.Kind.HEARD);
+        set(t, UNHEARD, Observation.FRAME, LIVE, TopicEvent.Kind.HEARD); // (not sent: the first frame is FIRST_FRAME)
         set(t, UNHEARD, Observation.NEW_EPOCH, LIVE, TopicEvent.Kind.RESTARTED); // while the subscriber was away
         set(t, UNHEARD, Observation.CLOSE, CLOSED, TopicEvent.Kind.CLOSED);
         set(t, UNHEARD, Observation.QUIET, SILENT, TopicEvent.Kind.SILENT); // nothing heard since joining
 
+        set(t, LIVE, Observation.FIRST_FRAME, LIVE, null); // (not sent: LIVE was heard)
         set(t, LIVE, Observation.FRAME, LIVE, null);
         set(t, LIVE, Observation.NEW_EPOCH, LIVE, TopicEvent.Kind.RESTARTED);
         set(t, LIVE, Observation.CLOSE, CLOSED, TopicEvent.Kind.CLOSED);
         set(t, LIVE, Observation.QUIET, SILENT, TopicEvent.Kind.SILENT);
 
+        set(t, SILENT, Observation.FIRST_FRAME, LIVE, TopicEvent.Kind.HEARD); // silent since joining, now heard
         set(t, SILENT, Observation.FRAME, LIVE, TopicEvent.Kind.RESUMED);
         set(t, SILENT, Observation.NEW_EPOCH, LIVE, TopicEvent.Kind.RESTARTED);
         set(t, SILENT, Observation.CLOSE, CLOSED, TopicEvent.Kind.CLOSED);
         set(t, SILENT, Observation.QUIET, SILENT, null);
 
+        set(t, CLOSED, Observation.FIRST_FRAME, CLOSED, null); // (not sent: CLOSED was heard)
         set(t, CLOSED, Observation.FRAME, CLOSED, null); // a late frame of the closed epoch
         set(t, CLOSED, Observation.NEW_EPOCH, LIVE, TopicEvent.Kind.RESTARTED);
         set(t, CLOSED, Observation.CLOSE, CLOSED, null);

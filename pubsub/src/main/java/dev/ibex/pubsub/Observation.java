@@ -6,7 +6,9 @@ enum Observation {
     JOIN,
     /** The subscriber left (or lost) its group. */
     LEAVE,
-    /** A message or heartbeat of the current epoch (or the first epoch heard). */
+    /** The first message or heartbeat heard since joining. */
+    FIRST_FRAME,
+    /** A later message or heartbeat of the current epoch. */
     FRAME,
     /** A frame of another epoch than the one followed: the publisher restarted. */
     NEW_EPOCH,

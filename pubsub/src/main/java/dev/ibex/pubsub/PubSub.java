@@ -10,6 +10,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
 /**
@@ -27,9 +28,10 @@ import reactor.core.publisher.Mono;
  * System.out.println(sub.stats()); // received, lost, out of order, duplicates ...
  * }</pre>
  *
- * <p><b>Opening the provider.</b> {@link #create()} opens the {@link RdmaLoops#global() default loops} (and with them
- * the provider) at once, so the first join measures the join, not the provider's start; {@link #runOn} uses loops the
- * caller opened.
+ * <p><b>Opening the provider.</b> Without {@link #runOn}, the first publisher or subscriber opens the
+ * {@link RdmaLoops#global() default loops}, and with them the provider (a second or so on soft-roce), before it joins:
+ * the join time a subscriber reports ({@link TopicEvent.Kind#JOINED}) never includes that, but a caller timing
+ * {@code subscriberNow} does — call {@code RdmaLoops.global()} first, or {@link #runOn} loops opened beforehand.
  *
  * <p>Topics map onto groups as {@link TopicGroups} says (by default a hash of the name into 239.192.0.0/20); see the
  * package documentation for the frame format, heartbeats and what a subscriber counts.
@@ -46,7 +48,7 @@ public final class PubSub {
      */
     public static final int DEFAULT_RECEIVE_WINDOW = 256;
 
-    record Config(EventLoopGroup loops, String host, TopicGroups groups, Duration heartbeat, int silentAfter,
+    record Config(Supplier<EventLoopGroup> loops, String host, TopicGroups groups, Duration heartbeat, int silentAfter,
             double rateLimit, boolean sendOnly, int receiveWindow, int receiveQueue, Duration joinTimeout) {}
 
     private final Config config;
@@ -55,9 +57,9 @@ public final class PubSub {
         this.config = config;
     }
 
-    /** Default settings on the default loops, which this opens now (see the class comment). */
+    /** Default settings on the {@link RdmaLoops#global() default loops} (see the class comment). */
     public static PubSub create() {
-        return new PubSub(new Config(RdmaLoops.global(), null, TopicGroups.DEFAULT, DEFAULT_HEARTBEAT,
+        return new PubSub(new Config(RdmaLoops::global, null, TopicGroups.DEFAULT, DEFAULT_HEARTBEAT,
                 DEFAULT_SILENT_AFTER, 0, true, DEFAULT_RECEIVE_WINDOW, -1, Duration.ofSeconds(10)));
     }
 
@@ -69,7 +71,7 @@ public final class PubSub {
     public PubSub runOn(EventLoopGroup loops) {
         Objects.requireNonNull(loops, "loops");
         Config c = config;
-        return with(new Config(loops, c.host, c.groups, c.heartbeat, c.silentAfter, c.rateLimit, c.sendOnly,
+        return with(new Config(() -> loops, c.host, c.groups, c.heartbeat, c.silentAfter, c.rateLimit, c.sendOnly,
                 c.receiveWindow, c.receiveQueue, c.joinTimeout));
     }
 
@@ -176,7 +178,7 @@ public final class PubSub {
         Topic t = topic(topic);
         Config c = config;
         return Mono.defer(() -> {
-            EventLoop loop = c.loops.next();
+            EventLoop loop = c.loops.get().next();
             // a publisher reads nothing: one posted receive (a UD QP needs one), none waiting for demand
             return TopicPublisher.open(c, t, loop, multicast(c, loop).sendOnly(c.sendOnly).receiveWindow(1)
                     .receiveQueue(0));
@@ -197,7 +199,7 @@ public final class PubSub {
         Topic t = topic(topic);
         Config c = config;
         return Mono.defer(() -> {
-            EventLoop loop = c.loops.next();
+            EventLoop loop = c.loops.get().next();
             TopicSubscriber s = new TopicSubscriber(c, t, loop, multicast(c, loop).receiveWindow(c.receiveWindow)
                     .receiveQueue(queueFor(c)));
             return s.join().doOnError(e -> s.dispose());
@@ -210,9 +212,9 @@ public final class PubSub {
         return subscriber(topic).block(config.joinTimeout.plusSeconds(5));
     }
 
-    /** The event loops everything runs on. */
+    /** The event loops everything runs on (opens the default ones if they are used and not open yet). */
     public EventLoopGroup loops() {
-        return config.loops;
+        return config.loops.get();
     }
 
     /** The address joins are made from ({@link #host}, or the first device's). */
@@ -237,7 +239,8 @@ public final class PubSub {
         if (c.host != null) {
             return c.host;
         }
-        for (DeviceContext d : c.loops.fabric().devices()) {
+        EventLoopGroup loops = c.loops.get();
+        for (DeviceContext d : loops.fabric().devices()) {
             int n = d.queryPort(1).gidTableLength();
             for (int i = 0; i < n; i++) {
                 try {
@@ -253,7 +256,7 @@ public final class PubSub {
                 }
             }
         }
-        throw new IllegalStateException("no device of " + c.loops.fabric().providerName()
+        throw new IllegalStateException("no device of " + loops.fabric().providerName()
                 + " has an IPv4 address: set host(...)");
     }
 

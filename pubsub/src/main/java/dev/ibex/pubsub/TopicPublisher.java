@@ -133,9 +133,11 @@ public final class TopicPublisher implements Disposable {
 
     /**
      * Publishes each item as one message: {@code byte[]}, {@link ByteBuffer} (its remaining bytes),
-     * {@link MemorySegment} or {@link CharSequence} (UTF-8), at most {@link #maxPayload()} bytes — a larger one fails
-     * the returned Mono with {@link PayloadTooLargeException} before anything of it is posted (earlier items are
-     * sent). Items are paced by the rate limit, if any, and asked for only as the send queue takes them. Completes
+     * {@link MemorySegment}, {@link CharSequence} (UTF-8) — copied once, into the registered send buffer behind the
+     * header — or a {@link PayloadWriter}, which writes the payload there itself as the message is posted (on the
+     * publisher's loop: a send timestamp, say). At most {@link #maxPayload()} bytes: a larger payload fails the
+     * returned Mono with {@link PayloadTooLargeException} before it is posted and takes no number (earlier items
+     * are sent). Items are paced by the rate limit, if any, and asked for only as the send queue takes them. Completes
      * when every message was sent (locally complete: UD does not acknowledge delivery).
      */
     public Mono<Void> publish(Publisher<?> payloads) {
@@ -154,13 +156,16 @@ public final class TopicPublisher implements Disposable {
     }
 
     private PayloadWriter frame(Object item, int max) {
+        if (item instanceof PayloadWriter w) {
+            return new WrittenFrame(w, max);
+        }
         MemorySegment payload = switch (item) {
             case byte[] a -> MemorySegment.ofArray(a);
             case ByteBuffer bb -> MemorySegment.ofBuffer(bb);
             case MemorySegment s -> s;
             case CharSequence cs -> MemorySegment.ofArray(cs.toString().getBytes(StandardCharsets.UTF_8));
             default -> throw new IllegalArgumentException("cannot publish a " + item.getClass().getName()
-                    + ": publish byte[], ByteBuffer, MemorySegment or CharSequence");
+                    + ": publish byte[], ByteBuffer, MemorySegment, CharSequence or PayloadWriter");
         };
         long size = payload.byteSize();
         if (size > max) {
@@ -185,6 +190,30 @@ public final class TopicPublisher implements Disposable {
             FrameHeader.write(into, FrameKind.DATA, topic.id(), epoch, seq);
             MemorySegment.copy(payload, 0, into, FrameHeader.LENGTH, size);
             sequence = seq;
+            return FrameHeader.LENGTH + size;
+        }
+    }
+
+    /** A message whose payload its writer puts into registered memory as it is posted (after the header). */
+    private final class WrittenFrame implements PayloadWriter {
+        private final PayloadWriter writer;
+        private final int max;
+
+        WrittenFrame(PayloadWriter writer, int max) {
+            this.writer = writer;
+            this.max = max;
+        }
+
+        @Override
+        public int writeTo(MemorySegment into) {
+            long seq = sequence + 1;
+            int size = writer.writeTo(into.asSlice(FrameHeader.LENGTH, Math.min(max,
+                    into.byteSize() - FrameHeader.LENGTH)));
+            if (size < 0 || size > max) {
+                throw new PayloadTooLargeException(topic.name(), size, max);
+            }
+            FrameHeader.write(into, FrameKind.DATA, topic.id(), epoch, seq);
+            sequence = seq; // numbered only once it is sure to be posted
             return FrameHeader.LENGTH + size;
         }
     }

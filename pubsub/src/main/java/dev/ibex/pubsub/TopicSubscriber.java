@@ -236,6 +236,7 @@ public final class TopicSubscriber implements Disposable {
         }
         long e = FrameHeader.epoch(p);
         long seq = FrameHeader.sequence(p);
+        boolean first = !heardThisJoin; // the first frame since this join: HEARD, whatever came before
         if (e != epoch) {
             if (epoch == 0) {
                 epoch = e;
@@ -256,7 +257,7 @@ public final class TopicSubscriber implements Disposable {
         lastHeardNanos = now;
         if (kind == FrameKind.DATA) {
             SequenceTracker.Verdict v = tracker.onData(seq);
-            observe(Observation.FRAME, seq, Duration.ZERO);
+            observe(first ? Observation.FIRST_FRAME : Observation.FRAME, seq, Duration.ZERO);
             gap(seq - 1);
             if (v == SequenceTracker.Verdict.DELIVER) {
                 stream.offer(new TopicMessage(topic, d, e, seq, now));
@@ -272,7 +273,8 @@ public final class TopicSubscriber implements Disposable {
         intervalNanos = Math.max(1, FrameHeader.intervalMicros(p)) * 1000L;
         tracker.onHeartbeat(seq);
         gap(seq);
-        observe(kind == FrameKind.CLOSE ? Observation.CLOSE : Observation.FRAME, seq, Duration.ZERO);
+        observe(kind == FrameKind.CLOSE ? Observation.CLOSE : first ? Observation.FIRST_FRAME : Observation.FRAME, seq,
+                Duration.ZERO);
     }
 
     /** Reports the gap the last frame revealed, ending just before {@code end + 1}. */

@@ -28,7 +28,7 @@ class LivenessTableTest {
     @Test
     void theLifeOfAPublisherAsASubscriberSeesIt() {
         assertStep(AWAY, Observation.JOIN, UNHEARD, Kind.JOINED);
-        assertStep(UNHEARD, Observation.FRAME, LIVE, Kind.HEARD);
+        assertStep(UNHEARD, Observation.FIRST_FRAME, LIVE, Kind.HEARD);
         assertStep(LIVE, Observation.FRAME, LIVE, null);
         assertStep(LIVE, Observation.QUIET, SILENT, Kind.SILENT);
         assertStep(SILENT, Observation.QUIET, SILENT, null);
@@ -40,6 +40,7 @@ class LivenessTableTest {
         assertStep(LIVE, Observation.LEAVE, AWAY, Kind.LEFT);
         // a re-join that hears nothing says so
         assertStep(UNHEARD, Observation.QUIET, SILENT, Kind.SILENT);
+        assertStep(SILENT, Observation.FIRST_FRAME, LIVE, Kind.HEARD); // heard at last: not a resumption
         assertStep(UNHEARD, Observation.NEW_EPOCH, LIVE, Kind.RESTARTED);
     }
 

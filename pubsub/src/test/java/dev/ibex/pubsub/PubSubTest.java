@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.reactive.PayloadWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -236,7 +237,14 @@ class PubSubTest {
                 .verify(WAIT);
         assertThat(pub.sequence()).as("the oversize message took no number").isEqualTo(1);
         StepVerifier.create(pub.publish(Mono.just(42))).expectError(IllegalArgumentException.class).verify(WAIT);
-        pub.publish(Mono.just("after")).block(WAIT);
+        PayloadWriter liar = into -> pub.maxPayload() + 1;
+        StepVerifier.create(pub.publish(Mono.just(liar))).expectError(PayloadTooLargeException.class).verify(WAIT);
+        assertThat(pub.sequence()).as("nor did a writer that wrote too much").isEqualTo(1);
+        PayloadWriter inPlace = into -> { // written into registered memory as it is posted
+            into.setString(0, "after");
+            return 5;
+        };
+        pub.publish(Mono.just(inPlace)).block(WAIT);
         await().atMost(WAIT).until(() -> got.payloads.size() == 2);
         assertThat(got.sequences).containsExactly(1L, 2L);
         assertThat(got.payloads.getLast()).isEqualTo("after");

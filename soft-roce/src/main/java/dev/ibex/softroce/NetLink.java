@@ -36,7 +36,9 @@ final class NetLink implements Link {
             try {
                 return new NetLink(b.open());
             } catch (IOException e) {
-                throw new RdmaException("bind", Errno.EADDRINUSE.number(), "cannot bind UDP " + Ipv4.toString(address)
+                boolean inUse = e.getMessage() != null && e.getMessage().contains("in use");
+                throw new RdmaException("bind", (inUse ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL).number(),
+                        "cannot bind UDP " + Ipv4.toString(address)
                         + ":" + udpPort + " (" + e.getMessage() + "); another process (or kernel rxe, which owns 4791)"
                         + " may use it, or the address is not local: set " + SoftRoceConfig.PORT + " or "
                         + SoftRoceConfig.DEVICES, e);

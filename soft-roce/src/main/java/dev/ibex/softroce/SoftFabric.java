@@ -1,5 +1,6 @@
 package dev.ibex.softroce;
 
+import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.Fabric;
@@ -49,6 +50,15 @@ public final class SoftFabric implements Fabric {
     private volatile boolean closed;
 
     SoftFabric(SoftRoceConfig config) {
+        this(config, false);
+    }
+
+    /**
+     * @param defaultDevices the devices are the default ({@value SoftRoceConfig#DEFAULT_DEVICES}, nobody set
+     *     {@value SoftRoceConfig#DEVICES}): when 127.0.0.1 is taken on the UDP port (another process on default
+     *     settings), the device takes the next free loopback address instead and says which
+     */
+    SoftFabric(SoftRoceConfig config, boolean defaultDevices) {
         this.config = config;
         this.timers = new Timers("soft-roce-timers");
         this.workQueue = new WorkQueue("soft-roce-work");
@@ -64,7 +74,9 @@ public final class SoftFabric implements Fabric {
             this.pcap = p;
             Link.Factory links = NetLink.factory(config, faults, pcap);
             for (DeviceConfig d : config.devices()) {
-                devices.add(new SoftDevice(d.name(), d.addresses(), config, tracker, timers, workQueue, links, scheduler));
+                devices.add(defaultDevices ? openOnAFreeLoopback(d, links)
+                        : new SoftDevice(d.name(), d.addresses(), config, tracker, timers, workQueue, links,
+                                scheduler));
             }
         } catch (IOException e) {
             shutdown();
@@ -80,6 +92,40 @@ public final class SoftFabric implements Fabric {
         }
         this.cm = service;
         LOG.debug("soft-roce fabric open: {}", devices);
+    }
+
+    /** The highest 127.0.0.x a default device tries before giving up. */
+    static final int LOOPBACK_TRIES = 32;
+
+    /**
+     * A default device: on 127.0.0.1 if that is free on the UDP port, else on the first free 127.0.0.x — so a second
+     * process on default settings works, and says where it is.
+     */
+    private SoftDevice openOnAFreeLoopback(DeviceConfig d, Link.Factory links) {
+        RdmaException busy = null;
+        for (int x = 1; x <= LOOPBACK_TRIES; x++) {
+            java.net.Inet4Address a = (java.net.Inet4Address) Ipv4.toInetAddress(0x7F000000 | x);
+            try {
+                SoftDevice dev = new SoftDevice(d.name(), List.of(a), config, tracker, timers, workQueue, links,
+                        scheduler);
+                if (x > 1) {
+                    LOG.warn("soft-roce: {} is in use on UDP port {} (another process on default settings?): device "
+                            + "{} is on {} instead; set {} to choose", d.addresses().getFirst().getHostAddress(),
+                            config.udpPort(), d.name(), a.getHostAddress(), SoftRoceConfig.DEVICES);
+                }
+                return dev;
+            } catch (RdmaException e) {
+                if (e.errno() != dev.ibex.cm.Errno.EADDRINUSE) {
+                    throw e;
+                }
+                busy = e;
+            }
+        }
+        throw new RdmaException("bind", dev.ibex.cm.Errno.EADDRINUSE.number(), "UDP port " + config.udpPort()
+                + " is in use"
+                + " on 127.0.0.1 to 127.0.0." + LOOPBACK_TRIES + " (other processes, or kernel rxe, which owns 4791):"
+                + " set " + SoftRoceConfig.PORT + " to another port, or " + SoftRoceConfig.DEVICES
+                + "=soft0=<a free local IPv4 address>", busy);
     }
 
     private void shutdown() {

@@ -34,6 +34,8 @@ public final class SoftRoceProvider implements RdmaProvider {
 
     @Override
     public Fabric open(ProviderConfig config) {
-        return new SoftFabric(SoftRoceConfig.from(config));
+        // nobody chose the devices: a second process on default settings takes the next free loopback address
+        boolean chosen = config.get(SoftRoceConfig.DEVICES, null) != null;
+        return new SoftFabric(SoftRoceConfig.from(config), !chosen);
     }
 }

@@ -80,6 +80,9 @@ public final class PubSubSample implements Callable<Integer> {
     @Option(names = "--host", paramLabel = "IP",
             description = "rdma-core: the address every process joins from (default: the first device's)")
     String host;
+    @Option(names = "--subscriber-host", paramLabel = "IP",
+            description = "rdma-core: the address the subscriber processes join from (default: --host)")
+    String subscriberHost;
     @Option(names = "--base-address", paramLabel = "IP", defaultValue = "127.0.0.40",
             description = "soft-roce: the publisher's loopback address; subscriber i gets the i-th next "
                     + "(default: ${DEFAULT-VALUE})")
@@ -119,9 +122,9 @@ public final class PubSubSample implements Callable<Integer> {
         return t != null ? t : Duration.ofSeconds(180);
     }
 
+    /** Whether the selection rule (explicit, -Dibex.provider, rdma-core with a device, else soft-roce) picks it. */
     private boolean softRoce() {
-        String p = fabric.provider() != null ? fabric.provider() : System.getProperty("ibex.provider");
-        return "soft-roce".equals(p);
+        return "soft-roce".equals(dev.ibex.cm.spi.Providers.select(fabric.provider()).name());
     }
 
     // ---- the publisher and launcher ----
@@ -152,8 +155,8 @@ public final class PubSubSample implements Callable<Integer> {
                 common.addAll(List.of("-D", "ibex.softroce.port=" + port));
             }
             fabric.settings().put("ibex.softroce.devices", "pub=" + addresses.getFirst());
-        } else if (host != null) {
-            common.addAll(List.of("--host", host));
+        } else if (subscriberHost != null || host != null) {
+            common.addAll(List.of("--host", subscriberHost != null ? subscriberHost : host));
         }
         if (loss > 0) {
             common.addAll(List.of("--loss", Double.toString(loss)));
@@ -318,10 +321,11 @@ public final class PubSubSample implements Callable<Integer> {
             Thread.sleep(50); // a message overtaken by the close frame still counts
             var s = sub.stats();
             Histogram h = report.latencyNanos;
-            say(String.format(Locale.ROOT, "STATS %d %d %d %d %d %d %d %d %d %d %d %d %d %.1f", s.received(),
+            say(String.format(Locale.ROOT, "STATS %d %d %d %d %d %d %d %d %d %d %d %d %d %.1f %d", s.received(),
                     s.lost(), s.outOfOrder(), s.duplicates(), s.missedWhileAway(), s.overruns(),
                     knob == null ? -1 : knob.counted(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
-                    h.getValueAtPercentile(99.9), h.getMaxValue(), report.leftAt, s.joins(), report.rejoinMillis));
+                    h.getValueAtPercentile(99.9), h.getMaxValue(), report.leftAt, s.joins(), report.rejoinMillis,
+                    s.heartbeatsLost()));
             sub.close().block(timeout());
             return 0;
         }
@@ -442,7 +446,8 @@ public final class PubSubSample implements Callable<Integer> {
 
     /** A subscriber's STATS line. */
     record Report(long received, long lost, long outOfOrder, long duplicates, long missed, long overruns,
-            long injected, long p50, long p99, long p999, long max, long leftAt, long joins, double rejoinMillis) {
+            long injected, long p50, long p99, long p999, long max, long leftAt, long joins, double rejoinMillis,
+            long heartbeatsLost) {
 
         static Report parse(String line) {
             String[] f = line.substring("STATS ".length()).trim().split(" ");
@@ -451,7 +456,7 @@ public final class PubSubSample implements Callable<Integer> {
                 v[i] = Long.parseLong(f[i]);
             }
             return new Report(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
-                    Double.parseDouble(f[13]));
+                    Double.parseDouble(f[13]), Long.parseLong(f[14]));
         }
 
         /**
@@ -469,6 +474,9 @@ public final class PubSubSample implements Callable<Integer> {
             if (joins > 1) {
                 b.append(String.format(Locale.ROOT, ", left at #%d, re-joined in %.1f ms, missed %d while away",
                         leftAt, rejoinMillis, missed));
+            }
+            if (heartbeatsLost > 0) {
+                b.append(", heartbeats lost ").append(heartbeatsLost);
             }
             b.append(String.format(Locale.ROOT, "; latency p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us",
                     p50 / 1e3, p99 / 1e3, p999 / 1e3, max / 1e3));

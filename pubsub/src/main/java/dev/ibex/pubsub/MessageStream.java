@@ -14,8 +14,9 @@ import reactor.core.publisher.Operators;
  * subscribe once the previous one cancelled), messages delivered straight from the group's receive while there is
  * demand, else held in a bounded queue; a message that finds no demand and a full queue is released at once and
  * counted ({@link #overruns()}) — a slow consumer loses messages here, counted, while sequence accounting (done
- * before) stays exact. Each message is released after its {@code onNext} unless retained; queued ones are released
- * on cancel. Completes, after the queue, when the subscriber closes.
+ * before) stays exact. Each message is released after its {@code onNext} unless retained; queued ones wait (bounded)
+ * for the next subscriber, and are released when the subscriber closes with nobody to take them. Completes, after
+ * the queue, when the subscriber closes.
  *
  * <p>State is confined to the subscriber's loop; {@code request}/{@code cancel} from other threads hop onto it.
  */

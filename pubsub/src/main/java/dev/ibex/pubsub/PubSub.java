@@ -35,6 +35,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>Topics map onto groups as {@link TopicGroups} says (by default a hash of the name into 239.192.0.0/20); see the
  * package documentation for the frame format, heartbeats and what a subscriber counts.
+ *
+ * <p>Immutable, so any thread may use it.
  */
 public final class PubSub {
     /** The default heartbeat interval. */

@@ -35,16 +35,17 @@ import reactor.test.StepVerifier;
 
 /**
  * Pub/sub on the rdma-core provider against the kernel's Soft-RoCE in the VM. The sample as a user runs it: this
- * JVM publishes from host a, three subscriber JVMs on host b receive through the switch's bridge (both on rxe0
+ * JVM publishes from host a, two subscriber JVMs on host b receive through the switch's bridge (both on rxe0
  * without {@code --hosts 2}), one leaves and re-joins; with two hosts, the switch port towards b drops 3 % of what
- * it forwards (netem), and the two subscribers that stayed — behind that one link — must count the same loss, no
- * more than netem dropped. And the typed errors, on rdma-core.
+ * it forwards (netem), and the subscriber that stayed must count as lost messages and heartbeats what netem
+ * dropped. And the typed errors, on rdma-core.
  */
 @VmTest
 class PubSubVmTest {
     static final Duration WAIT = Duration.ofSeconds(60);
     static final Pattern LINE = Pattern.compile("subscriber (\\d): received (\\d+), lost (\\d+), out of order (\\d+), "
             + "duplicates (\\d+)(.*)");
+    static final Pattern HEARTBEATS_LOST = Pattern.compile("heartbeats lost (\\d+)");
 
     private final SoftRoceVm vm = SoftRoceVm.current();
     private final boolean twoHosts = vm.hosts().size() >= 2;
@@ -66,7 +67,7 @@ class PubSubVmTest {
     }
 
     @Test
-    void threeSubscriberProcessesOnRdmaCoreCountWireLossAndOneReJoins() {
+    void subscriberProcessesOnRdmaCoreCountWireLossAndOneReJoins() {
         String port = twoHosts ? vm.hosts().get(1).switchPort() : null;
         if (port != null) {
             GuestCommand add = tc("qdisc", "add", "dev", port, "root", "netem", "loss", "3%");
@@ -74,7 +75,7 @@ class PubSubVmTest {
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int n = 1500;
+        int n = 300;
         int rc;
         long dropped;
         try {
@@ -82,9 +83,11 @@ class PubSubVmTest {
             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
             rc = new CommandLine(new PubSubSample(o, e)).setOut(new PrintWriter(o, true))
                     .setErr(new PrintWriter(e, true))
-                    .execute("--provider", "rdma-core", "--host", here, "--subscriber-host", there, "--subscribers", "3",
-                            "--messages", Integer.toString(n), "--rate", "300", "--window", "2048", "--away-ms",
-                            "500", "--timeout", "400");
+                    .execute("--provider", "rdma-core", "--host", here, "--subscriber-host", there, "--subscribers", "2",
+                            "--messages", Integer.toString(n), "--rate", "200", "--window", "2048", "--away-ms",
+                            "300", "--heartbeat-ms", "200", "--timeout", "400",
+                            // JVMs starting at once under TCG: C1 alone starts them in about half the time
+                            "--child-jvm-option", "-XX:TieredStopAtLevel=1");
             dropped = port == null ? 0 : netemDropped(port);
         } finally {
             if (port != null) {
@@ -95,23 +98,29 @@ class PubSubVmTest {
         assertThat(rc).as(output).isZero();
         assertThat(output).contains("pub/sub on rdma-core").contains("subscriber 2: left at #")
                 .contains("subscriber 2: re-joined in");
-        long[] lost = new long[4];
+        long[] lost = new long[3];
+        long[] beats = new long[3];
         int seen = 0;
         for (String line : out.toString(StandardCharsets.UTF_8).lines().map(String::strip).toList()) {
             Matcher m = LINE.matcher(line);
             if (m.matches()) {
                 seen++;
-                lost[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(3));
+                int i = Integer.parseInt(m.group(1));
+                lost[i] = Long.parseLong(m.group(3));
+                Matcher b = HEARTBEATS_LOST.matcher(m.group(6));
+                beats[i] = b.find() ? Long.parseLong(b.group(1)) : 0;
                 assertThat(Long.parseLong(m.group(5))).as(line).isZero(); // no duplicates on a real wire
             }
         }
-        assertThat(seen).as(output).isEqualTo(3);
+        assertThat(seen).as(output).isEqualTo(2);
         if (port != null) {
-            assertThat(lost[1]).as("loss on the wire towards b, counted by sequence; " + output).isPositive()
-                    .isEqualTo(lost[3]) // the two that stayed sit behind the same link: the same frames were lost
-                    .isLessThanOrEqualTo(dropped);
-            System.out.printf("pub/sub VM: netem dropped %d packets towards b; subscribers 1 and 3 counted %d lost "
-                    + "messages each%n", dropped, lost[1]);
+            System.out.printf("pub/sub VM: netem dropped %d packets towards b; subscriber 1 counted %d lost messages "
+                    + "and %d lost heartbeats%n", dropped, lost[1], beats[1]);
+            assertThat(lost[1]).as("loss on the wire towards b, counted by sequence; " + output).isPositive();
+            // subscriber 1 heard everything that crossed the link while it was up: every frame netem dropped was one
+            // of its messages or heartbeats, bar a stray packet (IGMP) or the close frame, which nothing can reveal
+            assertThat(lost[1] + beats[1]).as(output).isLessThanOrEqualTo(dropped)
+                    .isGreaterThanOrEqualTo(dropped - 3);
         }
         System.out.println(output);
     }

@@ -26,11 +26,12 @@ final class Child implements AutoCloseable {
     private final List<String> lines = new ArrayList<>();
     private boolean eof; // guarded by lines
 
-    Child(String name, Class<?> main, List<String> args, Consumer<String> listener) {
+    Child(String name, Class<?> main, List<String> jvmOptions, List<String> args, Consumer<String> listener) {
         this.name = name;
         List<String> cmd = new ArrayList<>(List.of(javaCommand(), "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC", "-Xss512k", "-cp", classPath(),
-                main.getName()));
+                "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC", "-Xss512k"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", classPath(), main.getName()));
         cmd.addAll(args);
         try {
             process = new ProcessBuilder(cmd).redirectErrorStream(true).start();

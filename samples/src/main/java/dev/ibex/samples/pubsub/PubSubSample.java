@@ -89,6 +89,10 @@ public final class PubSubSample implements Callable<Integer> {
     String baseAddress;
     @Mixin FabricOptions fabric = new FabricOptions();
 
+    @Option(names = "--child-jvm-option", paramLabel = "OPTION", hidden = true,
+            description = "a JVM option for the subscriber processes, e.g. -XX:TieredStopAtLevel=1 (repeatable)")
+    List<String> childJvmOptions = new ArrayList<>();
+
     // a subscriber process (started by the publisher)
     @Option(names = "--role", hidden = true, defaultValue = "publisher") String role;
     @Option(names = "--index", hidden = true, defaultValue = "0") int index;
@@ -182,7 +186,7 @@ public final class PubSubSample implements Callable<Integer> {
                                 Long.toString(awayMillis)));
                     }
                     int n = i;
-                    children.add(new Child("subscriber " + i, PubSubSample.class, args, line -> {
+                    children.add(new Child("subscriber " + i, PubSubSample.class, childJvmOptions, args, line -> {
                         if (line.startsWith("EVENT ")) {
                             out.println("  subscriber " + n + ": " + line.substring(6));
                         }

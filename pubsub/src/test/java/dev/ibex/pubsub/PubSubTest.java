@@ -84,8 +84,9 @@ class PubSubTest {
             assertThat(s.lost() + s.duplicates() + s.outOfOrder() + s.overruns() + s.stale()).as(s.toString()).isZero();
             assertThat(s.epoch()).isEqualTo(pub.epoch());
             assertThat(s.heartbeats()).isPositive();
-            assertThat(events.get(i)).extracting(TopicEvent::kind)
-                    .startsWith(TopicEvent.Kind.JOINED, TopicEvent.Kind.HEARD);
+            // (a loaded machine may also let 100 ms pass without a heartbeat: SILENT, then RESUMED)
+            assertThat(events.get(i)).extracting(TopicEvent::kind).startsWith(TopicEvent.Kind.JOINED)
+                    .containsSubsequence(TopicEvent.Kind.JOINED, TopicEvent.Kind.HEARD);
         }
         pub.close().block(WAIT);
         for (TopicSubscriber s : subs) {
@@ -215,7 +216,7 @@ class PubSubTest {
         SubscriberStats s = sub.stats();
         assertThat(s.restarts()).isEqualTo(1);
         assertThat(s.epoch()).isEqualTo(second.epoch()).isNotEqualTo(first.epoch());
-        assertThat(s.publisher()).isEqualTo(PublisherState.LIVE);
+        await().atMost(WAIT).until(() -> sub.publisherState() == PublisherState.LIVE);
         assertThat(s.lost()).isZero();
         assertThat(got.payloads).containsExactly("a1", "a2", "a3", "a4", "a5", "b1", "b2", "b3", "b4", "b5", "b6",
                 "b7");

@@ -15,12 +15,13 @@ class MainTest {
     void theTourRunsEverySectionOnSoftRoceAndReleasesEverything() {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         int rc = Main.run(new PrintStream(buf, true, StandardCharsets.UTF_8),
-                "--pings", "300", "--stream", "500", "--writes", "20", "--messages", "3000", "--rate", "2000",
+                "--pings", "300", "--stream", "500", "--writes", "20", "--requests", "200", "--messages", "3000",
+                "--rate", "2000",
                 "--timeout", "30");
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(rc).as(out).isZero();
         assertThat(out).startsWith("Ibex providers on the class path:")
-                .contains("[1/2] echo: a reactive echo over RC")
+                .contains("[1/3] echo: a reactive echo over RC")
                 .contains("soft-roce over loopback, server 127.0.0.2, client 127.0.0.3")
                 .contains("connect without token: REJECTED, server said \"unknown client\"")
                 .contains("server said \"welcome to the echo service\"")
@@ -31,14 +32,17 @@ class MainTest {
                 .contains("compare-swap 42 -> 7, now 7")
                 .contains("disconnected cleanly")
                 .contains("closed both hosts: every CM id, QP, CQ, MR and PD released")
-                .contains("[2/2] pubsub: UD multicast publish/subscribe")
+                .contains("[2/3] rsocket: RSocket over Ibex")
+                .contains("PUT color=blue, GET color -> blue").contains("WATCH color saw [blue, red, green]")
+                .contains("200 GETs one at a time: round trip p50 ")
+                .contains("[3/3] pubsub: UD multicast publish/subscribe")
                 .containsPattern("published 3000 x 64 B in [0-9.]+ s: [0-9]+ messages/s")
                 // counts that add up are the section's own check; exact loss accounting: PubSubSampleTest
                 .containsPattern("subscriber 1: received \\d+, lost \\d+, out of order \\d+, duplicates 0; latency p50")
                 .containsPattern("subscriber 2: received \\d+, lost \\d+, .*left at #\\d+ and re-joined in [0-9.]+ ms "
                         + "\\(missed \\d+ while away\\)")
                 .contains("closed all four hosts: every membership, QP and buffer released")
-                .containsPattern("tour done in [0-9.]+ s: echo, pubsub");
+                .containsPattern("tour done in [0-9.]+ s: echo, rsocket, pubsub");
     }
 
     @Test
@@ -49,12 +53,13 @@ class MainTest {
                 "--rate", "5000");
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(rc).as(out).isZero();
-        assertThat(out).contains("[1/1] pubsub:").doesNotContain("echo:").contains("tour done");
+        assertThat(out).contains("[1/1] pubsub:").doesNotContain("echo:").doesNotContain("rsocket:")
+                .contains("tour done");
 
         buf.reset();
         assertThat(Main.run(new PrintStream(buf, true, StandardCharsets.UTF_8), "--list")).isZero();
         assertThat(buf.toString(StandardCharsets.UTF_8)).containsPattern("(?m)^echo +a reactive echo")
-                .containsPattern("(?m)^pubsub +UD multicast");
+                .containsPattern("(?m)^rsocket +RSocket over Ibex").containsPattern("(?m)^pubsub +UD multicast");
     }
 
     @Test
@@ -69,7 +74,7 @@ class MainTest {
             System.setErr(saved);
         }
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("no section \"nope\"").contains("echo")
-                .contains("pubsub");
+                .contains("rsocket").contains("pubsub");
     }
 
     @Test

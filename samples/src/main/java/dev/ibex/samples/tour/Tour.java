@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * every section ran as it says.
  */
 @Command(name = "ibex-demo", sortOptions = false,
-        description = "A tour of Ibex on the soft-roce provider over loopback: the echo, pub/sub, and more.")
+        description = "A tour of Ibex on the soft-roce provider over loopback: the echo, RSocket, pub/sub.")
 public final class Tour implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "SECTION",
             description = "run only this section (see --list)")
@@ -42,6 +42,10 @@ public final class Tour implements Callable<Integer> {
     @Option(names = "--write-size", paramLabel = "BYTES", defaultValue = "65536",
             description = "echo: RDMA WRITE size, at most the buffer size (default: ${DEFAULT-VALUE})")
     int writeSize;
+
+    @Option(names = "--requests", paramLabel = "N", defaultValue = "2000",
+            description = "rsocket: measured GETs, one at a time (default: ${DEFAULT-VALUE})")
+    int requests;
 
     @Option(names = "--messages", paramLabel = "N", defaultValue = "10000",
             description = "pub/sub: messages to publish (default: ${DEFAULT-VALUE})")
@@ -72,9 +76,10 @@ public final class Tour implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (pings < 1 || stream < 1 || writes < 1 || size < 1 || writeSize < 8 || messages < 1 || !(rate > 0)) {
-            throw new IllegalArgumentException("--pings, --stream, --writes, --size, --messages and --rate must be "
-                    + "positive, --write-size at least 8");
+        if (pings < 1 || stream < 1 || writes < 1 || size < 1 || writeSize < 8 || requests < 1 || messages < 1
+                || !(rate > 0)) {
+            throw new IllegalArgumentException("--pings, --stream, --writes, --size, --requests, --messages and --rate "
+                    + "must be positive, --write-size at least 8");
         }
         if (list) {
             for (TourSection s : sections) {
@@ -89,7 +94,7 @@ public final class Tour implements Callable<Integer> {
                     + sections.stream().map(TourSection::name).toList());
         }
         TourContext tour = new TourContext(out, Duration.ofSeconds(timeoutSeconds), pings, size, stream, writes,
-                writeSize, messages, rate);
+                writeSize, requests, messages, rate);
         long t0 = System.nanoTime();
         int i = 0;
         for (TourSection s : run) {

@@ -15,11 +15,12 @@ import java.util.Locale;
  * @param stream   echo: messages in the echoed stream
  * @param writes   echo: RDMA WRITEs
  * @param writeSize echo: RDMA WRITE size
- * @param messages pub/sub (and other message counts of sections that have one): messages to publish
+ * @param requests rsocket: measured request-response round trips
+ * @param messages pub/sub: messages to publish
  * @param rate     pub/sub: publish rate limit, messages per second
  */
 public record TourContext(PrintStream out, Duration step, int pings, int size, int stream, int writes, int writeSize,
-        int messages, double rate) {
+        int requests, int messages, double rate) {
 
     /** Prints one line of the section, indented. */
     public void say(String format, Object... args) {

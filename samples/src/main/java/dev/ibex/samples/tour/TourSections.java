@@ -1,6 +1,7 @@
 package dev.ibex.samples.tour;
 
 import dev.ibex.samples.demo.EchoSection;
+import dev.ibex.samples.kv.KvSection;
 import dev.ibex.samples.pubsub.PubSubSection;
 import java.util.List;
 
@@ -12,6 +13,7 @@ public final class TourSections {
     /** Every section, in tour order. */
     public static final List<TourSection> ALL = List.of(
             new EchoSection(),
+            new KvSection(),
             new PubSubSection());
 
     private TourSections() {}

@@ -2,7 +2,7 @@ package dev.ibex.pubsub;
 
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.ScheduledTask;
-import dev.ibex.cm.reactive.PayloadWriter;
+import dev.ibex.cm.reactive.ReleasablePayload;
 import dev.ibex.cm.reactive.RdmaMembership;
 import dev.ibex.cm.reactive.RdmaMulticast;
 import java.lang.foreign.MemorySegment;
@@ -40,8 +40,8 @@ public final class TopicPublisher implements Disposable {
     private final long heartbeatNanos;
     private final RatePacer pacer;
     private final Sinks.Empty<Void> closed = Sinks.empty();
-    private final PayloadWriter heartbeat = into -> beat(into, FrameKind.HEARTBEAT);
-    private final PayloadWriter closeFrame = into -> beat(into, FrameKind.CLOSE);
+    private final ReleasablePayload heartbeat = new Beat(FrameKind.HEARTBEAT);
+    private final ReleasablePayload closeFrame = new Beat(FrameKind.CLOSE);
     private volatile long sequence; // written on the loop only
     private volatile boolean closing;
     // loop-confined
@@ -100,11 +100,29 @@ public final class TopicPublisher implements Disposable {
     }
 
     /** A HEARTBEAT or CLOSE frame, written as it is posted (on the loop). */
-    private int beat(MemorySegment into, FrameKind kind) {
-        FrameHeader.write(into, kind, topic.id(), epoch, sequence);
-        FrameHeader.writeHeartbeat(into, (int) Math.min(Integer.MAX_VALUE, heartbeatNanos / 1000),
-                ++heartbeatNumber);
-        return FrameHeader.HEARTBEAT_LENGTH;
+    private final class Beat implements ReleasablePayload {
+        private final FrameKind kind;
+
+        Beat(FrameKind kind) {
+            this.kind = kind;
+        }
+
+        @Override
+        public int length() {
+            return FrameHeader.HEARTBEAT_LENGTH;
+        }
+
+        @Override
+        public void copyTo(MemorySegment into) {
+            FrameHeader.write(into, kind, topic.id(), epoch, sequence);
+            FrameHeader.writeHeartbeat(into, (int) Math.min(Integer.MAX_VALUE, heartbeatNanos / 1000),
+                    ++heartbeatNumber);
+        }
+
+        @Override
+        public void release() {
+            // nothing held
+        }
     }
 
     public Topic topic() {
@@ -134,11 +152,12 @@ public final class TopicPublisher implements Disposable {
     /**
      * Publishes each item as one message: {@code byte[]}, {@link ByteBuffer} (its remaining bytes),
      * {@link MemorySegment}, {@link CharSequence} (UTF-8) — copied once, into the registered send buffer behind the
-     * header — or a {@link PayloadWriter}, which writes the payload there itself as the message is posted (on the
-     * publisher's loop: a send timestamp, say). At most {@link #maxPayload()} bytes: a larger payload fails the
-     * returned Mono with {@link PayloadTooLargeException} before it is posted and takes no number (earlier items
-     * are sent). Items are paced by the rate limit, if any, and asked for only as the send queue takes them. Completes
-     * when every message was sent (locally complete: UD does not acknowledge delivery).
+     * header — or a {@link ReleasablePayload}, which writes the payload there itself as the message is posted (on the
+     * publisher's loop: a send timestamp, say) and is released once, posted or not. At most {@link #maxPayload()}
+     * bytes: a larger payload fails the returned Mono with {@link PayloadTooLargeException} before it is posted and
+     * takes no number (earlier items are sent). Items are paced by the rate limit, if any, and asked for only as the
+     * send queue takes them. Completes when every message was sent (locally complete: UD does not acknowledge
+     * delivery).
      */
     public Mono<Void> publish(Publisher<?> payloads) {
         Objects.requireNonNull(payloads, "payloads");
@@ -147,7 +166,7 @@ public final class TopicPublisher implements Disposable {
                 return Mono.error(new IllegalStateException(this + " is closed"));
             }
             int max = maxPayload();
-            Flux<PayloadWriter> frames = Flux.from(payloads).map(p -> frame(p, max));
+            Flux<ReleasablePayload> frames = Flux.from(payloads).map(p -> frame(p, max));
             if (pacer != null) {
                 frames = frames.delayUntil(f -> pacer.permit());
             }
@@ -155,9 +174,9 @@ public final class TopicPublisher implements Disposable {
         });
     }
 
-    private PayloadWriter frame(Object item, int max) {
-        if (item instanceof PayloadWriter w) {
-            return new WrittenFrame(w, max);
+    private ReleasablePayload frame(Object item, int max) {
+        if (item instanceof ReleasablePayload r) {
+            return new Frame(null, 0, r, max);
         }
         MemorySegment payload = switch (item) {
             case byte[] a -> MemorySegment.ofArray(a);
@@ -165,56 +184,62 @@ public final class TopicPublisher implements Disposable {
             case MemorySegment s -> s;
             case CharSequence cs -> MemorySegment.ofArray(cs.toString().getBytes(StandardCharsets.UTF_8));
             default -> throw new IllegalArgumentException("cannot publish a " + item.getClass().getName()
-                    + ": publish byte[], ByteBuffer, MemorySegment, CharSequence or PayloadWriter");
+                    + ": publish byte[], ByteBuffer, MemorySegment, CharSequence or ReleasablePayload");
         };
         long size = payload.byteSize();
         if (size > max) {
             throw new PayloadTooLargeException(topic.name(), size, max);
         }
-        return new DataFrame(payload, (int) size);
+        return new Frame(payload, (int) size, null, max);
     }
 
-    /** One message: numbered when it is posted, so numbers follow the wire order. */
-    private final class DataFrame implements PayloadWriter {
+    /**
+     * One message — a payload to copy, or one that writes itself — behind its header: numbered as it is posted (on
+     * the loop), so numbers follow the wire order, and only once it is sure to go.
+     */
+    private final class Frame implements ReleasablePayload {
         private final MemorySegment payload;
         private final int size;
-
-        DataFrame(MemorySegment payload, int size) {
-            this.payload = payload;
-            this.size = size;
-        }
-
-        @Override
-        public int writeTo(MemorySegment into) {
-            long seq = sequence + 1;
-            FrameHeader.write(into, FrameKind.DATA, topic.id(), epoch, seq);
-            MemorySegment.copy(payload, 0, into, FrameHeader.LENGTH, size);
-            sequence = seq;
-            return FrameHeader.LENGTH + size;
-        }
-    }
-
-    /** A message whose payload its writer puts into registered memory as it is posted (after the header). */
-    private final class WrittenFrame implements PayloadWriter {
-        private final PayloadWriter writer;
+        private final ReleasablePayload writer;
         private final int max;
 
-        WrittenFrame(PayloadWriter writer, int max) {
+        Frame(MemorySegment payload, int size, ReleasablePayload writer, int max) {
+            this.payload = payload;
+            this.size = size;
             this.writer = writer;
             this.max = max;
         }
 
         @Override
-        public int writeTo(MemorySegment into) {
+        public int length() {
+            if (writer == null) {
+                return FrameHeader.LENGTH + size;
+            }
+            int n = writer.length();
+            if (n < 0 || n > max) {
+                throw new PayloadTooLargeException(topic.name(), n, max);
+            }
+            return FrameHeader.LENGTH + n;
+        }
+
+        @Override
+        public void copyTo(MemorySegment into) {
             long seq = sequence + 1;
-            int size = writer.writeTo(into.asSlice(FrameHeader.LENGTH, Math.min(max,
-                    into.byteSize() - FrameHeader.LENGTH)));
-            if (size < 0 || size > max) {
-                throw new PayloadTooLargeException(topic.name(), size, max);
+            MemorySegment body = into.asSlice(FrameHeader.LENGTH);
+            if (writer == null) {
+                MemorySegment.copy(payload, 0, body, 0, size);
+            } else {
+                writer.copyTo(body);
             }
             FrameHeader.write(into, FrameKind.DATA, topic.id(), epoch, seq);
-            sequence = seq; // numbered only once it is sure to be posted
-            return FrameHeader.LENGTH + size;
+            sequence = seq;
+        }
+
+        @Override
+        public void release() {
+            if (writer != null) {
+                writer.release();
+            }
         }
     }
 

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.RdmaException;
-import dev.ibex.cm.reactive.PayloadWriter;
+import dev.ibex.cm.reactive.ReleasablePayload;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -238,14 +239,12 @@ class PubSubTest {
                 .verify(WAIT);
         assertThat(pub.sequence()).as("the oversize message took no number").isEqualTo(1);
         StepVerifier.create(pub.publish(Mono.just(42))).expectError(IllegalArgumentException.class).verify(WAIT);
-        PayloadWriter liar = into -> pub.maxPayload() + 1;
-        StepVerifier.create(pub.publish(Mono.just(liar))).expectError(PayloadTooLargeException.class).verify(WAIT);
-        assertThat(pub.sequence()).as("nor did a writer that wrote too much").isEqualTo(1);
-        PayloadWriter inPlace = into -> { // written into registered memory as it is posted
-            into.setString(0, "after");
-            return 5;
-        };
-        pub.publish(Mono.just(inPlace)).block(WAIT);
+        java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
+        StepVerifier.create(pub.publish(Mono.just(writing(pub.maxPayload() + 1, released))))
+                .expectError(PayloadTooLargeException.class).verify(WAIT);
+        assertThat(pub.sequence()).as("nor did a payload that would write too much").isEqualTo(1);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(released).as("released, though not sent").hasValue(1));
+        pub.publish(Mono.just(writing(5, released))).block(WAIT); // written in registered memory as it is posted
         await().atMost(WAIT).until(() -> got.payloads.size() == 2);
         assertThat(got.sequences).containsExactly(1L, 2L);
         assertThat(got.payloads.getLast()).isEqualTo("after");
@@ -348,6 +347,28 @@ class PubSubTest {
         StepVerifier.create(sub.join()).expectError(IllegalStateException.class).verify(WAIT);
         assertThat(pub.toString()).contains("#1");
         assertThat(new String("only".getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8)).isEqualTo("only");
+    }
+
+    /** A payload that writes "after" (and zeros) into registered memory itself, counting its releases. */
+    static ReleasablePayload writing(int length, java.util.concurrent.atomic.AtomicInteger released) {
+        return new ReleasablePayload() {
+            @Override
+            public int length() {
+                return length;
+            }
+
+            @Override
+            public void copyTo(MemorySegment target) {
+                target.fill((byte) 0);
+                byte[] text = "after".getBytes(StandardCharsets.UTF_8);
+                MemorySegment.copy(MemorySegment.ofArray(text), 0, target, 0, Math.min(text.length, target.byteSize()));
+            }
+
+            @Override
+            public void release() {
+                released.incrementAndGet();
+            }
+        };
     }
 
     /** 1..n as a list of longs. */

@@ -11,8 +11,8 @@ import reactor.util.context.Context;
  * What {@code send} accepts and how it lands in registered memory: {@code byte[]}, {@link ByteBuffer} (its
  * remaining bytes; the position is left alone), {@link MemorySegment}, {@link CharSequence} (UTF-8),
  * {@link Message} (copied, then released: sending consumes it), {@link ReleasablePayload} (copies itself, then
- * released), {@link PayloadWriter} (writes itself) and {@link WithImmediate} or {@link WithInvalidate} around any of
- * those. Every payload is copied once into a buffer of the endpoint's pool, the registered memory the NIC reads.
+ * released) and {@link WithImmediate} or {@link WithInvalidate} around any of those.
+ * Every payload is copied once into a buffer of the endpoint's pool, the registered memory the NIC reads.
  */
 final class Payloads {
     private Payloads() {}
@@ -50,14 +50,6 @@ final class Payloads {
                 r.release();
             }
         }
-        if (p instanceof PayloadWriter w) {
-            int n = w.writeTo(dst);
-            if (n < 0 || n > dst.byteSize()) {
-                throw new IllegalArgumentException(w + " wrote " + n + " bytes into a " + dst.byteSize()
-                        + "-byte buffer");
-            }
-            return n;
-        }
         MemorySegment src = switch (p) {
             case byte[] a -> MemorySegment.ofArray(a);
             case ByteBuffer bb -> MemorySegment.ofBuffer(bb);
@@ -65,7 +57,7 @@ final class Payloads {
             case CharSequence cs -> MemorySegment.ofArray(cs.toString().getBytes(StandardCharsets.UTF_8));
             default -> throw new IllegalArgumentException("cannot send a " + p.getClass().getName()
                     + ": send byte[], ByteBuffer, MemorySegment, CharSequence, Message, ReleasablePayload, "
-                    + "PayloadWriter, WithImmediate or WithInvalidate");
+                    + "WithImmediate or WithInvalidate");
         };
         check(src.byteSize(), dst);
         MemorySegment.copy(src, 0, dst, 0, src.byteSize());

@@ -40,10 +40,9 @@ public interface RdmaConnection extends Disposable {
     /**
      * Sends each item of {@code messages} as one SEND: {@code byte[]}, {@link java.nio.ByteBuffer},
      * {@link java.lang.foreign.MemorySegment}, {@link CharSequence} (UTF-8), {@link Message} (consumed: released
-     * after the copy), {@link ReleasablePayload} (copies itself, then released), {@link PayloadWriter} (writes
-     * itself into the registered buffer), {@link WithImmediate} or {@link WithInvalidate}. Requests only what the send
-     * queue can take. Completes when all were sent and acknowledged (their completions arrived); fails on the first
-     * failure.
+     * after the copy), {@link ReleasablePayload} (copies itself, then released), {@link WithImmediate} or
+     * {@link WithInvalidate}. Requests only what the send queue can take. Completes when all were sent and
+     * acknowledged (their completions arrived); fails on the first failure.
      */
     Mono<Void> send(Publisher<?> messages);
 

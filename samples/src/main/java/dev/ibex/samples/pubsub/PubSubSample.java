@@ -1,7 +1,7 @@
 package dev.ibex.samples.pubsub;
 
 import dev.ibex.cm.loop.EventLoopGroup;
-import dev.ibex.cm.reactive.PayloadWriter;
+import dev.ibex.cm.reactive.ReleasablePayload;
 import dev.ibex.pubsub.Frames;
 import dev.ibex.pubsub.PubSub;
 import dev.ibex.pubsub.Topic;
@@ -266,10 +266,22 @@ public final class PubSubSample implements Callable<Integer> {
      * loops', not the time a message waited for the rate limit.
      */
     static Mono<Void> publish(TopicPublisher pub, int n, int size) {
-        PayloadWriter stamped = into -> {
-            into.set(SubscriberReport.STAMP, 0, System.nanoTime());
-            into.asSlice(8, size - 8).fill((byte) 0);
-            return size;
+        ReleasablePayload stamped = new ReleasablePayload() {
+            @Override
+            public int length() {
+                return size;
+            }
+
+            @Override
+            public void copyTo(MemorySegment into) {
+                into.set(SubscriberReport.STAMP, 0, System.nanoTime());
+                into.asSlice(8).fill((byte) 0);
+            }
+
+            @Override
+            public void release() {
+                // nothing held: the same instance stands for every message
+            }
         };
         return pub.publish(Flux.range(1, n).map(i -> stamped));
     }

@@ -7,29 +7,50 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One configured soft device: its name and its IPv4 addresses. Address {@code i} is GID-table entry {@code i}
- * (the IPv4-mapped address), so a device with two addresses offers two paths (what APM's alternate path needs).
+ * One configured soft device: its name and its ports, each with its IPv4 addresses. Address {@code i} of port
+ * {@code p} is entry {@code i} of port {@code p}'s GID table (the IPv4-mapped address). A device has a second path
+ * for APM when it has two addresses: two ports, or two GIDs on one port.
  *
  * @param name device name, e.g. {@code soft0}
- * @param addresses at least one IPv4 address, all distinct
+ * @param ports one list of addresses per port (port 1 first), each non-empty; all addresses distinct
  */
-public record DeviceConfig(String name, List<Inet4Address> addresses) {
+public record DeviceConfig(String name, List<List<Inet4Address>> ports) {
+    /** Most ports a device may have ({@code phys_port_cnt} is a byte in verbs). */
+    public static final int MAX_PORTS = 8;
+
     public DeviceConfig {
         if (name == null || name.isBlank() || !name.matches("[A-Za-z0-9_.-]+")) {
             throw new IllegalArgumentException("a device name is letters, digits, '_', '.' or '-', got '" + name + "'");
         }
-        if (addresses == null || addresses.isEmpty()) {
-            throw new IllegalArgumentException("device " + name + " needs at least one address");
+        if (ports == null || ports.isEmpty() || ports.stream().anyMatch(p -> p == null || p.isEmpty())) {
+            throw new IllegalArgumentException("device " + name + " needs at least one address on every port");
         }
-        addresses = List.copyOf(addresses);
-        if (addresses.stream().distinct().count() != addresses.size()) {
-            throw new IllegalArgumentException("device " + name + " lists an address twice: " + addresses);
+        if (ports.size() > MAX_PORTS) {
+            throw new IllegalArgumentException("device " + name + " has " + ports.size() + " ports; at most "
+                    + MAX_PORTS);
+        }
+        ports = ports.stream().map(List::copyOf).toList();
+        List<Inet4Address> all = ports.stream().flatMap(List::stream).toList();
+        if (all.stream().distinct().count() != all.size()) {
+            throw new IllegalArgumentException("device " + name + " lists an address twice: " + all);
         }
     }
 
+    /** A device with one port holding {@code addresses}. */
+    public static DeviceConfig onePort(String name, List<Inet4Address> addresses) {
+        return new DeviceConfig(name, List.of(addresses));
+    }
+
+    /** Every address, port 1's first (the device's address order). */
+    public List<Inet4Address> addresses() {
+        return ports.stream().flatMap(List::stream).toList();
+    }
+
     /**
-     * Parses {@code name=ip[+ip...][,name=ip[+ip...]...]}, e.g. {@code soft0=127.0.0.2,soft1=127.0.0.3} or
-     * {@code soft0=127.0.0.2+127.0.1.2}. Only literal IPv4 addresses are accepted (no name lookups).
+     * Parses {@code name=port[/port...][,name=...]} where a port is {@code ip[+ip...]}: {@code +} adds a GID to
+     * a port, {@code /} starts the next port. E.g. {@code soft0=127.0.0.2,soft1=127.0.0.3} (one address each),
+     * {@code soft0=127.0.0.2+127.0.0.12} (one port, two GIDs) or {@code soft0=127.0.0.2/127.0.0.12} (two ports).
+     * Only literal IPv4 addresses are accepted (no name lookups).
      */
     public static List<DeviceConfig> parseList(String spec) {
         if (spec == null || spec.isBlank()) {
@@ -40,13 +61,20 @@ public record DeviceConfig(String name, List<Inet4Address> addresses) {
             String s = item.trim();
             int eq = s.indexOf('=');
             if (eq <= 0 || eq == s.length() - 1) {
-                throw new IllegalArgumentException("device entry '" + s + "' is not name=ip[+ip...]");
+                throw new IllegalArgumentException("device entry '" + s + "' is not name=ip[+ip...][/ip[+ip...]...]");
             }
-            List<Inet4Address> addrs = new ArrayList<>();
-            for (String a : s.substring(eq + 1).split("\\+")) {
-                addrs.add(parseIpv4(a.trim()));
+            List<List<Inet4Address>> ports = new ArrayList<>();
+            for (String port : s.substring(eq + 1).split("/", -1)) {
+                if (port.isBlank()) {
+                    throw new IllegalArgumentException("device entry '" + s + "' has a port with no address");
+                }
+                List<Inet4Address> addrs = new ArrayList<>();
+                for (String a : port.split("\\+")) {
+                    addrs.add(parseIpv4(a.trim()));
+                }
+                ports.add(addrs);
             }
-            out.add(new DeviceConfig(s.substring(0, eq).trim(), addrs));
+            out.add(new DeviceConfig(s.substring(0, eq).trim(), ports));
         }
         if (out.stream().map(DeviceConfig::name).distinct().count() != out.size()) {
             throw new IllegalArgumentException("device names must be unique: " + spec);
@@ -90,8 +118,12 @@ public record DeviceConfig(String name, List<Inet4Address> addresses) {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder(name).append('=');
-        for (int i = 0; i < addresses.size(); i++) {
-            sb.append(i == 0 ? "" : "+").append(addresses.get(i).getHostAddress());
+        for (int p = 0; p < ports.size(); p++) {
+            List<Inet4Address> addrs = ports.get(p);
+            sb.append(p == 0 ? "" : "/");
+            for (int i = 0; i < addrs.size(); i++) {
+                sb.append(i == 0 ? "" : "+").append(addrs.get(i).getHostAddress());
+            }
         }
         return sb.toString();
     }

@@ -75,7 +75,7 @@ public final class SoftFabric implements Fabric {
             Link.Factory links = NetLink.factory(config, faults, pcap);
             for (DeviceConfig d : config.devices()) {
                 devices.add(defaultDevices ? openOnAFreeLoopback(d, links)
-                        : new SoftDevice(d.name(), d.addresses(), config, tracker, timers, workQueue, links,
+                        : new SoftDevice(d.name(), d.ports(), config, tracker, timers, workQueue, links,
                                 scheduler));
             }
         } catch (IOException e) {
@@ -106,7 +106,7 @@ public final class SoftFabric implements Fabric {
         for (int x = 1; x <= LOOPBACK_TRIES; x++) {
             java.net.Inet4Address a = (java.net.Inet4Address) Ipv4.toInetAddress(0x7F000000 | x);
             try {
-                SoftDevice dev = new SoftDevice(d.name(), List.of(a), config, tracker, timers, workQueue, links,
+                SoftDevice dev = new SoftDevice(d.name(), List.of(List.of(a)), config, tracker, timers, workQueue, links,
                         scheduler);
                 if (x > 1) {
                     LOG.warn("soft-roce: {} is in use on UDP port {} (another process on default settings?): device "

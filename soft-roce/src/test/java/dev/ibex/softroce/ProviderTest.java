@@ -37,6 +37,16 @@ class ProviderTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> DeviceConfig.parseList("x=224.0.0.1")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> DeviceConfig.parseList("x")).isInstanceOf(IllegalArgumentException.class);
+        // ports: '/' starts the next port, '+' adds a GID to the current one
+        var ports = DeviceConfig.parseList("soft0=127.0.0.2+127.0.1.2/127.0.0.12");
+        assertThat(ports.get(0).ports()).hasSize(2);
+        assertThat(ports.get(0).ports().get(0)).hasSize(2);
+        assertThat(ports.get(0).addresses()).hasSize(3);
+        assertThat(ports.get(0).toString()).isEqualTo("soft0=127.0.0.2+127.0.1.2/127.0.0.12");
+        assertThatThrownBy(() -> DeviceConfig.parseList("x=127.0.0.2/")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("port with no address");
+        assertThatThrownBy(() -> DeviceConfig.parseList("x=127.0.0.2/127.0.0.2"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -50,7 +60,9 @@ class ProviderTest {
             assertThat(d.physPortCount()).isEqualTo(1);
             assertThat(d.supportsAtomics()).isTrue();
             assertThat(d.maxQpRdAtom()).isEqualTo(128);
-            assertThat(d.deviceCapFlags() & (1L << 4)).as("no APM claimed").isZero();
+            assertThat(d.deviceCapFlags() & (1L << 4)).as("APM claimed: a second address").isNotZero();
+            assertThat(h.fabric.softDevices().get(1).queryDevice().supportsAutoPathMigration())
+                    .as("no APM with one address").isFalse();
             PortAttributes port = a.queryPort(1);
             assertThat(port.isActive()).isTrue();
             assertThat(port.linkLayer()).isEqualTo(PortAttributes.LINK_LAYER_ETHERNET);

@@ -9,12 +9,17 @@ import java.net.InetAddress;
  */
 public interface CmPort {
 
-    /** The port's IP address; its IPv4-mapped form is GID index {@link #gidIndex()}. */
+    /** The port's IP address; its IPv4-mapped form is GID index {@link #gidIndex()} of port {@link #portNum()}. */
     InetAddress address();
 
-    /** GID table index of {@link #address()}. */
+    /** GID table index of {@link #address()} on its device port. */
     default int gidIndex() {
         return 0;
+    }
+
+    /** The device port (1-based) that holds {@link #address()}. */
+    default int portNum() {
+        return 1;
     }
 
     /**

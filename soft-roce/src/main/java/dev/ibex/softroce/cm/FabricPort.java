@@ -10,7 +10,10 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 
-/** One address (GID index) of a {@link SoftDevice} as a CM port: MADs go out through the device's QP1. */
+/**
+ * One address of a {@link SoftDevice} (a GID of one of its ports) as a CM port: MADs go out through the device's
+ * QP1.
+ */
 final class FabricPort implements CmDevice {
     private final SoftDevice device;
     private final int index;
@@ -39,7 +42,12 @@ final class FabricPort implements CmDevice {
 
     @Override
     public int gidIndex() {
-        return index;
+        return device.gidIndexOf(ip);
+    }
+
+    @Override
+    public int portNum() {
+        return device.portOf(ip);
     }
 
     @Override

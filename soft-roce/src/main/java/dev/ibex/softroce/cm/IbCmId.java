@@ -270,7 +270,7 @@ public final class IbCmId {
                     if (responderResources > 0) {
                         access |= 1 << 2 | 1 << 3; // REMOTE_READ | REMOTE_ATOMIC
                     }
-                    a.state(QpState.INIT).accessFlags(access).pkeyIndex(0).portNum(1);
+                    a.state(QpState.INIT).accessFlags(access).pkeyIndex(0).portNum(port == null ? 1 : port.portNum());
                 }
                 case RTR -> {
                     if (!in(IbCmState.REQ_RCVD, IbCmState.MRA_REQ_SENT, IbCmState.REP_RCVD, IbCmState.MRA_REP_SENT,
@@ -303,7 +303,7 @@ public final class IbCmId {
         }
         int sgidIndex = port == null ? 0 : port.gidIndex();
         return new AhAttr(path.dgid(), path.flowLabel(), sgidIndex, path.hopLimit(), path.trafficClass(), 0,
-                path.sl(), 0, path.rate(), true, 1);
+                path.sl(), 0, path.rate(), true, port == null ? 1 : port.portNum());
     }
 
     private boolean in(IbCmState... states) {

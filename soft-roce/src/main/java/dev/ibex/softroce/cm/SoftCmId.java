@@ -152,7 +152,7 @@ public final class SoftCmId implements CmId {
 
     @Override
     public int portNum() {
-        return svc.locked(() -> device == null ? 0 : 1);
+        return svc.locked(() -> device == null ? 0 : device.portNum());
     }
 
     @Override
@@ -726,7 +726,7 @@ public final class SoftCmId implements CmId {
                     emit(CmEventType.ADDR_ERROR, -Errno.EINVAL.number()); // cma_set_qkey refuses another Q_Key
                 } else {
                     AhAttr ah = new AhAttr(route.dgid(), route.flowLabel(), device.gidIndex(), route.hopLimit(),
-                            route.trafficClass(), 0, route.sl(), 0, route.rate(), true, 1);
+                            route.trafficClass(), 0, route.sl(), 0, route.rate(), true, device.portNum());
                     emit(CmEventType.ESTABLISHED, 0, pd, null, new UdParam(pd, ah, rep.qpn(), rep.qKey()), null);
                 }
             }
@@ -897,7 +897,7 @@ public final class SoftCmId implements CmId {
         QpAttr a;
         if (ibId == null || qpType == QpType.UD || state == RdmaCmState.LISTEN) {
             // cma_ib_init_qp_attr
-            a = new QpAttr().state(target).pkeyIndex(0).portNum(1);
+            a = new QpAttr().state(target).pkeyIndex(0).portNum(device.portNum());
             if (qpType == QpType.UD) {
                 a.qkey(qkey);
             } else {
@@ -1026,7 +1026,7 @@ public final class SoftCmId implements CmId {
             McMembership m = new McMembership(this, group, Gid.of(g), sendOnly, context);
             memberships.add(m);
             svc.tracker().opened(m);
-            AhAttr ah = new AhAttr(m.mgid, 0, device.gidIndex(), 64, 0, 0, 0, 0, 0, true, 1);
+            AhAttr ah = new AhAttr(m.mgid, 0, device.gidIndex(), 64, 0, 0, 0, 0, 0, true, device.portNum());
             CmEvent ev = new CmEvent(CmEventType.MULTICAST_JOIN, this, null, 0, null, null,
                     new UdParam(null, ah, UdParam.MULTICAST_QPN, qkey), context);
             m.pending = svc.env.timer().schedule(0, () -> svc.locked(() -> {

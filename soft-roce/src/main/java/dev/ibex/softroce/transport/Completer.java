@@ -4,6 +4,7 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
+import dev.ibex.softroce.verbs.PathMigration;
 import dev.ibex.softroce.verbs.SendQueue;
 import dev.ibex.softroce.verbs.SendWqe;
 import dev.ibex.softroce.verbs.SoftCompletionQueue;
@@ -84,6 +85,7 @@ final class Completer {
     int lastSeenPsn = -1;
     int lastSeenOpcode = -1;
     long decrements;
+    long migrations;
 
     /** Responses dropped because their PSN lies ahead of every request sent. */
     long invalidPsn;
@@ -159,8 +161,8 @@ final class Completer {
                         state = COMP_ACK;
                     }
                 }
-                case WRITE_SEND -> state = wqe.state == SendWqe.PENDING && wqe.lastPsn == pkt.psn() ? COMP_ACK
-                        : UPDATE_COMP;
+                case WRITE_SEND -> state = plainAckReachesReadOrAtomic(pkt, wqe) ? ERROR_RETRY
+                        : wqe.state == SendWqe.PENDING && wqe.lastPsn == pkt.psn() ? COMP_ACK : UPDATE_COMP;
                 case COMP_ACK -> {
                     sender.requester.releaseRdAtomicSlot(wqe);
                     complete(wqe);
@@ -178,10 +180,12 @@ final class Completer {
                     state = GET_WQE;
                 }
                 case UPDATE_COMP -> {
-                    opcode = pkt.opcode().position().isLast() ? -1 : pkt.opcode().code();
                     if (Psn.compare(pkt.psn(), psn) >= 0) {
+                        opcode = pkt.opcode().position().isLast() ? -1 : pkt.opcode().code();
                         psn = Psn.next(pkt.psn());
                     }
+                    // else a stale response (an ACK folded while the task was busy is processed after the READ
+                    // responses queued with it): it must not end the READ response sequence in progress
                     sender.requester.waitPsn = false;
                     state = DONE;
                 }
@@ -210,6 +214,15 @@ final class Completer {
                         return EXIT; // a retry is already under way
                     }
                     timeoutRetry = false;
+                    if (retryCount == 0 && qp.paths().retriesExhausted() == PathMigration.Exhausted.MIGRATED) {
+                        // APM (rdmavt restart_rc): an ARMED QP migrates instead of failing, and the alternate gets
+                        // a full retry count, starting with a resend from the oldest unacknowledged PSN
+                        retryCount = qp.retryCnt();
+                        migrations++;
+                        sender.requester.needRetry = true;
+                        startedRetry = true;
+                        return DONE;
+                    }
                     if (retryCount > 0) {
                         if (!(retryCount == 7 && sender.retrySevenIsInfinite())) {
                             retryCount--;
@@ -268,7 +281,7 @@ final class Completer {
             // sequence and fails the READ's next response with a bad-response error: one duplicate or forged ACK
             // would end the connection. An acknowledgement of what is already acknowledged changes nothing.)
             if (p == wqe.lastPsn) {
-                return COMP_ACK;
+                return pkt.opcode() == Opcode.RC_ACKNOWLEDGE && isReadOrAtomic(wqe) ? DONE : COMP_ACK;
             }
             return DONE;
         }
@@ -355,6 +368,16 @@ final class Completer {
     private static int badResponse(SendWqe wqe) {
         wqe.status = WcStatus.BAD_RESP_ERR.code();
         return ERROR;
+    }
+
+    /**
+     * A plain ACK at or past a pending READ/atomic's PSN names it without its data (rdmavt {@code do_rc_ack}: "only
+     * a RDMA_READ_LAST or ONLY can ACK a RDMA read and likewise for atomic ops"): typically the responder's C9-105
+     * ACK of a duplicate SEND/WRITE that it executed before the READ/atomic whose response was lost (a burst of
+     * loss, a path migration). The request must be retried for its response, never completed by this ACK.
+     */
+    private static boolean plainAckReachesReadOrAtomic(RocePacket pkt, SendWqe wqe) {
+        return wqe.state == SendWqe.PENDING && isReadOrAtomic(wqe) && Psn.compare(pkt.psn(), wqe.firstPsn) >= 0;
     }
 
     private static boolean isReadOrAtomic(SendWqe w) {

@@ -37,15 +37,14 @@ public final class Gsi implements MadPort {
 
     @Override
     public void send(int localIp, int remoteIp, MemorySegment mad, long offset) {
-        int index = device.gidIndexOf(localIp);
-        if (index < 0) {
+        Link link = device.linkOf(localIp);
+        if (link == null) {
             throw new IllegalArgumentException(Ipv4.toString(localIp) + " is not an address of " + device.name());
         }
         if (offset < 0 || mad.byteSize() - offset < MAD_SIZE) {
             throw new IllegalArgumentException("a MAD is " + MAD_SIZE + " bytes; the segment holds "
                     + (mad.byteSize() - offset) + " from offset " + offset);
         }
-        Link link = device.link(index);
         InetSocketAddress dst = new InetSocketAddress(Ipv4.toInetAddress(remoteIp), link.port());
         synchronized (this) {
             builder.begin(tx, 0, Opcode.UD_SEND_ONLY).destQp(Bth.GSI_QPN).psn(psn)

@@ -5,6 +5,7 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
+import dev.ibex.softroce.verbs.PathMigration;
 import dev.ibex.softroce.verbs.Route;
 import dev.ibex.softroce.verbs.SendQueue;
 import dev.ibex.softroce.verbs.SendWqe;
@@ -248,10 +249,12 @@ final class Requester {
 
     /** Builds and sends one request packet; {@code false} on a local protection error gathering the payload. */
     private boolean sendPacket(SendWqe w, Opcode op, int payload) {
-        Route route = qp.type() == QpType.UD ? w.ah.route() : qp.route();
+        boolean rc = qp.type() == QpType.RC;
+        PathMigration.Paths paths = rc ? qp.paths().current() : null; // route and MigReq from one snapshot
+        Route route = rc ? paths.route() : w.ah.route();
         boolean end = op.position().isLast();
         boolean ackReq = false;
-        if (qp.type() == QpType.RC) {
+        if (rc) {
             noAckPackets++;
             if (end || noAckPackets > MAX_PKT_PER_ACK) {
                 ackReq = true;
@@ -263,7 +266,7 @@ final class Requester {
                         && op.hasImmDt()));
         int destQp = qp.type() == QpType.UD ? w.remoteQpn : qp.destQpn();
         builder.begin(tx, 0, op).destQp(destQp).psn(psn).ackReq(ackReq).solicitedEvent(solicited)
-                .migReq(sender.migReq());
+                .migReq(rc && paths.migReq()); // UD: 0, like rxe (IBA leaves it unused)
         if (op.hasReth()) {
             builder.reth(w.iova, w.rkey, (int) w.resid);
         }

@@ -9,6 +9,7 @@ import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.softroce.verbs.RecvQueue;
 import dev.ibex.softroce.verbs.RecvWqe;
+import dev.ibex.softroce.verbs.PathMigration;
 import dev.ibex.softroce.verbs.Route;
 import dev.ibex.softroce.verbs.SerialTask;
 import dev.ibex.softroce.verbs.SoftMemoryRegion;
@@ -472,7 +473,8 @@ public final class Responder {
 
     private boolean readReply(int requestPsn, ResponderResource res, int budget) {
         int mtu = qp.mtuBytes();
-        Route route = qp.route();
+        PathMigration.Paths paths = qp.paths().current();
+        Route route = paths.route();
         int sent = 0;
         do {
             if (sent == budget) {
@@ -510,6 +512,7 @@ public final class Responder {
                 }
                 builder.payloadLength(payload);
             }
+            builder.migReq(paths.migReq());
             transmit(route);
             sent++;
             res.started = true;
@@ -614,7 +617,9 @@ public final class Responder {
                     return; // not a subset of the original request: drop
                 }
                 res.curPsn = pkt.psn();
-                res.started = false;
+                // rxe read_reply: a replay from the first PSN starts again (FIRST/ONLY); one from the middle — the
+                // requester asks for the packets it lacks — continues the sequence its completer is in (MIDDLE/LAST)
+                res.started = pkt.psn() != res.firstPsn;
                 res.replay = true;
                 res.vaOrg = iova;
                 res.va = iova;
@@ -687,13 +692,19 @@ public final class Responder {
 
     private void sendAck(int syndrome, int ackedPsn) {
         builder.begin(tx, 0, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn).aeth(syndrome, msn);
-        transmit(qp.route());
+        transmit(qp.paths().current());
     }
 
     private void sendAtomicAck(int ackedPsn, long original) {
         builder.begin(tx, 0, Opcode.RC_ATOMIC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn)
                 .aeth(ACK_UNLIMITED, msn).atomicAckEth(original);
-        transmit(qp.route());
+        transmit(qp.paths().current());
+    }
+
+    /** Sends the packet built on the current primary path with its MigReq bit (responses carry it too). */
+    private void transmit(PathMigration.Paths paths) {
+        builder.migReq(paths.migReq());
+        transmit(paths.route());
     }
 
     private void transmit(Route route) {

@@ -43,7 +43,6 @@ public final class Sender {
     private final boolean retrySevenIsInfinite;
     private volatile boolean timeoutFired;
     private volatile boolean rnrFired;
-    private long retransmitNanos;
     // diagnostics (racy counters)
     long retries;
     long timeouts;
@@ -94,10 +93,18 @@ public final class Sender {
         updateTimeout();
     }
 
-    /** Re-reads {@code timeout}, {@code retry_cnt} and {@code rnr_retry} after a modify. Inside the task. */
+    /**
+     * Re-reads {@code timeout} after a modify. Inside the task. (The timer reads the primary path's timeout each
+     * time it is armed, so a migration — which brings the alternate's — needs no call.)
+     */
     public void updateTimeout() {
+        // nothing cached
+    }
+
+    /** The transport timer's period: 4.096 µs · 2^timeout of the primary path, scaled; 0 = off. */
+    private long retransmitNanos() {
         int t = qp.timeout();
-        retransmitNanos = t == 0 ? 0 : qp.device().config().scaled(4096L << t);
+        return t == 0 ? 0 : qp.device().config().scaled(4096L << t);
     }
 
     /** Stops the timers (QP destroyed). */
@@ -289,8 +296,9 @@ public final class Sender {
     // ---- used by the requester and completer ------------------------------------------------------------
 
     void armRetransmitIfIdle() {
-        if (retransmitNanos > 0 && !requester.waitForRnrTimer) { // packets sent during an RNR wait wait with it
-            retransmitTimer.armIfIdle(retransmitNanos);
+        long nanos = retransmitNanos();
+        if (nanos > 0 && !requester.waitForRnrTimer) { // packets sent during an RNR wait wait with it
+            retransmitTimer.armIfIdle(nanos);
         }
     }
 
@@ -300,9 +308,10 @@ public final class Sender {
      * {@code retry_cnt}; the resend when the RNR timer fires starts the timer again.
      */
     void resetRetransmitTimer() {
-        if (qp.type() == QpType.RC && retransmitNanos > 0 && !requester.waitForRnrTimer
+        long nanos = retransmitNanos();
+        if (qp.type() == QpType.RC && nanos > 0 && !requester.waitForRnrTimer
                 && Psn.compare(requester.psn, completer.psn) > 0) {
-            retransmitTimer.armAfter(retransmitNanos);
+            retransmitTimer.armAfter(nanos);
         } else {
             retransmitTimer.disarm();
         }
@@ -316,11 +325,6 @@ public final class Sender {
 
     boolean retrySevenIsInfinite() {
         return retrySevenIsInfinite;
-    }
-
-    /** The BTH MigReq bit to send (APM is not implemented: always 0, like rxe). */
-    boolean migReq() {
-        return false;
     }
 
     /** How many times the requester went back to the oldest unacknowledged PSN (timeouts, NAKs, RNR). */

@@ -31,10 +31,12 @@ import java.util.List;
 import java.util.concurrent.Executor;
 
 /**
- * A soft RDMA device ({@code ibv_context}): one port (port 1, ACTIVE, Ethernet link layer) whose GID table holds the
- * IPv4-mapped addresses the device owns, one {@link Link} per address, and the tables the data path looks objects
- * up in (QPs by QPN, MRs by key, AHs by handle). Attributes follow rxe's where they make sense; the active MTU comes
- * from the interface's MTU by the RDMA CM's iboe rule (lo: 4096).
+ * A soft RDMA device ({@code ibv_context}): one or more {@link DevicePort}s (Ethernet link layer, ACTIVE unless
+ * taken down) whose GID tables hold the IPv4-mapped addresses the device owns, one {@link Link} per address, and the
+ * tables the data path looks objects up in (QPs by QPN, MRs by key, AHs by handle). Attributes follow rxe's where
+ * they make sense; the active MTU comes from the interface's MTU by the RDMA CM's iboe rule (lo: 4096). A device
+ * with a second address (two ports, or two GIDs on a port) claims {@code IBV_DEVICE_AUTO_PATH_MIG} and migrates
+ * paths on its Ethernet ports ({@link #migratesPaths}); one with a single address has no alternate to offer.
  *
  * <p>Thread-safe. Created and closed by the fabric.
  */
@@ -46,10 +48,14 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     static final int MAX_AH = (1 << 15) - 1;
     /** {@code IBV_PORT_CM_SUP}. */
     static final int PORT_CAP_CM_SUP = 1 << 16;
-    /** Device capability bits ({@code enum ibv_device_cap_flags}), no APM; memory windows of type 1 and 2B. */
+    /** Device capability bits ({@code enum ibv_device_cap_flags}) of every soft device; memory windows of type 1 and 2B. */
     static final long CAP_FLAGS = (1L << 1) /* BAD_PKEY_CNTR */ | (1L << 2) /* BAD_QKEY_CNTR */
             | (1L << 5) /* CHANGE_PHY_PORT */ | (1L << 10) /* PORT_ACTIVE_EVENT */ | (1L << 11) /* SYS_IMAGE_GUID */
             | (1L << 12) /* RC_RNR_NAK_GEN */ | DeviceAttributes.CAP_MEM_WINDOW | DeviceAttributes.CAP_MEM_WINDOW_TYPE_2B;
+    /** Largest message ({@code max_msg_sz}): 2 GiB. */
+    public static final long MAX_MESSAGE_SIZE = 1L << 31;
+    /** {@code IBV_PORT_DOWN}. */
+    static final int PORT_STATE_DOWN = 1;
 
     private final String name;
     private final SoftRoceConfig config;
@@ -57,13 +63,15 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final Timers timers;
     private final WorkQueue workQueue;
     private final int[] addresses;
-    private final Gid[] gids;
+    private final DevicePort[] ports;
+    /** Per address (device order): its port and its GID index there. */
+    private final DevicePort[] portOfAddress;
+    private final int[] gidIndexOfAddress;
     private final Link[] links;
     private final Dispatcher[] dispatchers;
     private final long nodeGuid;
     private final Device device;
     private final DeviceAttributes attributes;
-    private final PortAttributes portAttributes;
     private final Mtu activeMtu;
     private final SoftAsyncEvents asyncEvents;
     private final Gsi gsi;
@@ -81,9 +89,10 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     /**
      * Opens the device: binds one link per address.
      *
+     * @param ports the addresses of each port (port 1 first)
      * @param events where async-event listeners are called (off the NIC threads)
      */
-    public SoftDevice(String name, List<Inet4Address> addresses, SoftRoceConfig config, ResourceTracker tracker,
+    public SoftDevice(String name, List<List<Inet4Address>> ports, SoftRoceConfig config, ResourceTracker tracker,
             Timers timers, WorkQueue workQueue, Link.Factory linkFactory, Executor events) {
         this.name = name;
         this.accessGuard = new AccessGuard(name);
@@ -91,11 +100,24 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         this.tracker = tracker;
         this.timers = timers;
         this.workQueue = workQueue;
-        this.addresses = new int[addresses.size()];
-        this.gids = new Gid[addresses.size()];
-        for (int i = 0; i < this.addresses.length; i++) {
-            this.addresses[i] = Ipv4.toInt(addresses.get(i));
-            this.gids[i] = Gid.of(addresses.get(i));
+        int total = ports.stream().mapToInt(List::size).sum();
+        this.addresses = new int[total];
+        this.ports = new DevicePort[ports.size()];
+        this.portOfAddress = new DevicePort[total];
+        this.gidIndexOfAddress = new int[total];
+        int k = 0;
+        for (int p = 0; p < ports.size(); p++) {
+            List<Inet4Address> list = ports.get(p);
+            int[] ips = new int[list.size()];
+            for (int i = 0; i < ips.length; i++) {
+                ips[i] = Ipv4.toInt(list.get(i));
+            }
+            this.ports[p] = new DevicePort(p + 1, ips);
+            for (int i = 0; i < ips.length; i++, k++) {
+                addresses[k] = ips[i];
+                portOfAddress[k] = this.ports[p];
+                gidIndexOfAddress[k] = i;
+            }
         }
         this.nodeGuid = 0x0200_0000_0000_0000L | ((long) config.udpPort() << 32)
                 | Integer.toUnsignedLong(this.addresses[0]);
@@ -107,23 +129,20 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         try {
             for (int i = 0; i < links.length; i++) {
                 dispatchers[i] = new Dispatcher(this, gsi);
-                links[i] = linkFactory.open(this.addresses[i], config.udpPort(), dispatchers[i]);
+                links[i] = portOfAddress[i].open(gidIndexOfAddress[i], linkFactory, config.udpPort(), dispatchers[i]);
             }
         } catch (RuntimeException e) {
-            for (Link l : links) {
-                if (l != null) {
-                    l.close();
-                }
+            for (DevicePort p : this.ports) {
+                p.close();
             }
             throw e;
         }
         this.multicast = new MulticastGroups(links[0], 8192, 56);
         this.activeMtu = Mtu.ofCode(dev.ibex.softroce.wire.Mtu.fromNetdevMtu(links[0].netdevMtu()).code());
+        long caps = total > 1 ? CAP_FLAGS | DeviceAttributes.CAP_AUTO_PATH_MIG : CAP_FLAGS;
         this.attributes = new DeviceAttributes("ibex-soft-roce", nodeGuid, 0xFFFFFF, 0, Long.MAX_VALUE,
-                MAX_QP - 3, 1 << 14, CAP_FLAGS, 32, 1 << 16, (1 << 15) - 1, MAX_MR - 1, 1 << 20, 128, 128, 1,
-                MAX_AH - 1, 1 << 16, 1 << 14, 27, 8192, 56, 1);
-        this.portAttributes = new PortAttributes(PortAttributes.STATE_ACTIVE, Mtu.MTU_4096, activeMtu, gids.length,
-                PORT_CAP_CM_SUP, 1L << 31, 1, 0, PortAttributes.LINK_LAYER_ETHERNET);
+                MAX_QP - 3, 1 << 14, caps, 32, 1 << 16, (1 << 15) - 1, MAX_MR - 1, 1 << 20, 128, 128, 1,
+                MAX_AH - 1, 1 << 16, 1 << 14, 27, 8192, 56, this.ports.length);
         tracker.opened(this);
     }
 
@@ -150,20 +169,37 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
 
     @Override
     public PortAttributes queryPort(int port) {
-        if (port != 1) {
-            throw new RdmaException("ibv_query_port", Errno.EINVAL, "the soft device has port 1 only, not " + port);
-        }
-        return portAttributes;
+        DevicePort p = port(port, "ibv_query_port");
+        return new PortAttributes(p.isActive() ? PortAttributes.STATE_ACTIVE : PORT_STATE_DOWN, Mtu.MTU_4096,
+                activeMtu, p.gidCount(), PORT_CAP_CM_SUP, MAX_MESSAGE_SIZE, 1, 0, PortAttributes.LINK_LAYER_ETHERNET);
     }
 
     @Override
     public Gid queryGid(int port, int index) {
-        queryPort(port);
-        if (index < 0 || index >= gids.length) {
-            throw new RdmaException("ibv_query_gid", Errno.EINVAL,
-                    "GID index " + index + " is not populated (the table has " + gids.length + " entries)");
+        DevicePort p = port(port, "ibv_query_gid");
+        if (index < 0 || index >= p.gidCount()) {
+            throw new RdmaException("ibv_query_gid", Errno.EINVAL, "GID index " + index + " of port " + port
+                    + " is not populated (the table has " + p.gidCount() + " entries)");
         }
-        return gids[index];
+        return p.gid(index);
+    }
+
+    /**
+     * APM on this device's Ethernet ports: the soft transport migrates paths itself (IBA 17.2.8 over RoCEv2), so
+     * any device with a second address can; one with a single address (one port, one GID) has no alternate.
+     */
+    @Override
+    public boolean migratesPaths(int port) {
+        port(port, "ibv_query_port");
+        return queryDevice().supportsAutoPathMigration();
+    }
+
+    private DevicePort port(int port, String verb) {
+        if (port < 1 || port > ports.length) {
+            throw new RdmaException(verb, Errno.EINVAL, "port " + port + ": " + name + " has "
+                    + (ports.length == 1 ? "port 1 only" : "ports 1.." + ports.length));
+        }
+        return ports[port - 1];
     }
 
     @Override
@@ -219,18 +255,17 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         return asyncEvents;
     }
 
-    /** The addresses (GID-table order) as ints. */
+    /** The addresses as ints: port 1's GID table, then port 2's, and so on. */
     public int[] addresses() {
         return addresses.clone();
     }
 
     /** Whether {@code ip} is one of this device's addresses. */
     public boolean owns(int ip) {
-        return gidIndexOf(ip) >= 0;
+        return indexOf(ip) >= 0;
     }
 
-    /** The GID index of {@code ip}, or -1. */
-    public int gidIndexOf(int ip) {
+    private int indexOf(int ip) {
         for (int i = 0; i < addresses.length; i++) {
             if (addresses[i] == ip) {
                 return i;
@@ -239,14 +274,51 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         return -1;
     }
 
+    /** The GID index of {@code ip} in its port's GID table, or -1. */
+    public int gidIndexOf(int ip) {
+        int i = indexOf(ip);
+        return i < 0 ? -1 : gidIndexOfAddress[i];
+    }
+
+    /** The port that holds {@code ip} (1-based), or 0. */
+    public int portOf(int ip) {
+        int i = indexOf(ip);
+        return i < 0 ? 0 : portOfAddress[i].number();
+    }
+
+    /** Number of ports ({@code phys_port_cnt}). */
+    public int portCount() {
+        return ports.length;
+    }
+
+    /** Whether {@code port} (1-based) is ACTIVE. */
+    public boolean isPortActive(int port) {
+        return port(port, "ibv_query_port").isActive();
+    }
+
+    /**
+     * Takes {@code port} DOWN (an unplugged cable: its links neither send nor receive, {@code IBV_EVENT_PORT_ERR})
+     * or brings it back ACTIVE ({@code IBV_EVENT_PORT_ACTIVE}). No event when the state does not change. Any thread.
+     *
+     * @throws RdmaException EINVAL for a port the device does not have
+     */
+    public void setPortActive(int port, boolean active) {
+        DevicePort p = port(port, "set_port_state");
+        if (p.setActive(active)) {
+            asyncEvents.raisePort(active ? dev.ibex.cm.spi.AsyncEventType.PORT_ACTIVE
+                    : dev.ibex.cm.spi.AsyncEventType.PORT_ERR, port);
+        }
+    }
+
     /** The port's active MTU (the path MTU the CM should use). */
     public Mtu activeMtu() {
         return activeMtu;
     }
 
-    /** The link of GID index {@code index}. */
-    public Link link(int index) {
-        return links[index];
+    /** The link of the address {@code ip} (one of the device's), or {@code null}. */
+    public Link linkOf(int ip) {
+        int i = indexOf(ip);
+        return i < 0 ? null : links[i];
     }
 
     /** Datagrams dropped on arrival, by reason. */
@@ -333,8 +405,8 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     }
 
     /**
-     * Resolves an address vector: port 1, a global route (RoCE), a populated source GID index and an IPv4-mapped
-     * destination GID.
+     * Resolves an address vector: a port of the device, a global route (RoCE), a populated source GID index of that
+     * port and an IPv4-mapped destination GID.
      *
      * @throws RdmaException EINVAL otherwise
      */
@@ -342,15 +414,13 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         if (attr == null) {
             throw new RdmaException(verb, Errno.EINVAL, "no address vector given");
         }
-        if (attr.portNum() != 1) {
-            throw new RdmaException(verb, Errno.EINVAL, "port " + attr.portNum() + ": the soft device has port 1 only");
-        }
+        DevicePort p = port(attr.portNum(), verb);
         if (!attr.isGlobal() || attr.dgid() == null) {
             throw new RdmaException(verb, Errno.EINVAL, "RoCE address vectors need a global route (a GID)");
         }
-        if (attr.sgidIndex() < 0 || attr.sgidIndex() >= gids.length) {
-            throw new RdmaException(verb, Errno.EINVAL, "source GID index " + attr.sgidIndex()
-                    + " is not populated (the table has " + gids.length + " entries)");
+        if (attr.sgidIndex() < 0 || attr.sgidIndex() >= p.gidCount()) {
+            throw new RdmaException(verb, Errno.EINVAL, "source GID index " + attr.sgidIndex() + " of port "
+                    + p.number() + " is not populated (the table has " + p.gidCount() + " entries)");
         }
         Gid dgid = attr.dgid();
         if (!dgid.isIpv4Mapped()) {
@@ -359,8 +429,8 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         }
         Inet4Address ip = (Inet4Address) dgid.toInetAddress();
         int dstIp = Ipv4.toInt(ip);
-        Link link = links[attr.sgidIndex()];
-        return new Route(attr, link, dstIp, new InetSocketAddress(ip, link.port()));
+        Link link = p.link(attr.sgidIndex());
+        return new Route(attr, p.number(), link, dstIp, new InetSocketAddress(ip, link.port()));
     }
 
     /** Copies inline data at native address {@code addr} through the MR that holds it (lkey first, else any). */
@@ -455,18 +525,18 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         }
         // Like uverbs on hot-unplug: applications see DEVICE_FATAL, the CM reports DEVICE_REMOVAL to ids on it.
         asyncEvents.raiseDevice(dev.ibex.cm.spi.AsyncEventType.DEVICE_FATAL);
-        for (Link l : links) {
-            l.close();
+        for (DevicePort p : ports) {
+            p.close();
         }
         tracker.closed(this);
     }
 
     @Override
     public String toString() {
-        List<String> a = new ArrayList<>();
-        for (int ip : addresses) {
-            a.add(Ipv4.toString(ip));
+        List<List<String>> a = new ArrayList<>();
+        for (DevicePort p : ports) {
+            a.add(p.describe());
         }
-        return "SoftDevice[" + name + " " + a + " mtu " + activeMtu.bytes() + "]";
+        return "SoftDevice[" + name + " " + (ports.length == 1 ? a.get(0) : a) + " mtu " + activeMtu.bytes() + "]";
     }
 }

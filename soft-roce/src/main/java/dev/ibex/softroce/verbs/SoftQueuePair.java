@@ -5,7 +5,6 @@ import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.Gid;
-import dev.ibex.cm.spi.MigState;
 import dev.ibex.cm.spi.Mtu;
 import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.ProtectionDomain;
@@ -64,26 +63,19 @@ public final class SoftQueuePair implements QueuePair {
 
     // attributes, written by modify while both tasks are held, read by the tasks
     private volatile int accessFlags;
-    private volatile int pkeyIndex;
-    private volatile int port = 1;
     private volatile int qkey;
-    private volatile Route route;
-    private volatile Route altRoute;
-    private volatile int altPort;
-    private volatile int altTimeout;
-    private volatile int altPkeyIndex;
+    /** Primary and alternate path, port, P_Key index, ACK timeout and the APM state. */
+    private final PathMigration paths = new PathMigration(this);
     private volatile Mtu pathMtu = Mtu.MTU_1024;
     private volatile int mtuBytes = 1024;
     private volatile int destQpn;
     private volatile int rqPsn;
     private volatile int sqPsn;
-    private volatile int timeout;
     private volatile int retryCnt;
     private volatile int rnrRetry;
     private volatile int minRnrTimer;
     private volatile int maxRdAtomic;
     private volatile int maxDestRdAtomic;
-    private volatile MigState migState = MigState.MIGRATED;
     private volatile boolean enSqdAsyncNotify;
     private volatile boolean sqDraining;
 
@@ -246,8 +238,8 @@ public final class SoftQueuePair implements QueuePair {
         for (int j = 0; j < n; j++) {
             total += Integer.toUnsignedLong(b.sgeLength(i, j));
         }
-        if (total > device.queryPort(1).maxMessageSize()) {
-            return "message of " + total + " bytes exceeds the port's maximum of " + device.queryPort(1).maxMessageSize();
+        if (total > SoftDevice.MAX_MESSAGE_SIZE) {
+            return "message of " + total + " bytes exceeds the port's maximum of " + SoftDevice.MAX_MESSAGE_SIZE;
         }
         boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         boolean inline = (flags & SendFlags.INLINE) != 0;
@@ -501,16 +493,26 @@ public final class SoftQueuePair implements QueuePair {
             if (!QpTransitions.isValid(type, cur, next, mask)) {
                 throw einval(QpTransitions.explain(type, cur, next, mask));
             }
+            checkValues(attr);
             Route newRoute = attr.has(QpAttr.AV) ? device.resolve(attr.ahAttr(), "ibv_modify_qp") : null;
             Route newAlt = attr.has(QpAttr.ALT_PATH) ? device.resolve(attr.altAhAttr(), "ibv_modify_qp") : null;
-            checkValues(attr);
+            String why = PathMigration.check(paths.current(), attr, next);
+            if (why != null) {
+                throw einval(why);
+            }
             RuntimeException[] failure = new RuntimeException[1];
             sender.task().runExclusive(() -> responder.task().runExclusive(() -> {
                 if (!state.compareAndSet(cur.ordinal(), next.ordinal())) {
                     failure[0] = einval("the QP changed state concurrently (now " + state() + ")");
                     return;
                 }
-                apply(attr, newRoute, newAlt, cur, next);
+                String raced = paths.apply(attr, next, newRoute, newAlt);
+                if (raced != null) { // a packet changed the migration state since the check above
+                    state.compareAndSet(next.ordinal(), cur.ordinal());
+                    failure[0] = einval(raced);
+                    return;
+                }
+                apply(attr, cur, next);
             }));
             if (failure[0] != null) {
                 throw failure[0];
@@ -520,8 +522,8 @@ public final class SoftQueuePair implements QueuePair {
 
     private void checkValues(QpAttr a) {
         var dev = device.queryDevice();
-        if (a.has(QpAttr.PORT) && a.portNum() != 1) {
-            throw einval("port_num " + a.portNum() + ": the soft device has port 1 only");
+        if (a.has(QpAttr.PORT) && (a.portNum() < 1 || a.portNum() > device.portCount())) {
+            throw einval("port_num " + a.portNum() + ": " + device.name() + " has ports 1.." + device.portCount());
         }
         if (a.has(QpAttr.PKEY_INDEX) && a.pkeyIndex() != 0) {
             throw einval("pkey_index " + a.pkeyIndex() + ": the P_Key table has one entry (index 0)");
@@ -553,12 +555,20 @@ public final class SoftQueuePair implements QueuePair {
         if (a.has(QpAttr.DEST_QPN) && (a.destQpNum() & ~0xFFFFFF) != 0) {
             throw einval("dest_qp_num must fit in 24 bits, got 0x" + Integer.toHexString(a.destQpNum()));
         }
-        if (a.has(QpAttr.ALT_PATH) && (a.altPortNum() != 1 || a.altTimeout() < 0 || a.altTimeout() > 31
-                || a.altPkeyIndex() != 0)) {
-            throw einval("the alternate path needs port 1, P_Key index 0 and a timeout within 0..31");
-        }
-        if (a.has(QpAttr.PATH_MIG_STATE) && a.pathMigState() == MigState.ARMED) {
-            throw einval("path_mig_state can be set to MIGRATED or REARM only");
+        if (a.has(QpAttr.ALT_PATH)) {
+            if (a.altPortNum() < 1 || a.altPortNum() > device.portCount()) {
+                throw einval("alt_port_num " + a.altPortNum() + ": " + device.name() + " has ports 1.."
+                        + device.portCount());
+            }
+            if (a.altAhAttr() == null || a.altAhAttr().portNum() != a.altPortNum()) {
+                throw einval("alt_ah_attr must name the alternate port alt_port_num " + a.altPortNum());
+            }
+            if (a.altPkeyIndex() != 0) {
+                throw einval("alt_pkey_index " + a.altPkeyIndex() + ": the P_Key table has one entry (index 0)");
+            }
+            if (a.altTimeout() < 0 || a.altTimeout() > 31) {
+                throw einval("alt_timeout must be within 0..31, got " + a.altTimeout());
+            }
         }
         if (a.has(QpAttr.AV) && type == QpType.RC && isMulticast(a.ahAttr().dgid())) {
             throw einval("an RC QP cannot be connected to a multicast address");
@@ -573,28 +583,13 @@ public final class SoftQueuePair implements QueuePair {
         return new RdmaException("ibv_modify_qp", Errno.EINVAL, why);
     }
 
-    /** Applies a validated modify; both tasks are held. */
-    private void apply(QpAttr a, Route newRoute, Route newAlt, QpState cur, QpState next) {
+    /** Applies a validated modify (the paths are done); both tasks are held. */
+    private void apply(QpAttr a, QpState cur, QpState next) {
         if (a.has(QpAttr.ACCESS_FLAGS)) {
             accessFlags = a.accessFlags();
         }
-        if (a.has(QpAttr.PKEY_INDEX)) {
-            pkeyIndex = a.pkeyIndex();
-        }
-        if (a.has(QpAttr.PORT)) {
-            port = a.portNum();
-        }
         if (a.has(QpAttr.QKEY)) {
             qkey = a.qkey();
-        }
-        if (newRoute != null) {
-            route = newRoute;
-        }
-        if (newAlt != null) {
-            altRoute = newAlt;
-            altPort = a.altPortNum();
-            altTimeout = a.altTimeout();
-            altPkeyIndex = a.altPkeyIndex();
         }
         if (a.has(QpAttr.PATH_MTU)) {
             pathMtu = a.pathMtu();
@@ -608,9 +603,6 @@ public final class SoftQueuePair implements QueuePair {
         }
         if (a.has(QpAttr.SQ_PSN)) {
             sqPsn = a.sqPsn();
-        }
-        if (a.has(QpAttr.TIMEOUT)) {
-            timeout = a.timeout();
         }
         if (a.has(QpAttr.RETRY_CNT)) {
             retryCnt = a.retryCnt();
@@ -627,14 +619,12 @@ public final class SoftQueuePair implements QueuePair {
         if (a.has(QpAttr.MAX_DEST_RD_ATOMIC)) {
             maxDestRdAtomic = a.maxDestRdAtomic();
         }
-        if (a.has(QpAttr.PATH_MIG_STATE)) {
-            migState = a.pathMigState();
-        }
         if (a.has(QpAttr.EN_SQD_ASYNC_NOTIFY)) {
             enSqdAsyncNotify = a.enSqdAsyncNotify();
         }
         switch (next) {
             case RESET -> {
+                paths.reset();
                 sq.clear();
                 if (rq != null) {
                     rq.clear();
@@ -669,12 +659,13 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public QpAttr query(int mask) {
         requireOpen();
+        PathMigration.Paths p = paths.current();
         QpAttr a = new QpAttr()
                 .state(state())
                 .curState(state())
                 .accessFlags(accessFlags)
-                .pkeyIndex(pkeyIndex)
-                .portNum(port)
+                .pkeyIndex(p.primary().pkeyIndex())
+                .portNum(p.primary().port())
                 .qkey(qkey)
                 .pathMtu(pathMtu)
                 .destQpNum(destQpn)
@@ -683,23 +674,22 @@ public final class SoftQueuePair implements QueuePair {
                         ? responder.expectedPsn() : rqPsn)
                 .sqPsn(state.get() == QpState.RTS.ordinal() || state.get() == QpState.SQD.ordinal()
                         ? sender.nextPsn() : sqPsn)
-                .timeout(timeout)
+                .timeout(p.primary().timeout())
                 .retryCnt(retryCnt)
                 .rnrRetry(rnrRetry)
                 .minRnrTimer(minRnrTimer)
                 .maxRdAtomic(maxRdAtomic)
                 .maxDestRdAtomic(maxDestRdAtomic)
-                .pathMigState(migState)
+                .pathMigState(p.state())
                 .enSqdAsyncNotify(enSqdAsyncNotify)
                 .cap(cap)
                 .sqDraining(sqDraining);
-        Route r = route;
-        if (r != null) {
-            a.ahAttr(r.attr());
+        if (p.route() != null) {
+            a.ahAttr(p.route().attr());
         }
-        Route alt = altRoute;
+        PathMigration.Path alt = p.alternate();
         if (alt != null) {
-            a.altPath(alt.attr(), altPort, altTimeout).altPkeyIndex(altPkeyIndex);
+            a.altPath(alt.route().attr(), alt.port(), alt.timeout()).altPkeyIndex(alt.pkeyIndex());
         }
         return a;
     }
@@ -755,9 +745,8 @@ public final class SoftQueuePair implements QueuePair {
         if (op.transport() != Opcode.Transport.RC) {
             return true;
         }
-        Route r = route;
-        if (r == null || !onPath(r, srcIp, srcPort, dstIp)) {
-            return false;
+        if (!paths.accept(srcIp, srcPort, dstIp, pkt.migReq())) {
+            return false; // neither this QP's primary path nor (migrating) its alternate: dropped, as rdmavt does
         }
         if (op.isRequest()) {
             if (s >= QpState.RTR.ordinal() && s <= QpState.SQD.ordinal()) {
@@ -769,14 +758,6 @@ public final class SoftQueuePair implements QueuePair {
         return true;
     }
 
-    /**
-     * rxe's check_addr, and the UDP port too: an RC packet counts only when it comes from the peer's address and
-     * port on the path (every soft-roce device sends from the fabric's port) to the local address of that path.
-     * Anything else is forged or misdirected, and believing it would let a third party ACK, NAK or inject.
-     */
-    private static boolean onPath(Route r, int srcIp, int srcPort, int dstIp) {
-        return r.dstIp() == srcIp && r.srcIp() == dstIp && r.destination().getPort() == srcPort;
-    }
 
     /** A WQE for SRQ receives, owned by a responder. */
     public static RecvWqe newScratchRecvWqe(int maxSge) {
@@ -836,8 +817,14 @@ public final class SoftQueuePair implements QueuePair {
         return qkey;
     }
 
+    /** The primary route (where RC packets go now). */
     public Route route() {
-        return route;
+        return paths.current().route();
+    }
+
+    /** The paths and the migration state (APM). */
+    public PathMigration paths() {
+        return paths;
     }
 
     public int destQpn() {
@@ -848,8 +835,9 @@ public final class SoftQueuePair implements QueuePair {
         return mtuBytes;
     }
 
+    /** The local ACK timeout of the primary path (IBA time value; 0 = none). */
     public int timeout() {
-        return timeout;
+        return paths.current().primary().timeout();
     }
 
     public int retryCnt() {

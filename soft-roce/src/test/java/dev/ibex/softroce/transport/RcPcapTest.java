@@ -136,7 +136,7 @@ class RcPcapTest {
                 .as("SEND, WRITE, READ, atomic").isEqualTo("4");
     }
 
-    private static String findTshark() {
+    static String findTshark() {
         for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
             Path p = Path.of(d, "tshark");
             if (Files.isExecutable(p)) {

@@ -30,11 +30,17 @@ class ApmRdmaOperationsTest {
     private static final int WRITE_AT = 512 << 10;
     private static final int WRITE_LEN = 4096;
 
-    @ParameterizedTest(name = "mode: {0}")
-    @ValueSource(ints = {0, 1, 2})
-    void writesReadsAndAtomicsInFlightCompleteExactlyOnce(int mode) {
-        boolean forced = mode == 1;
-        boolean burst = mode == 2;
+    /**
+     * {@code cut}: the primary dies, the requester migrates when its retries run out; {@code forced}: the requester
+     * forces the migration; {@code burst}: no APM, the path is dead for 100 ms (the go-back-N a migration relies on:
+     * this case caught a plain ACK completing an atomic without its data and a stale ACK ending a READ's response
+     * sequence in the completer).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"cut", "forced", "burst"})
+    void writesReadsAndAtomicsInFlightCompleteExactlyOnce(String mode) {
+        boolean forced = mode.equals("forced");
+        boolean burst = mode.equals("burst");
         Harness.Params params = new Harness.Params();
         params.timeout = 16;
         try (ApmPair p = new ApmPair(true, params, Map.of())) {
@@ -70,7 +76,7 @@ class ApmRdmaOperationsTest {
             p.x.qp.postSend(sb, n);
             if (burst) {
                 p.cut(ApmPair.A, ApmPair.B);
-                try { Thread.sleep(100); } catch (InterruptedException e) { }
+                sleep(100);
                 p.heal(ApmPair.A, ApmPair.B);
             } else if (forced) {
                 p.x.qp.modify(new dev.ibex.cm.spi.QpAttr().pathMigState(MigState.MIGRATED));
@@ -113,6 +119,14 @@ class ApmRdmaOperationsTest {
             assertThat(p.count(p.x, AsyncEventType.PATH_MIG)).isEqualTo(1);
             p.awaitEvent(p.y, AsyncEventType.PATH_MIG, WAIT);
             assertThat(p.primaryFrom(p.x)).isEqualTo(ApmPair.A2);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -19,6 +19,8 @@ final class FaultSettings {
     static final String REORDER_HOLD_MICROS = SoftRoceConfig.FAULT_PREFIX + "reorderHoldMicros";
     /** Probability that a datagram is sent twice. */
     static final String DUPLICATE = SoftRoceConfig.FAULT_PREFIX + "duplicate";
+    /** A file whose appended lines are {@link FaultCommands} applied at run time (watched by the fabric). */
+    static final String CONTROL = SoftRoceConfig.FAULT_PREFIX + "control";
     /** Delay added to every datagram, in microseconds. */
     static final String DELAY_MICROS = SoftRoceConfig.FAULT_PREFIX + "delayMicros";
 

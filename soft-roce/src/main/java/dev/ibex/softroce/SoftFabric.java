@@ -47,6 +47,8 @@ public final class SoftFabric implements Fabric {
     private final FaultInjector faults;
     private final List<SoftDevice> devices = new ArrayList<>();
     private final CmService cm;
+    private final FaultCommands faultCommands = new FaultCommands(this);
+    private final FaultControlFile controlFile;
     private volatile boolean closed;
 
     SoftFabric(SoftRoceConfig config) {
@@ -91,6 +93,9 @@ public final class SoftFabric implements Fabric {
             break;
         }
         this.cm = service;
+        String control = config.faults().get(FaultSettings.CONTROL, null);
+        this.controlFile = control == null || control.isBlank() ? null
+                : new FaultControlFile(java.nio.file.Path.of(control.strip()), faultCommands);
         LOG.debug("soft-roce fabric open: {}", devices);
     }
 
@@ -225,6 +230,14 @@ public final class SoftFabric implements Fabric {
         return faults;
     }
 
+    /**
+     * The fault commands of this fabric ({@code cut A B}, {@code port DEVICE N down}, {@code drop P} …), for a
+     * sample's stdin or a test; {@code ibex.softroce.fault.control} names a file whose appended lines are applied too.
+     */
+    public FaultCommands faultCommands() {
+        return faultCommands;
+    }
+
     /** The live-resource tracker (the CM registers its ids and channels here). */
     public ResourceTracker tracker() {
         return tracker;
@@ -243,6 +256,9 @@ public final class SoftFabric implements Fabric {
                 return;
             }
             closed = true;
+        }
+        if (controlFile != null) {
+            controlFile.close();
         }
         if (cm != null) {
             try {

@@ -225,8 +225,10 @@ public final class PathMigration {
                     }
                     continue;
                 }
-                if (!onPrimary && !s.errorRaised()) {
-                    // the peer migrated to a path that is not our alternate: the two ends disagree
+                if (!onPrimary && !s.errorRaised() && primary != null
+                        && srcPort == primary.destination().getPort()) {
+                    // a soft-roce peer (it sends from the fabric's port; anything else is no peer of ours) migrated
+                    // to a path that is not our alternate: the two ends disagree
                     if (current.compareAndSet(s, s.with(s.primary(), alt, s.state(), true))) {
                         qp.raise(AsyncEventType.PATH_MIG_ERR);
                         return false;

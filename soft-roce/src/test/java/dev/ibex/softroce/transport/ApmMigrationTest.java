@@ -14,7 +14,15 @@ import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.verbs.SoftQueuePair;
+import dev.ibex.softroce.wire.Aeth;
+import dev.ibex.softroce.wire.Opcode;
+import dev.ibex.softroce.wire.PacketBuilder;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import org.awaitility.Awaitility;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -202,6 +210,38 @@ class ApmMigrationTest {
             }
             assertThat(p.sendError).isNull();
             assertThat(p.count(p.y, PATH_MIG)).isEqualTo(4);
+        }
+    }
+
+    /**
+     * The alternate path is accepted like the primary: from its peer address and UDP port only. A MigReq = 1 ACK
+     * from the alternate's peer address but another UDP port does not migrate an ARMED QP (dropped and counted);
+     * the real peer's packets on the alternate still do.
+     */
+    @Test
+    void onlyTheAlternatesPeerAddressAndPortCanMigrate() throws Exception {
+        try (ApmPair p = armed(true)) {
+            SoftQueuePair x = (SoftQueuePair) p.x.qp;
+            long before = p.da.dropCounts().offPath();
+            try (DatagramChannel intruder = DatagramChannel.open()) {
+                intruder.bind(new InetSocketAddress(ApmPair.B2, 0));
+                int srcPort = ((InetSocketAddress) intruder.getLocalAddress()).getPort();
+                ByteBuffer bb = ByteBuffer.allocateDirect(256);
+                int len = new PacketBuilder().begin(MemorySegment.ofBuffer(bb), 0, Opcode.RC_ACKNOWLEDGE)
+                        .destQp(x.qpNum()).psn(p.params.psnA).migReq(true).aeth(Aeth.ack(Aeth.CREDITS_UNLIMITED), 0)
+                        .finishIpv4(ApmPair.ip(ApmPair.B2), ApmPair.ip(ApmPair.A2), srcPort,
+                                p.h.fabric.config().udpPort());
+                bb.limit(len);
+                intruder.send(bb, new InetSocketAddress(ApmPair.A2, p.h.fabric.config().udpPort()));
+            }
+            Awaitility.await().atMost(WAIT).until(() -> p.da.dropCounts().offPath() > before);
+            assertThat(x.paths().dropped()).isPositive();
+            assertThat(p.mig(p.x)).as("a forged MigReq = 1 migrates nothing").isEqualTo(MigState.ARMED);
+            assertThat(p.count(p.x, PATH_MIG) + p.count(p.x, PATH_MIG_ERR)).isZero();
+            p.y.qp.modify(new QpAttr().pathMigState(MigState.MIGRATED)); // the real peer, on the alternate
+            p.stream(50, WAIT);
+            p.awaitEvent(p.x, PATH_MIG, WAIT);
+            assertThat(p.primaryFrom(p.x)).isEqualTo(ApmPair.A2);
         }
     }
 }

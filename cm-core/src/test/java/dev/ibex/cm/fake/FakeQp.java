@@ -197,13 +197,26 @@ public final class FakeQp implements QueuePair {
                         if (alternate == null) {
                             throw new RdmaException("ibv_modify_qp", Errno.EINVAL, "REARM without an alternate path");
                         }
-                        mig = MigState.ARMED; // both ends agree at once in the fake
+                        if (mig == MigState.ARMED) {
+                            throw new RdmaException("ibv_modify_qp", Errno.EINVAL, "REARM while ARMED");
+                        }
+                        mig = MigState.REARM;
+                        // ARMED only when the peer re-armed too (the MigReq = 0 exchange, instant in the fake)
+                        if (peer != null && peer.mig != MigState.MIGRATED) {
+                            mig = MigState.ARMED;
+                            peer.mig = MigState.ARMED;
+                        }
                     }
                     case MIGRATED -> {
-                        if (mig != MigState.ARMED) {
+                        if (mig == MigState.REARM) {
                             throw new RdmaException("ibv_modify_qp", Errno.EINVAL, "can only migrate when ARMED");
                         }
-                        migrate();
+                        if (mig == MigState.ARMED) {
+                            migrate();
+                            if (peer != null && peer.mig == MigState.ARMED) {
+                                peer.migrate(); // its first packet on the alternate
+                            }
+                        }
                     }
                     case ARMED -> throw new RdmaException("ibv_modify_qp", Errno.EINVAL, "ARMED is not settable");
                 }
@@ -394,7 +407,8 @@ public final class FakeQp implements QueuePair {
     }
 
     /**
-     * The primary path fails: an ARMED QP migrates (PATH_MIG on it and its peer), otherwise PATH_MIG_ERR.
+     * The primary path fails: an ARMED QP migrates (PATH_MIG on it and, as its first packet on the alternate
+     * arrives, on its ARMED peer), otherwise PATH_MIG_ERR.
      */
     public void failPrimaryPath() {
         synchronized (fabric.lock) {
@@ -420,9 +434,7 @@ public final class FakeQp implements QueuePair {
     }
 
     private void migrate() {
-        AhAttr old = primary;
-        primary = alternate;
-        alternate = old;
+        primary = alternate; // the alternate stays loaded, equal to the new primary, until another is loaded
         mig = MigState.MIGRATED;
         raise(AsyncEventType.PATH_MIG);
     }

@@ -792,7 +792,22 @@ public final class Responder {
         return "resp{handled=" + handled + " dup=" + duplicates + " ooo=" + outOfSequence + " psn=0x"
                 + Integer.toHexString(psn) + " ackPsn=0x" + Integer.toHexString(ackPsn) + " msn=" + msn
                 + " opcode=" + opcode + " sentPsnNak=" + sentPsnNak + " wqe=" + (wqe != null) + " rq="
-                + (qp.rq() == null ? "srq" : qp.rq().size()) + " inboxDropped=" + inbox.dropped() + "}";
+                + (qp.rq() == null ? "srq" : qp.rq().size()) + " inboxDropped=" + inbox.dropped() + " resources="
+                + describeResources() + "}";
+    }
+
+    private String describeResources() {
+        StringBuilder sb = new StringBuilder("[");
+        for (ResponderResource r : resources) {
+            if (r.type != ResponderResource.NONE) {
+                sb.append(r.type == ResponderResource.READ ? 'R' : 'A').append(Integer.toHexString(r.firstPsn));
+                if (r.lastPsn != r.firstPsn) {
+                    sb.append('-').append(Integer.toHexString(r.lastPsn));
+                }
+                sb.append(' ');
+            }
+        }
+        return sb.append(']').toString();
     }
 
     // ---- error state ------------------------------------------------------------------------------------

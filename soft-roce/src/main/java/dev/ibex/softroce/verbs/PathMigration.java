@@ -275,6 +275,18 @@ public final class PathMigration {
         }
     }
 
+    @Override
+    public String toString() {
+        Paths s = current.get();
+        return "paths{" + s.state() + " primary=" + describe(s.primary()) + " alternate=" + describe(s.alternate())
+                + " dropped=" + dropped.sum() + (s.errorRaised() ? " PATH_MIG_ERR" : "") + "}";
+    }
+
+    private static String describe(Path p) {
+        return p == null || p.route() == null ? "none" : dev.ibex.softroce.wire.Ipv4.toString(p.route().srcIp())
+                + "->" + dev.ibex.softroce.wire.Ipv4.toString(p.route().dstIp()) + "/port" + p.port();
+    }
+
     /** Whether the local port of {@code path} is up (a path whose local port is down cannot carry anything). */
     private boolean usable(Path path) {
         return path != null && path.route() != null && qp.device().isPortActive(path.route().port());

@@ -914,7 +914,8 @@ public final class SoftQueuePair implements QueuePair {
 
     /** Transport state for diagnostics (racy snapshot). */
     public String describe() {
-        return this + " " + sender.describe() + " " + responder.describe() + " deviceDrops=" + device.dropCounts();
+        return this + " " + paths + " " + sender.describe() + " " + responder.describe() + " deviceDrops="
+                + device.dropCounts();
     }
 
     @Override

@@ -1,7 +1,9 @@
 package dev.ibex.cm.endpoint;
 
-import dev.ibex.cm.RdmaException;
+import dev.ibex.cm.PathMigrationException;
+import dev.ibex.cm.PathMigrationException.Reason;
 import dev.ibex.cm.loop.LoopDevice;
+import dev.ibex.cm.loop.ScheduledTask;
 import dev.ibex.cm.spi.AhAttr;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.MigState;
@@ -9,19 +11,31 @@ import dev.ibex.cm.spi.PathRecord;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QueuePair;
 import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A connection's automatic path migration: resolves an alternate route with a {@link RouteLookup}, loads it into
- * the QP ({@code ALT_PATH} + {@code PATH_MIG_STATE = REARM}), turns PATH_MIG / PATH_MIG_ERR into path events and,
- * when the connection asks for it, re-arms after a migration with the former primary path. Loop-confined.
+ * the QP ({@code ALT_PATH} + {@code PATH_MIG_STATE = REARM}), watches for the QP to become ARMED (the verbs raise no
+ * event for it: the QP is queried, backing off from 1 ms to 100 ms, until it is ARMED or migrates), turns PATH_MIG /
+ * PATH_MIG_ERR into path events that name the path now primary, forces migrations only from ARMED, and re-arms with
+ * the former primary — on request ({@link #rearm}) or, with {@code rearmAfterMigration}, after every migration.
+ * Loop-confined.
  */
 final class AlternatePaths implements RouteLookup.Callback {
+    private static final long POLL_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long POLL_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final Connection connection;
     private InetSocketAddress primaryLocal;
     private InetSocketAddress primaryRemote;
     private InetSocketAddress alternateLocal;
     private InetSocketAddress alternateRemote;
+    /** The primary before the last migration: what {@link #rearm} loads. */
+    private InetSocketAddress formerLocal;
+    private InetSocketAddress formerRemote;
     private RouteLookup lookup;
+    private ScheduledTask armedPoll;
+    private long pollNanos;
 
     AlternatePaths(Connection connection) {
         this.connection = connection;
@@ -33,7 +47,7 @@ final class AlternatePaths implements RouteLookup.Callback {
     }
 
     void load(InetSocketAddress local, InetSocketAddress remote) {
-        close();
+        cancelLookup();
         alternateLocal = local;
         alternateRemote = remote;
         lookup = new RouteLookup(connection.loop(), local, remote, connection.options().resolveTimeoutMs(), this);
@@ -52,23 +66,33 @@ final class AlternatePaths implements RouteLookup.Callback {
         try {
             LoopDevice d = connection.loopDevice();
             if (device != d.context()) {
-                throw new IllegalArgumentException("the alternate path leaves through " + device.device().name()
-                        + ", not through the connection's device " + d.context().device().name()
-                        + ": APM migrates between ports of one device");
+                throw new PathMigrationException("ibv_modify_qp", Reason.LOAD_FAILED, "the alternate path leaves"
+                        + " through " + device.device().name() + ", not through the connection's device "
+                        + d.context().device().name() + ": APM migrates between ports of one device");
             }
             int sgidIndex = device.gidIndexOf(port, route.sgid());
             if (sgidIndex < 0) {
-                throw new IllegalArgumentException("no GID index on port " + port + " holds " + route.sgid());
+                throw new PathMigrationException("ibv_modify_qp", Reason.LOAD_FAILED, "no GID index on port " + port
+                        + " holds " + route.sgid());
             }
             AhAttr ah = new AhAttr(route.dgid(), route.flowLabel(), sgidIndex, route.hopLimit(), route.trafficClass(),
                     route.dlid(), route.sl(), 0, route.rate(), true, port);
             QueuePair qp = connection.qp();
-            QpAttr current = qp.query(QpAttr.TIMEOUT | QpAttr.PKEY_INDEX);
+            QpAttr current = qp.query(QpAttr.TIMEOUT | QpAttr.PKEY_INDEX | QpAttr.PATH_MIG_STATE);
+            if (current.pathMigState() == MigState.ARMED) {
+                throw new PathMigrationException("ibv_modify_qp", Reason.LOAD_FAILED, "the QP is ARMED with an"
+                        + " alternate path already: migrate first (the IBA loads alternates while MIGRATED or REARM)");
+            }
             qp.modify(new QpAttr().altPath(ah, port, current.timeout()).altPkeyIndex(current.pkeyIndex())
                     .pathMigState(MigState.REARM));
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_LOADED, null));
+            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_LOADED, null, primary()));
+            watchForArmed();
+        } catch (PathMigrationException e) {
+            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, e, primary()));
         } catch (RuntimeException e) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, e));
+            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, new PathMigrationException(
+                    "ibv_modify_qp", Reason.LOAD_FAILED, "the alternate path " + alternateLocal + " -> "
+                    + alternateRemote + " could not be loaded: " + e.getMessage(), e), primary()));
         }
     }
 
@@ -79,42 +103,125 @@ final class AlternatePaths implements RouteLookup.Callback {
         }
         lookup = null;
         if (connection.state() == ConnectionState.ESTABLISHED) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, error));
+            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, error, primary()));
+        }
+    }
+
+    /** Queries the QP until it is ARMED (event) or no longer REARM; backs off so an idle connection costs little. */
+    private void watchForArmed() {
+        cancelPoll();
+        pollNanos = POLL_MIN_NANOS;
+        armedPoll = connection.loop().schedule(this::pollArmed, pollNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void pollArmed() {
+        armedPoll = null;
+        if (connection.state() != ConnectionState.ESTABLISHED || connection.qp() == null) {
+            return;
+        }
+        MigState s;
+        try {
+            s = connection.qp().query(QpAttr.PATH_MIG_STATE).pathMigState();
+        } catch (RuntimeException e) {
+            return; // the QP is going away
+        }
+        if (s == MigState.ARMED) {
+            connection.pathEvent(new PathEvent(PathEvent.Type.ARMED, null, primary()));
+        } else if (s == MigState.REARM) {
+            pollNanos = Math.min(POLL_MAX_NANOS, pollNanos * 2);
+            armedPoll = connection.loop().schedule(this::pollArmed, pollNanos, TimeUnit.NANOSECONDS);
         }
     }
 
     void migrated() {
-        connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATED, null));
-        if (connection.options().rearmAfterMigration() && alternateLocal != null && primaryLocal != null
-                && connection.state() == ConnectionState.ESTABLISHED) {
-            // the alternate is now the primary: the old primary becomes the next alternate
-            InetSocketAddress l = primaryLocal;
-            InetSocketAddress r = primaryRemote;
+        cancelPoll();
+        if (alternateLocal != null) {
+            formerLocal = primaryLocal;
+            formerRemote = primaryRemote;
             primaryLocal = alternateLocal;
             primaryRemote = alternateRemote;
-            load(l, r);
+        }
+        connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATED, null, primary()));
+        if (connection.options().rearmAfterMigration() && formerLocal != null
+                && connection.state() == ConnectionState.ESTABLISHED) {
+            load(formerLocal, formerRemote); // the old primary becomes the next alternate
         }
     }
 
     void migrationError() {
-        connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, new RdmaException("ibv_get_async_event", 0,
-                "PATH_MIG_ERR: the QP could not migrate to its alternate path (the alternate paths of the two ends "
-                        + "disagree, or the alternate link is down)")));
+        connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, new PathMigrationException(
+                "ibv_get_async_event", Reason.MIGRATION_FAILED, "PATH_MIG_ERR: the QP could not migrate to its"
+                + " alternate path (the alternate paths of the two ends disagree, or the local alternate port is"
+                + " down)"), primary()));
     }
 
+    /** A forced migration: only an ARMED QP can; anything else is reported as a typed MIGRATION_ERROR. */
     void force() {
         try {
+            MigState s = state();
+            if (s != MigState.ARMED) {
+                throw new PathMigrationException("ibv_modify_qp", Reason.NOT_ARMED, "the QP is " + s + ": "
+                        + (s == MigState.REARM ? "its peer has not re-armed yet (no MigReq = 0 packet arrived); load "
+                                + "the alternate on both ends and let traffic flow"
+                                : "load an alternate path first (alternatePath, or rearm after a migration)"));
+            }
             connection.qp().modify(new QpAttr().pathMigState(MigState.MIGRATED));
+        } catch (PathMigrationException e) {
+            connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, e, primary()));
         } catch (RuntimeException e) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, e));
+            connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, new PathMigrationException(
+                    "ibv_modify_qp", Reason.MIGRATION_FAILED, e.getMessage(), e), primary()));
         }
     }
 
-    void close() {
+    /** Loads the primary of before the last migration as the alternate again; ALTERNATE_FAILED if there is none. */
+    void rearm() {
+        if (formerLocal == null) {
+            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, new PathMigrationException(
+                    "ibv_modify_qp", Reason.LOAD_FAILED, "nothing to re-arm with: the connection has not migrated"
+                    + " (load an alternate path with alternatePath)"), primary()));
+            return;
+        }
+        load(formerLocal, formerRemote);
+    }
+
+    /** The QP's migration state now. */
+    MigState state() {
+        QueuePair qp = connection.qp();
+        return qp == null ? null : qp.query(QpAttr.PATH_MIG_STATE).pathMigState();
+    }
+
+    /** The QP's primary path now, or {@code null}. */
+    RdmaPath primary() {
+        QueuePair qp = connection.qp();
+        LoopDevice d = connection.loopDevice();
+        if (qp == null || d == null) {
+            return null;
+        }
+        try {
+            return RdmaPath.of(d.context(), qp.query(QpAttr.AV).ahAttr());
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private void cancelLookup() {
         if (lookup != null) {
             RouteLookup l = lookup;
             lookup = null;
             l.abort();
         }
+    }
+
+    private void cancelPoll() {
+        if (armedPoll != null) {
+            armedPoll.cancel();
+            armedPoll = null;
+        }
+    }
+
+    void close() {
+        cancelLookup();
+        cancelPoll();
     }
 }

@@ -4,6 +4,7 @@ import static dev.ibex.cm.endpoint.ConnectionState.*;
 
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.cm.PathMigrationException;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.BufferOwner;
@@ -25,6 +26,8 @@ import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.ConnParam;
 import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.DeviceContext;
+import dev.ibex.cm.spi.MigState;
+import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpCap;
@@ -1241,11 +1244,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /**
      * Loads an alternate path for automatic path migration: resolves a route from {@code localAlternate} to
      * {@code remoteAlternate} with a temporary CM id on this loop, loads it into the QP and re-arms it
-     * ({@code IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE = REARM}). The outcome, and later migrations, arrive as
-     * {@link ConnectionHandler#onPathEvent}. Both ends must load matching alternates. Any thread.
+     * ({@code IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE = REARM}): {@link PathEvent.Type#ALTERNATE_LOADED}. The QP
+     * becomes ARMED — able to migrate — only when the peer has loaded the mirrored path and re-armed too and traffic
+     * has shown it ({@link PathEvent.Type#ARMED}); later migrations arrive as {@link PathEvent.Type#MIGRATED}, all
+     * through {@link ConnectionHandler#onPathEvent}. Any thread.
      *
      * @throws IllegalStateException when not established
-     * @throws RdmaException (ENOTSUP) when the device cannot migrate paths
+     * @throws PathMigrationException (ENOTSUP) when the device or port cannot migrate paths, before the QP is touched
      */
     public void alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate) {
         Objects.requireNonNull(localAlternate, "localAlternate");
@@ -1259,8 +1264,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         });
     }
 
-    /** Forces a migration to the loaded alternate path ({@code path_mig_state = MIGRATED}); any thread. */
-    public void migratePath() {
+    /**
+     * Forces a migration to the loaded alternate path ({@code path_mig_state = MIGRATED}); any thread. Only an ARMED
+     * QP migrates: otherwise {@link PathEvent.Type#MIGRATION_ERROR} with a {@link PathMigrationException}
+     * ({@link PathMigrationException.Reason#NOT_ARMED}).
+     *
+     * @throws PathMigrationException (ENOTSUP) when the device or port cannot migrate paths
+     */
+    public void migrate() {
         checkEstablished();
         checkApm();
         loop.run(() -> {
@@ -1270,22 +1281,69 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         });
     }
 
+    /**
+     * After a migration, loads the former primary path as the alternate again and re-arms (what
+     * {@link ConnectionOptions#withRearmAfterMigration} does by itself); {@link PathEvent.Type#ALTERNATE_FAILED}
+     * when the connection has not migrated. Any thread.
+     *
+     * @throws PathMigrationException (ENOTSUP) when the device or port cannot migrate paths
+     */
+    public void rearm() {
+        checkEstablished();
+        checkApm();
+        loop.run(() -> {
+            if (state == ESTABLISHED) {
+                paths.rearm();
+            }
+        });
+    }
+
+    /**
+     * The QP's path migration state now ({@code ibv_query_qp}): MIGRATED (no usable alternate), REARM (loaded, the
+     * peer not yet re-armed) or ARMED; {@code null} without a QP. Any thread.
+     */
+    public MigState pathMigrationState() {
+        try {
+            return paths.state();
+        } catch (RuntimeException closed) {
+            return null;
+        }
+    }
+
+    /** The path the QP uses now (local, remote, port), from its attributes; {@code null} without a QP. Any thread. */
+    public RdmaPath primaryPath() {
+        return paths.primary();
+    }
+
     private void checkApm() {
         LoopDevice d = device;
         if (d == null) {
             return;
         }
-        String name = d.context().device().name();
-        if (!d.attributes().supportsAutoPathMigration()) {
-            throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, name + " has no automatic path migration "
-                    + "(IBV_DEVICE_AUTO_PATH_MIG is not set); reconnect over another path instead");
-        }
         CmId cm = id;
         int port = cm == null ? 1 : Math.max(1, cm.portNum());
-        if (!d.context().migratesPaths(port)) {
-            throw new RdmaException("ibv_modify_qp", Errno.ENOTSUP, name + " port " + port + " is RoCE: the device "
-                    + "claims automatic path migration, but Linux supports alternate paths on InfiniBand only; "
-                    + "reconnect over another path instead");
+        check(d.context(), port);
+    }
+
+    /**
+     * Whether a QP on {@code port} of {@code device} can load an alternate path; a typed refusal that says why
+     * otherwise (no {@code IBV_DEVICE_AUTO_PATH_MIG} — a soft device with one address has no alternate — or a
+     * RoCE/iWARP port where the provider loads none).
+     */
+    static void check(DeviceContext device, int port) {
+        String name = device.device().name();
+        if (!device.queryDevice().supportsAutoPathMigration()) {
+            throw new PathMigrationException("ibv_modify_qp", PathMigrationException.Reason.NO_AUTO_PATH_MIG, name
+                    + " has no automatic path migration (IBV_DEVICE_AUTO_PATH_MIG is not set; a soft-roce device"
+                    + " needs a second address for an alternate path); reconnect over another path instead");
+        }
+        if (!device.migratesPaths(port)) {
+            String link = device.queryPort(port).linkLayer() == PortAttributes.LINK_LAYER_ETHERNET ? "RoCE"
+                    : "not InfiniBand (iWARP?)";
+            throw new PathMigrationException("ibv_modify_qp", PathMigrationException.Reason.LINK_LAYER, name
+                    + " port " + port + " is " + link + ": the device claims automatic path migration, but Linux"
+                    + " loads alternate paths on InfiniBand ports only (IBV_QP_ALT_PATH is EINVAL on RoCE); reconnect"
+                    + " over another path instead");
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ibex.cm.Errno;
+import dev.ibex.cm.PathMigrationException;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.fake.FakeFabric;
 import dev.ibex.cm.fake.FakeQp;
@@ -46,11 +47,15 @@ class ApmTest {
     void loadsAnAlternatePathMigratesAndReportsIt() throws Exception {
         connect(ConnectionOptions.DEFAULT);
         c.alternatePath(ALT, ALT);
-        s.alternatePath(ALT, ALT);
-        await().until(() -> client.events().contains("path ALTERNATE_LOADED")
-                && t.server.events().contains("path ALTERNATE_LOADED"));
+        await().until(() -> client.events().contains("path ALTERNATE_LOADED"));
         FakeQp qp = (FakeQp) c.qp();
+        assertThat(qp.migrationState()).as("loaded is not armed: the peer has not re-armed")
+                .isEqualTo(MigState.REARM);
+        assertThat(c.pathMigrationState()).isEqualTo(MigState.REARM);
+        s.alternatePath(ALT, ALT);
+        await().until(() -> client.events().contains("path ARMED") && t.server.events().contains("path ARMED"));
         assertThat(qp.migrationState()).isEqualTo(MigState.ARMED);
+        assertThat(client.events()).containsSubsequence("path ALTERNATE_LOADED", "path ARMED");
         QpAttr a = ConnectionLoopbackTest.on(c.loop(), () -> c.qp().query(QpAttr.ALL));
         assertThat(a.altAhAttr().portNum()).isEqualTo(1);
         assertThat(a.altAhAttr().sgidIndex()).isZero();
@@ -59,6 +64,10 @@ class ApmTest {
         qp.failPrimaryPath(); // the primary link dies: both ends migrate
         await().until(() -> client.events().contains("path MIGRATED") && t.server.events().contains("path MIGRATED"));
         assertThat(qp.migrationState()).isEqualTo(MigState.MIGRATED);
+        PathEvent migrated = client.paths.stream().filter(e -> e.type() == PathEvent.Type.MIGRATED).findFirst()
+                .orElseThrow();
+        assertThat(migrated.primary()).as("the event names the path now primary").isNotNull();
+        assertThat(migrated.primary()).isEqualTo(c.primaryPath());
         // without the re-arm policy nothing is loaded again: a second failure cannot migrate
         qp.failPrimaryPath();
         await().until(() -> client.events().contains("path MIGRATION_ERROR"));
@@ -71,13 +80,36 @@ class ApmTest {
     @Test
     void theRearmPolicyLoadsTheFormerPrimaryAfterAMigration() throws Exception {
         connect(ConnectionOptions.DEFAULT.withRearmAfterMigration(true));
+        c.migrate(); // nothing loaded: a typed refusal, nothing touched
+        await().until(() -> client.events().contains("path MIGRATION_ERROR"));
+        assertThat(client.paths.getLast().cause()).isInstanceOfSatisfying(PathMigrationException.class,
+                e -> assertThat(e.reason()).isEqualTo(PathMigrationException.Reason.NOT_ARMED));
         c.alternatePath(ALT, ALT);
-        await().until(() -> client.events().contains("path ALTERNATE_LOADED"));
-        c.migratePath(); // forced migration
-        await().until(() -> client.events().stream().filter("path ALTERNATE_LOADED"::equals).count() == 2);
-        assertThat(client.events()).containsSubsequence("path ALTERNATE_LOADED", "path MIGRATED",
-                "path ALTERNATE_LOADED");
+        s.alternatePath(ALT, ALT);
+        await().until(() -> client.events().contains("path ARMED") && t.server.events().contains("path ARMED"));
+        c.migrate(); // forced migration
+        await().until(() -> client.events().stream().filter("path ARMED"::equals).count() == 2
+                && t.server.events().stream().filter("path ARMED"::equals).count() == 2);
+        assertThat(client.events()).containsSubsequence("path ALTERNATE_LOADED", "path ARMED", "path MIGRATED",
+                "path ALTERNATE_LOADED", "path ARMED");
         assertThat(((FakeQp) c.qp()).migrationState()).isEqualTo(MigState.ARMED);
+    }
+
+    @Test
+    void rearmLoadsTheFormerPrimaryOnRequest() throws Exception {
+        connect(ConnectionOptions.DEFAULT);
+        c.rearm();
+        await().until(() -> client.events().contains("path ALTERNATE_FAILED"));
+        assertThat(client.paths.getLast().cause()).hasMessageContaining("has not migrated");
+        c.alternatePath(ALT, ALT);
+        s.alternatePath(ALT, ALT);
+        await().until(() -> client.events().contains("path ARMED"));
+        c.migrate();
+        await().until(() -> client.events().contains("path MIGRATED") && t.server.events().contains("path MIGRATED"));
+        c.rearm();
+        s.rearm();
+        await().until(() -> client.events().stream().filter("path ARMED"::equals).count() == 2);
+        assertThat(c.pathMigrationState()).isEqualTo(MigState.ARMED);
     }
 
     @Test
@@ -103,8 +135,11 @@ class ApmTest {
         Recorder r = new Recorder();
         Connection x = noApm.connect(r, null, ConnectionOptions.DEFAULT);
         r.established.get(5, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> x.alternatePath(ALT, ALT)).isInstanceOfSatisfying(RdmaException.class,
-                e -> assertThat(e.errno()).isEqualTo(Errno.ENOTSUP)).hasMessageContaining("no automatic path migration");
+        assertThatThrownBy(() -> x.alternatePath(ALT, ALT)).isInstanceOfSatisfying(PathMigrationException.class,
+                e -> {
+                    assertThat(e.errno()).isEqualTo(Errno.ENOTSUP);
+                    assertThat(e.reason()).isEqualTo(PathMigrationException.Reason.NO_AUTO_PATH_MIG);
+                }).hasMessageContaining("no automatic path migration");
         noApm.tearDown();
         t.start(); // give the shared tearDown something to close
     }
@@ -125,9 +160,13 @@ class ApmTest {
         Connection x = rxeLike.connect(r, null, ConnectionOptions.DEFAULT);
         r.established.get(5, TimeUnit.SECONDS);
         assertThat(x.device().queryDevice().supportsAutoPathMigration()).isTrue();
-        assertThatThrownBy(() -> x.alternatePath(ALT, ALT)).isInstanceOfSatisfying(RdmaException.class,
-                e -> assertThat(e.errno()).isEqualTo(Errno.ENOTSUP)).hasMessageContaining("is RoCE");
-        assertThatThrownBy(x::migratePath).isInstanceOf(RdmaException.class).hasMessageContaining("is RoCE");
+        assertThatThrownBy(() -> x.alternatePath(ALT, ALT)).isInstanceOfSatisfying(PathMigrationException.class,
+                e -> {
+                    assertThat(e.errno()).isEqualTo(Errno.ENOTSUP);
+                    assertThat(e.reason()).isEqualTo(PathMigrationException.Reason.LINK_LAYER);
+                }).hasMessageContaining("is RoCE");
+        assertThatThrownBy(x::migrate).isInstanceOf(PathMigrationException.class).hasMessageContaining("is RoCE");
+        assertThatThrownBy(x::rearm).isInstanceOf(PathMigrationException.class).hasMessageContaining("is RoCE");
         assertThat(r.paths).isEmpty();
         rxeLike.tearDown();
         t.start(); // give the shared tearDown something to close

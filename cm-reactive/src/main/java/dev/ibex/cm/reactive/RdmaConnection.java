@@ -91,13 +91,31 @@ public interface RdmaConnection extends Disposable {
     Flux<ConnectionEvent> events();
 
     /**
-     * Loads an alternate path for automatic path migration (both ends must load matching alternates); completes
-     * when it is loaded, fails with {@code RdmaException} ENOTSUP when the device cannot migrate.
+     * Loads an alternate path for automatic path migration and re-arms: completes when it is loaded
+     * (ALTERNATE_PATH_LOADED); the QP migrates only once ARMED (PATH_ARMED), which takes the peer's mirrored path and
+     * traffic. Fails fast with a {@link dev.ibex.cm.PathMigrationException} (ENOTSUP, with its reason) when the
+     * device or port cannot migrate: rdma-core on RoCE/iWARP, a device without {@code AUTO_PATH_MIG}, a soft-roce
+     * device with a single address.
      */
     Mono<Void> alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate);
 
-    /** Forces a migration to the loaded alternate path; completes on PATH_MIGRATED, fails on PATH_MIG_ERROR. */
-    Mono<Void> migratePath();
+    /**
+     * Forces a migration to the loaded alternate path; completes on PATH_MIGRATED, fails with a
+     * {@link dev.ibex.cm.PathMigrationException} on PATH_MIG_ERROR or when the QP is not ARMED.
+     */
+    Mono<Void> migrate();
+
+    /**
+     * After a migration, loads the former primary path as the alternate again and re-arms; completes when loaded,
+     * fails when the connection has not migrated.
+     */
+    Mono<Void> rearm();
+
+    /** The QP's migration state now: MIGRATED, REARM or ARMED ({@code null} once closed). */
+    dev.ibex.cm.spi.MigState pathMigrationState();
+
+    /** The path the QP uses now (local, remote, port), or {@code null} once closed. */
+    dev.ibex.cm.endpoint.RdmaPath primaryPath();
 
     /** Completes when the connection is closed and everything is released. */
     Mono<Void> onDispose();

@@ -266,46 +266,61 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     public Mono<Void> alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate) {
         Objects.requireNonNull(localAlternate, "localAlternate");
         Objects.requireNonNull(remoteAlternate, "remoteAlternate");
+        return pathCommand(true, () -> connection.alternatePath(localAlternate, remoteAlternate), "alternatePath");
+    }
+
+    @Override
+    public Mono<Void> migrate() {
+        return pathCommand(false, connection::migrate, "migrate");
+    }
+
+    @Override
+    public Mono<Void> rearm() {
+        return pathCommand(true, connection::rearm, "rearm");
+    }
+
+    /**
+     * Issues a path command on the loop; its outcome arrives as a path event: ALTERNATE_LOADED/FAILED for loads
+     * ({@code load}), MIGRATED/MIGRATION_ERROR for a forced migration. A later command of the same kind supersedes an
+     * unanswered one.
+     */
+    private Mono<Void> pathCommand(boolean load, Runnable command, String name) {
         return Mono.create(sink -> onLoop(() -> {
             if (closed || connection.state() != ConnectionState.ESTABLISHED) {
                 sink.error(notUsable());
                 return;
             }
-            MonoSink<Void> previous = pendingAlternate;
-            pendingAlternate = sink; // set first: the outcome may be reported synchronously
+            MonoSink<Void> previous = load ? pendingAlternate : pendingMigration;
+            if (load) {
+                pendingAlternate = sink; // set first: the outcome may be reported synchronously
+            } else {
+                pendingMigration = sink;
+            }
             try {
-                connection.alternatePath(localAlternate, remoteAlternate);
+                command.run();
             } catch (RuntimeException e) {
-                pendingAlternate = previous;
+                if (load) {
+                    pendingAlternate = previous;
+                } else {
+                    pendingMigration = previous;
+                }
                 sink.error(e);
                 return;
             }
             if (previous != null) {
-                previous.error(new IllegalStateException("superseded by a later alternatePath"));
+                previous.error(new IllegalStateException("superseded by a later " + name));
             }
         }, sink::error));
     }
 
     @Override
-    public Mono<Void> migratePath() {
-        return Mono.create(sink -> onLoop(() -> {
-            if (closed || connection.state() != ConnectionState.ESTABLISHED) {
-                sink.error(notUsable());
-                return;
-            }
-            MonoSink<Void> previous = pendingMigration;
-            pendingMigration = sink;
-            try {
-                connection.migratePath();
-            } catch (RuntimeException e) {
-                pendingMigration = previous;
-                sink.error(e);
-                return;
-            }
-            if (previous != null) {
-                previous.error(new IllegalStateException("superseded by a later migratePath"));
-            }
-        }, sink::error));
+    public dev.ibex.cm.spi.MigState pathMigrationState() {
+        return closed ? null : connection.pathMigrationState();
+    }
+
+    @Override
+    public dev.ibex.cm.endpoint.RdmaPath primaryPath() {
+        return closed ? null : connection.primaryPath();
     }
 
     @Override
@@ -439,36 +454,37 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     void pathEvent(PathEvent e) {
         switch (e.type()) {
             case ALTERNATE_LOADED -> {
-                emit(ConnectionEvent.of(ConnectionEvent.Type.ALTERNATE_PATH_LOADED));
-                MonoSink<Void> s = pendingAlternate;
-                pendingAlternate = null;
-                if (s != null) {
-                    s.success();
-                }
+                emit(ConnectionEvent.path(ConnectionEvent.Type.ALTERNATE_PATH_LOADED, null, e.primary()));
+                complete(true, null);
             }
             case ALTERNATE_FAILED -> {
-                emit(ConnectionEvent.failure(ConnectionEvent.Type.ALTERNATE_PATH_FAILED, e.cause()));
-                MonoSink<Void> s = pendingAlternate;
-                pendingAlternate = null;
-                if (s != null) {
-                    s.error(e.cause());
-                }
+                emit(ConnectionEvent.path(ConnectionEvent.Type.ALTERNATE_PATH_FAILED, e.cause(), e.primary()));
+                complete(true, e.cause());
             }
+            case ARMED -> emit(ConnectionEvent.path(ConnectionEvent.Type.PATH_ARMED, null, e.primary()));
             case MIGRATED -> {
-                emit(ConnectionEvent.of(ConnectionEvent.Type.PATH_MIGRATED));
-                MonoSink<Void> s = pendingMigration;
-                pendingMigration = null;
-                if (s != null) {
-                    s.success();
-                }
+                emit(ConnectionEvent.path(ConnectionEvent.Type.PATH_MIGRATED, null, e.primary()));
+                complete(false, null);
             }
             case MIGRATION_ERROR -> {
-                emit(ConnectionEvent.failure(ConnectionEvent.Type.PATH_MIG_ERROR, e.cause()));
-                MonoSink<Void> s = pendingMigration;
-                pendingMigration = null;
-                if (s != null) {
-                    s.error(e.cause());
-                }
+                emit(ConnectionEvent.path(ConnectionEvent.Type.PATH_MIG_ERROR, e.cause(), e.primary()));
+                complete(false, e.cause());
+            }
+        }
+    }
+
+    private void complete(boolean load, Throwable error) {
+        MonoSink<Void> s = load ? pendingAlternate : pendingMigration;
+        if (load) {
+            pendingAlternate = null;
+        } else {
+            pendingMigration = null;
+        }
+        if (s != null) {
+            if (error == null) {
+                s.success();
+            } else {
+                s.error(error);
             }
         }
     }
@@ -478,7 +494,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     }
 
     void deviceEvent(AsyncEvent e) {
-        emit(new ConnectionEvent(ConnectionEvent.Type.DEVICE_EVENT, null, e));
+        emit(new ConnectionEvent(ConnectionEvent.Type.DEVICE_EVENT, null, e, null));
     }
 
     void error(Throwable t) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.Errno;
+import dev.ibex.cm.PathMigrationException;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.fake.FakeCmId;
 import dev.ibex.cm.fake.FakeQp;
@@ -60,24 +61,32 @@ class EventsTest {
     void pathsLoadMigrateAndFailAsEvents() {
         connect(true);
         StepVerifier.create(client.alternatePath(ALT, ALT)).expectComplete().verify(WAIT);
+        await().until(() -> seen.contains(ConnectionEvent.Type.PATH_ARMED)); // the server re-armed too
+        assertThat(client.pathMigrationState()).isEqualTo(dev.ibex.cm.spi.MigState.ARMED);
         FakeQp qp = (FakeQp) client.connection().qp();
         qp.failPrimaryPath(); // both ends are armed: they migrate
         await().until(() -> seen.contains(ConnectionEvent.Type.PATH_MIGRATED));
         qp.failPrimaryPath(); // nothing loaded any more
         await().until(() -> seen.contains(ConnectionEvent.Type.PATH_MIG_ERROR));
         assertThat(seen).containsExactly(ConnectionEvent.Type.ESTABLISHED,
-                ConnectionEvent.Type.ALTERNATE_PATH_LOADED, ConnectionEvent.Type.PATH_MIGRATED,
-                ConnectionEvent.Type.PATH_MIG_ERROR);
+                ConnectionEvent.Type.ALTERNATE_PATH_LOADED, ConnectionEvent.Type.PATH_ARMED,
+                ConnectionEvent.Type.PATH_MIGRATED, ConnectionEvent.Type.PATH_MIG_ERROR);
+        assertThat(client.pathMigrationState()).isEqualTo(dev.ibex.cm.spi.MigState.MIGRATED);
         StepVerifier.create(client.send(Mono.just("still here"))).expectComplete().verify(WAIT);
     }
 
     @Test
     void aForcedMigrationCompletesOnMigratedAndFailsWithoutAlternate() {
         connect(true);
-        StepVerifier.create(client.alternatePath(ALT, ALT).then(client.migratePath())).expectComplete()
-                .verify(WAIT);
+        StepVerifier.create(client.alternatePath(ALT, ALT)).expectComplete().verify(WAIT);
+        await().until(() -> seen.contains(ConnectionEvent.Type.PATH_ARMED));
+        StepVerifier.create(client.migrate()).expectComplete().verify(WAIT);
         assertThat(seen).contains(ConnectionEvent.Type.PATH_MIGRATED);
-        StepVerifier.create(client.migratePath()).expectError().verify(WAIT);
+        StepVerifier.create(client.migrate())
+                .expectErrorSatisfies(e -> assertThat(((PathMigrationException) e).reason())
+                        .isEqualTo(PathMigrationException.Reason.NOT_ARMED))
+                .verify(WAIT);
+        StepVerifier.create(client.rearm()).expectComplete().verify(WAIT);
     }
 
     @Test
@@ -87,9 +96,13 @@ class EventsTest {
         server = RdmaServer.create().runOn(hosts.group).host("10.0.0.1").port(7471).bindNow();
         client = RdmaClient.create().runOn(hosts.group).remoteAddress(server.address()).connectNow();
         StepVerifier.create(client.alternatePath(ALT, ALT))
-                .expectErrorSatisfies(e -> assertThat(((RdmaException) e).errno()).isEqualTo(Errno.ENOTSUP))
+                .expectErrorSatisfies(e -> {
+                    assertThat(((RdmaException) e).errno()).isEqualTo(Errno.ENOTSUP);
+                    assertThat(((PathMigrationException) e).reason())
+                            .isEqualTo(PathMigrationException.Reason.NO_AUTO_PATH_MIG);
+                })
                 .verify(WAIT);
-        StepVerifier.create(client.migratePath()).expectError(RdmaException.class).verify(WAIT);
+        StepVerifier.create(client.migrate()).expectError(PathMigrationException.class).verify(WAIT);
     }
 
     @Test

@@ -29,7 +29,8 @@ final class SoftHosts implements AutoCloseable {
     /** An address on loopback where no fabric listens: CM requests go unanswered. */
     static final String NOBODY_IP = "127.0.0.9";
 
-    final int udpPort = FreePort.on(SERVER_IP, CLIENT_IP);
+    final int udpPort = FreePort.on(SERVER_IP, CLIENT_IP, "127.0.0.12", "127.0.0.13");
+    private Map<String, String> extra = Map.of();
     final Fabric serverFabric;
     final Fabric clientFabric;
     final EventLoopGroup server;
@@ -51,7 +52,7 @@ final class SoftHosts implements AutoCloseable {
     }
 
     private SoftHosts(BufferPool.Options buffers, String clientDevices) {
-        this(buffers, clientDevices, 18);
+        this(buffers, "srv=" + SERVER_IP, clientDevices, 18, Map.of());
     }
 
     /**
@@ -59,13 +60,21 @@ final class SoftHosts implements AutoCloseable {
      * a few seconds (7 retries) does not end a connection with RETRY_EXC_ERR.
      */
     static SoftHosts patient() {
-        return new SoftHosts(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "cli=" + CLIENT_IP,
-                21);
+        return new SoftHosts(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "srv=" + SERVER_IP,
+                "cli=" + CLIENT_IP, 21, Map.of());
     }
 
-    private SoftHosts(BufferPool.Options buffers, String clientDevices, int caAckDelay) {
+    /** Both hosts' devices given (the first address of each should be {@link #SERVER_IP} / {@link #CLIENT_IP}). */
+    SoftHosts(String serverDevices, String clientDevices, Map<String, String> extra) {
+        this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), serverDevices, clientDevices,
+                18, extra);
+    }
+
+    private SoftHosts(BufferPool.Options buffers, String serverDevices, String clientDevices, int caAckDelay,
+            Map<String, String> extra) {
         this.caAckDelay = caAckDelay;
-        serverFabric = open("srv=" + SERVER_IP);
+        this.extra = extra;
+        serverFabric = open(serverDevices);
         clientFabric = open(clientDevices);
         LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
                 .withBuffers(buffers.withLeakTracking(true)) // local access only: peers get exposures
@@ -87,6 +96,7 @@ final class SoftHosts implements AutoCloseable {
         p.put("ibex.softroce.cm.caAckDelay", Integer.toString(caAckDelay));
         // a receiver without demand stalls its sender in RNR back-off for as long as it likes: with rnr_retry 7
         // the soft transport waits it out without using retry_cnt (as rxe does), so no retry workaround is set
+        p.putAll(extra);
         return new SoftRoceProvider().open(ProviderConfig.of(p));
     }
 

@@ -42,8 +42,10 @@ final class AlternatePaths implements RouteLookup.Callback {
     }
 
     void established(InetSocketAddress local, InetSocketAddress remote) {
-        primaryLocal = local;
-        primaryRemote = remote;
+        // addresses only: the connection's own port stays bound by its id (a route lookup binding it again would be
+        // EADDRINUSE when this path is loaded back as the alternate)
+        primaryLocal = local == null ? null : new InetSocketAddress(local.getAddress(), 0);
+        primaryRemote = remote == null ? null : new InetSocketAddress(remote.getAddress(), 0);
     }
 
     void load(InetSocketAddress local, InetSocketAddress remote) {

@@ -1,7 +1,10 @@
 package dev.ibex.it.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CmId;
@@ -12,6 +15,7 @@ import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpState;
+import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.SendFlags;
@@ -78,34 +82,64 @@ public interface AsyncEventConformance extends Conformance {
         assertThat(e.qp()).isSameAs(p.serverQp);
     }
 
+    /** Loads each QP's own primary path as its alternate and re-arms it (the IBA allows the same path). */
+    private static void rearmWithPrimary(QueuePair qp) {
+        QpAttr now = qp.query(QpAttr.ALL);
+        qp.modify(new QpAttr().altPath(now.ahAttr(), now.portNum(), now.timeout())
+                .altPkeyIndex(now.pkeyIndex()).pathMigState(MigState.REARM));
+    }
+
+    /** RDMA WRITEs from the client (their ACKs flow back) until {@code done}, bounded by the pump's timeout. */
+    private void writeUntil(RcPair p, java.util.function.BooleanSupplier done, String what) {
+        long deadline = System.nanoTime() + pump().timeout().toNanos();
+        long id = 7000;
+        while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as(what).isNegative();
+            SendBatch b = sends(1, 1);
+            b.wrId(0, id++).opcode(0, WrOpcode.RDMA_WRITE).flags(0, SendFlags.SIGNALED)
+                    .single(0, p.clientMem.address(0), 8, p.clientMem.lkey())
+                    .rdma(0, p.serverMem.address(0), p.serverMem.rkey());
+            p.clientQp.postSend(b, 1);
+            assertThat(pump().completions(p.clientCq, 1)).hasSize(1);
+        }
+    }
+
+    /**
+     * IBA 17.2.8: REARM becomes ARMED only on the wire — both ends re-armed and a packet (an ACK counts) showed it;
+     * a forced migration is PATH_MIG at once on the forcing end and, once its next packet arrives over the alternate,
+     * on the peer.
+     */
     @Test
     default void aForcedPathMigrationIsReportedAsPathMig() {
         provider().assume(Capability.APM);
         RcPair p = RcPair.connect(this);
         assertThat(p.client.device().queryDevice().supportsAutoPathMigration()).isTrue();
-        QpAttr now = p.clientQp.query(QpAttr.ALL);
-        p.clientQp.modify(new QpAttr().altPath(now.ahAttr(), now.portNum(), now.timeout())
-                .altPkeyIndex(now.pkeyIndex()).pathMigState(MigState.REARM));
-        long deadline = System.nanoTime() + pump().timeout().toNanos();
-        while (p.clientQp.query(QpAttr.PATH_MIG_STATE).pathMigState() != MigState.ARMED) {
-            assertThat(System.nanoTime() - deadline).as("the QP never became ARMED").isNegative();
-            pump().pump(Duration.ofMillis(10).toNanos());
-        }
+        rearmWithPrimary(p.clientQp);
+        rearmWithPrimary(p.serverQp);
+        writeUntil(p, () -> p.clientQp.query(QpAttr.PATH_MIG_STATE).pathMigState() == MigState.ARMED
+                && p.serverQp.query(QpAttr.PATH_MIG_STATE).pathMigState() == MigState.ARMED, "both QPs ARMED");
         p.clientQp.modify(new QpAttr().pathMigState(MigState.MIGRATED));
         AsyncEvent e = pump().expectAsync(p.client.device(), AsyncEventType.PATH_MIG);
         assertThat(e.qp()).isSameAs(p.clientQp);
         assertThat(p.clientQp.query(QpAttr.PATH_MIG_STATE).pathMigState()).isEqualTo(MigState.MIGRATED);
+        writeUntil(p, () -> p.serverQp.query(QpAttr.PATH_MIG_STATE).pathMigState() == MigState.MIGRATED,
+                "the server QP migrating on the client's next packet");
+        AsyncEvent s = pump().expectAsync(p.server.device(), AsyncEventType.PATH_MIG);
+        assertThat(s.qp()).isSameAs(p.serverQp);
     }
 
+    /** Loading an alternate re-arms the QP (REARM), never straight to ARMED, and leaves it in RTS. */
     @Test
-    default void anAlternatePathLoadsAndArms() {
+    default void anAlternatePathLoadsAndReArms() {
         provider().assume(Capability.APM);
         RcPair p = RcPair.connect(this);
-        QpAttr now = p.clientQp.query(QpAttr.ALL);
-        p.clientQp.modify(new QpAttr().altPath(now.ahAttr(), now.portNum(), now.timeout())
-                .altPkeyIndex(now.pkeyIndex()).pathMigState(MigState.REARM));
-        assertThat(p.clientQp.query(QpAttr.PATH_MIG_STATE).pathMigState()).isIn(MigState.REARM, MigState.ARMED);
+        rearmWithPrimary(p.clientQp);
+        assertThat(p.clientQp.query(QpAttr.PATH_MIG_STATE).pathMigState()).as("ARMED needs the peer")
+                .isEqualTo(MigState.REARM);
         assertThat(p.clientQp.state()).isEqualTo(QpState.RTS);
+        assertThatThrownBy(() -> p.clientQp.modify(new QpAttr().pathMigState(MigState.MIGRATED)))
+                .as("a forced migration needs ARMED").isInstanceOfSatisfying(RdmaException.class,
+                        x -> assertThat(x.errno()).isEqualTo(Errno.EINVAL));
     }
 
     @Test

@@ -15,7 +15,8 @@ import java.util.Optional;
 
 /**
  * The conformance suite against the soft-roce provider on this host: two soft devices on two loopback addresses
- * (client 127.0.0.2, server 127.0.0.3) and a UDP port of their own. Runs as soon as the provider is on the class
+ * (client 127.0.0.2, server 127.0.0.3; each with a second GID, 127.0.0.12 / 127.0.0.13, so APM runs too) and a UDP
+ * port of their own. Runs as soon as the provider is on the class
  * path and can open a fabric with a CM; until then it is skipped, saying why.
  */
 class SoftRoceConformanceTest extends ProviderConformanceSuite {
@@ -29,7 +30,6 @@ class SoftRoceConformanceTest extends ProviderConformanceSuite {
         String why = unusable(soft.get(), config);
         assumeTrue(why == null, () -> "soft-roce cannot run the suite yet: " + why);
         Map<Capability, String> missing = new EnumMap<>(Capability.class);
-        missing.put(Capability.APM, "soft-roce does not implement APM yet (it does not claim IBV_DEVICE_AUTO_PATH_MIG)");
         missing.put(Capability.ADDRESS_RESOLUTION_TIMEOUT, "soft devices resolve addresses locally: nothing to time out");
         return new ProviderUnderTest("soft-roce", config, config(port + 1), address("127.0.0.3"), address("127.0.0.2"), null, missing,
                 Duration.ofSeconds(20));
@@ -37,7 +37,8 @@ class SoftRoceConformanceTest extends ProviderConformanceSuite {
 
     private static ProviderConfig config(int port) {
         return ProviderConfig.of(Map.of(
-                "ibex.softroce.devices", "soft0=127.0.0.2,soft1=127.0.0.3",
+                // a second GID on each device: an alternate path exists, so the devices claim AUTO_PATH_MIG
+                "ibex.softroce.devices", "soft0=127.0.0.2+127.0.0.12,soft1=127.0.0.3+127.0.0.13",
                 "ibex.softroce.port", Integer.toString(port),
                 "ibex.softroce.timerScale", "0.01"));
     }

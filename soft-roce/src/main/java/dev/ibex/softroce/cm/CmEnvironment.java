@@ -37,4 +37,11 @@ public interface CmEnvironment {
     /** Drops what {@link #onCommEst} registered for {@code qp} (the QP is being destroyed). */
     default void forgetCommEst(QueuePair qp) {
     }
+
+    /**
+     * Arranges for {@code onPathMigrated} to run (on any thread) each time {@code qp} migrates to its alternate path
+     * ({@code IBV_EVENT_PATH_MIG}), until {@link #forgetCommEst} drops it. The default does nothing.
+     */
+    default void onPathMigrated(QueuePair qp, Runnable onPathMigrated) {
+    }
 }

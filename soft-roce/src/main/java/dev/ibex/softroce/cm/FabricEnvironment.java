@@ -34,6 +34,7 @@ final class FabricEnvironment implements CmEnvironment {
     private final SoftFabric fabric;
     private final List<FabricPort> ports = new ArrayList<>();
     private final Map<QueuePair, Runnable> commEst = new ConcurrentHashMap<>();
+    private final Map<QueuePair, Runnable> pathMigrated = new ConcurrentHashMap<>();
     private final List<Runnable> detach = new ArrayList<>();
     private final CmTimer timer;
 
@@ -71,6 +72,11 @@ final class FabricEnvironment implements CmEnvironment {
                     if (r != null) {
                         r.run();
                     }
+                } else if (e.type() == AsyncEventType.PATH_MIG && e.qp() != null) {
+                    Runnable r = pathMigrated.get(e.qp());
+                    if (r != null) {
+                        r.run();
+                    }
                 } else if (e.type() == AsyncEventType.DEVICE_FATAL) {
                     LOG.debug("device {} is gone: DEVICE_REMOVAL for its ids", d.name());
                     for (FabricPort p : ports) {
@@ -92,6 +98,7 @@ final class FabricEnvironment implements CmEnvironment {
         detach.forEach(Runnable::run);
         detach.clear();
         commEst.clear();
+        pathMigrated.clear();
     }
 
     private FabricPort port(int ip) {
@@ -131,5 +138,11 @@ final class FabricEnvironment implements CmEnvironment {
     @Override
     public void forgetCommEst(QueuePair qp) {
         commEst.remove(qp);
+        pathMigrated.remove(qp);
+    }
+
+    @Override
+    public void onPathMigrated(QueuePair qp, Runnable onPathMigrated) {
+        pathMigrated.put(qp, onPathMigrated);
     }
 }

@@ -50,6 +50,10 @@ public final class IbCmId {
     long serviceId;
     CmPort port;
     InetAddress remoteAddress;
+    /** The remote address before the last migration (its messages still count), or {@code null}. */
+    private InetAddress formerRemoteAddress;
+    /** Addresses of the QP's alternate path, or {@code null}. */
+    private java.util.function.Predicate<InetAddress> alternateSource;
     long remoteCaGuid;
     int localQpn;
     int remoteQpn;
@@ -123,7 +127,31 @@ public final class IbCmId {
      * GID), or any address while the peer is not known yet (a listener). Under the CM's lock.
      */
     boolean acceptsFrom(InetAddress source) {
-        return remoteAddress == null || remoteAddress.equals(source);
+        return remoteAddress == null || remoteAddress.equals(source) || source.equals(formerRemoteAddress)
+                || (alternateSource != null && alternateSource.test(source));
+    }
+
+    /**
+     * Also accept CM messages from addresses {@code alternate} names (the QP's alternate path, APM); under the CM's
+     * lock.
+     */
+    void alsoAcceptFrom(java.util.function.Predicate<InetAddress> alternate) {
+        this.alternateSource = alternate;
+    }
+
+    /**
+     * The connection migrated (APM, the kernel's {@code cm_migrate}): CM messages now go from {@code newPort} to
+     * {@code newRemote}; the former path's messages still count (a DREQ may be on its way). Under the CM's lock.
+     */
+    void followPath(CmPort newPort, InetAddress newRemote) {
+        if (remoteAddress == null || (newPort == port && newRemote.equals(remoteAddress))) {
+            return;
+        }
+        LOG.debug("id {}: the CM follows the migration to {} -> {}", Integer.toHexString(localId), newPort,
+                newRemote);
+        formerRemoteAddress = remoteAddress;
+        port = newPort;
+        remoteAddress = newRemote;
     }
 
     /** The path of the connection (the active side's route, or the one derived from the REQ). */

@@ -77,6 +77,8 @@ public final class SoftCmId implements CmId {
     private int ackTimeout = -1;
     private PathRecord route;
     private QueuePair qp;
+    /** APM: accepts CM messages from the QP's alternate path and follows its migrations (RC ids with a QP). */
+    private volatile CmPathFollower follower;
     private IbCmId ibId;
     private int qpNum;
     private boolean srq;
@@ -501,6 +503,7 @@ public final class SoftCmId implements CmId {
         conn.afOnly = afOnly;
         conn.ibId = child;
         conn.state = RdmaCmState.CONNECT;
+        child.alsoAcceptFrom(conn::fromAlternatePath);
         child.handler(conn::onIbEvent);
         child.context(conn);
         svc.register(conn);
@@ -596,6 +599,7 @@ public final class SoftCmId implements CmId {
                         route.pkey(), pd));
             } else {
                 ibId = svc.ibCm.createId(this::onIbEvent, this);
+                ibId.alsoAcceptFrom(this::fromAlternatePath);
                 ConnParam p = param == null ? ConnParam.DEFAULT : param;
                 ret = ibId.sendReq(new IbCmReqParam(device, dst.getAddress(), ps.serviceId(dst.getPort()), route,
                         qpNum, seqNum, responderResources, initiatorDepth, p.flowControl(),
@@ -867,6 +871,21 @@ public final class SoftCmId implements CmId {
         });
     }
 
+    /** Whether {@code source} is the remote end of the QP's alternate path (APM: accept its CM messages). */
+    private boolean fromAlternatePath(InetAddress source) {
+        CmPathFollower f = follower;
+        return f != null && f.test(source);
+    }
+
+    /** The QP migrated to its alternate path (APM): the CM's messages follow it. */
+    private void pathMigrated() {
+        svc.locked(() -> {
+            if (!closed && ibId != null && follower != null) {
+                follower.migrated(ibId);
+            }
+        });
+    }
+
     /** The QP received its first packet in RTR: the connection is usable even if the RTU was lost. */
     private void commEst() {
         svc.locked(() -> {
@@ -981,6 +1000,8 @@ public final class SoftCmId implements CmId {
             qp = q;
             if (qpType != QpType.UD) {
                 svc.env.onCommEst(q, () -> svc.env.timer().execute(this::commEst));
+                follower = new CmPathFollower(q, device.context(), svc.env);
+                svc.env.onPathMigrated(q, () -> svc.env.timer().execute(this::pathMigrated));
             }
             return q;
         });
@@ -997,6 +1018,7 @@ public final class SoftCmId implements CmId {
                     m.attached = false;
                 }
                 svc.env.forgetCommEst(q);
+                follower = null;
                 q.close();
             }
         });
@@ -1147,6 +1169,7 @@ public final class SoftCmId implements CmId {
                 QueuePair q = qp;
                 qp = null;
                 svc.env.forgetCommEst(q);
+                follower = null;
                 try {
                     q.close();
                 } catch (RuntimeException e) {

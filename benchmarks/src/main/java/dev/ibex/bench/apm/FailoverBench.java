@@ -215,7 +215,7 @@ public final class FailoverBench {
                     fabric.faults().heal(ip(primary[0]), ip(primary[1])).heal(ip(primary[1]), ip(primary[0]));
                     p.rearm(primary); // the healed path becomes the alternate of the new primary
                     p.armByTraffic();
-                } catch (IllegalStateException e) {
+                } catch (RuntimeException e) { // the QP failed by itself (RETRY_EXC_ERR: now in ERR)
                     failures++;
                     fabric.faults().reset();
                     if (p != null) {

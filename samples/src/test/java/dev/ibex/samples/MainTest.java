@@ -21,7 +21,7 @@ class MainTest {
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(rc).as(out).isZero();
         assertThat(out).startsWith("Ibex providers on the class path:")
-                .contains("[1/3] echo: a reactive echo over RC")
+                .contains("[1/4] echo: a reactive echo over RC")
                 .contains("soft-roce over loopback, server 127.0.0.2, client 127.0.0.3")
                 .contains("connect without token: REJECTED, server said \"unknown client\"")
                 .contains("server said \"welcome to the echo service\"")
@@ -32,17 +32,21 @@ class MainTest {
                 .contains("compare-swap 42 -> 7, now 7")
                 .contains("disconnected cleanly")
                 .contains("closed both hosts: every CM id, QP, CQ, MR and PD released")
-                .contains("[2/3] rsocket: RSocket over Ibex")
+                .contains("[2/4] rsocket: RSocket over Ibex")
                 .contains("PUT color=blue, GET color -> blue").contains("WATCH color saw [blue, red, green]")
                 .contains("200 GETs one at a time: round trip p50 ")
-                .contains("[3/3] pubsub: UD multicast publish/subscribe")
+                .contains("[3/4] pubsub: UD multicast publish/subscribe")
                 .containsPattern("published 3000 x 64 B in [0-9.]+ s: [0-9]+ messages/s")
                 // counts that add up are the section's own check; exact loss accounting: PubSubSampleTest
                 .containsPattern("subscriber 1: received \\d+, lost \\d+, out of order \\d+, duplicates 0; latency p50")
                 .containsPattern("subscriber 2: received \\d+, lost \\d+, .*left at #\\d+ and re-joined in [0-9.]+ ms "
                         + "\\(missed \\d+ while away\\)")
                 .contains("closed all four hosts: every membership, QP and buffer released")
-                .containsPattern("tour done in [0-9.]+ s: echo, rsocket, pubsub");
+                .contains("[4/4] apm: Automatic path migration")
+                .contains("PATH_MIG (client): now 127.0.0.13 -> 127.0.0.12 (port 2)")
+                .contains("PATH_MIG (server): now 127.0.0.2 -> 127.0.0.3 (port 1)")
+                .containsPattern("counts: sent (\\d+), received \\1, lost 0, duplicated 0")
+                .containsPattern("tour done in [0-9.]+ s: echo, rsocket, pubsub, apm");
     }
 
     @Test
@@ -59,7 +63,8 @@ class MainTest {
         buf.reset();
         assertThat(Main.run(new PrintStream(buf, true, StandardCharsets.UTF_8), "--list")).isZero();
         assertThat(buf.toString(StandardCharsets.UTF_8)).containsPattern("(?m)^echo +a reactive echo")
-                .containsPattern("(?m)^rsocket +RSocket over Ibex").containsPattern("(?m)^pubsub +UD multicast");
+                .containsPattern("(?m)^rsocket +RSocket over Ibex").containsPattern("(?m)^pubsub +UD multicast")
+                .containsPattern("(?m)^apm +Automatic path migration");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.ibex.samples.tour;
 
+import dev.ibex.samples.failover.FailoverSection;
 import dev.ibex.samples.demo.EchoSection;
 import dev.ibex.samples.kv.KvSection;
 import dev.ibex.samples.pubsub.PubSubSection;
@@ -14,7 +15,8 @@ public final class TourSections {
     public static final List<TourSection> ALL = List.of(
             new EchoSection(),
             new KvSection(),
-            new PubSubSection());
+            new PubSubSection(),
+            new FailoverSection());
 
     private TourSections() {}
 }

@@ -315,6 +315,11 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
         return activeMtu;
     }
 
+    /** The link of address {@code index} in {@link #addresses()} order (port 1's GID table first). */
+    public Link link(int index) {
+        return links[index];
+    }
+
     /** The link of the address {@code ip} (one of the device's), or {@code null}. */
     public Link linkOf(int ip) {
         int i = indexOf(ip);

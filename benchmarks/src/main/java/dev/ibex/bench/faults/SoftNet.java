@@ -43,23 +43,31 @@ public final class SoftNet implements AutoCloseable {
      * @param bufferSize bytes per registered buffer (the largest message)
      * @param loops event loops per host
      * @param extra more provider settings for both fabrics (e.g. {@code ibex.softroce.fault.seed})
+     * @param serverHere whether the server host lives in this JVM (else another process opens it on {@link #udpPort})
      */
-    public record Options(double timerScale, int bufferSize, int loops, Map<String, String> extra) {
-        public static final Options DEFAULT = new Options(1.0, 8192, 1, Map.of());
+    public record Options(double timerScale, int bufferSize, int loops, Map<String, String> extra,
+            boolean serverHere) {
+        public static final Options DEFAULT = new Options(1.0, 8192, 1, Map.of(), true);
 
         public Options withTimerScale(double scale) {
-            return new Options(scale, bufferSize, loops, extra);
+            return new Options(scale, bufferSize, loops, extra, serverHere);
         }
 
         public Options withBufferSize(int size) {
-            return new Options(timerScale, size, loops, extra);
+            return new Options(timerScale, size, loops, extra, serverHere);
         }
 
         public Options withExtra(Map<String, String> settings) {
-            return new Options(timerScale, bufferSize, loops, Map.copyOf(settings));
+            return new Options(timerScale, bufferSize, loops, Map.copyOf(settings), serverHere);
+        }
+
+        /** The server host in another process: only the client's fabric and loops open here. */
+        public Options withServerElsewhere() {
+            return new Options(timerScale, bufferSize, loops, extra, false);
         }
     }
 
+    private final Options options;
     private final int udpPort;
     private final SoftFabric serverFabric;
     private final SoftFabric clientFabric;
@@ -69,19 +77,15 @@ public final class SoftNet implements AutoCloseable {
     private boolean closed;
 
     private SoftNet(Options o) {
+        this.options = o;
         udpPort = FreePort.on(SERVER, CLIENT);
-        serverFabric = open("srv=" + SERVER, o);
+        serverFabric = o.serverHere() ? open("srv=" + SERVER, o) : null;
         SoftFabric c = null;
         EventLoopGroup s = null;
         try {
             c = open("cli=" + CLIENT, o);
-            LoopOptions lo = LoopOptions.DEFAULT.withLoops(o.loops()).withCloseTimeout(Duration.ofSeconds(3))
-                    .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(o.bufferSize())
-                            .withSlabs(Math.max(1, (1 << 20) / o.bufferSize()), Math.max(64, (64 << 20) / o.bufferSize()))
-                            .withAccess(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
-                                    Access.REMOTE_ATOMIC)))
-                    .withUncaughtHandler(uncaught::add);
-            s = EventLoopGroup.of(serverFabric, lo.withThreadName("net-srv"));
+            LoopOptions lo = loopOptions(o).withUncaughtHandler(uncaught::add);
+            s = serverFabric == null ? null : EventLoopGroup.of(serverFabric, lo.withThreadName("net-srv"));
             client = EventLoopGroup.of(c, lo.withThreadName("net-cli"));
         } catch (RuntimeException e) {
             if (s != null) {
@@ -90,11 +94,26 @@ public final class SoftNet implements AutoCloseable {
             if (c != null) {
                 c.close();
             }
-            serverFabric.close();
+            if (serverFabric != null) {
+                serverFabric.close();
+            }
             throw e;
         }
         clientFabric = c;
         server = s;
+    }
+
+    /** The loops' settings: buffers of {@code o.bufferSize()} registered for every remote access. */
+    public static LoopOptions loopOptions(Options o) {
+        return LoopOptions.DEFAULT.withLoops(o.loops()).withCloseTimeout(Duration.ofSeconds(3))
+                .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(o.bufferSize())
+                        .withSlabs(Math.max(1, (1 << 20) / o.bufferSize()), Math.max(64, (64 << 20) / o.bufferSize()))
+                        .withAccess(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
+                                Access.REMOTE_ATOMIC)));
+    }
+
+    public Options options() {
+        return options;
     }
 
     /** Opens the network. */
@@ -106,7 +125,7 @@ public final class SoftNet implements AutoCloseable {
         return (SoftFabric) new SoftRoceProvider().open(ProviderConfig.of(settings(devices, o)));
     }
 
-    /** The settings every fabric of this network uses (for a peer in another process). */
+    /** The provider settings of a fabric of this network with {@code devices} (also for a peer process). */
     public Map<String, String> settings(String devices, Options o) {
         Map<String, String> p = new HashMap<>(o.extra());
         p.put("ibex.softroce.port", Integer.toString(udpPort));
@@ -166,11 +185,10 @@ public final class SoftNet implements AutoCloseable {
         return Ipv4.toInt(address(ip));
     }
 
-    /** Live user resources of both fabrics (connections, QPs, ids — not the loops' own). */
+    /** Live resources of both fabrics. */
     public String resources() {
-        ResourceCounts s = serverFabric.resources();
         ResourceCounts c = clientFabric.resources();
-        return "server " + s + ", client " + c;
+        return (serverFabric == null ? "" : "server " + serverFabric.resources() + ", ") + "client " + c;
     }
 
     /** Closes the client's loops and fabric, then the server's. */
@@ -184,10 +202,14 @@ public final class SoftNet implements AutoCloseable {
             client.close();
         } finally {
             try {
-                server.close();
+                if (server != null) {
+                    server.close();
+                }
             } finally {
                 clientFabric.close();
-                serverFabric.close();
+                if (serverFabric != null) {
+                    serverFabric.close();
+                }
             }
         }
     }

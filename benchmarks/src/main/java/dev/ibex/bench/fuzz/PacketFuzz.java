@@ -1,7 +1,7 @@
 package dev.ibex.bench.fuzz;
 
 import dev.ibex.bench.faults.EchoClient;
-import dev.ibex.bench.faults.EchoServer;
+import dev.ibex.bench.faults.StreamServer;
 import dev.ibex.bench.faults.LoggedFailures;
 import dev.ibex.bench.faults.SoftNet;
 import dev.ibex.cm.RdmaException;
@@ -41,7 +41,7 @@ import java.util.random.RandomGeneratorFactory;
 
 /**
  * Hostile packets against live soft-roce connections. A target connection and a bystander next to it (same devices,
- * same path) carry sequenced echo streams ({@link EchoClient}/{@link EchoServer}); a seeded generator
+ * same path) carry sequenced echo streams ({@link EchoClient}/{@link StreamServer}); a seeded generator
  * ({@link HostilePackets}) sends malformed and forged packets of every {@link Kind} along every {@link Route} to either
  * end of the target, and off the path to either end of the bystander too. Every {@value #BATCH} packets it checks:
  *
@@ -122,7 +122,7 @@ public final class PacketFuzz implements AutoCloseable {
     private final HostilePackets forge;
     private final SoftNet net;
     private final LoggedFailures logged;
-    private final EchoServer server;
+    private final StreamServer server;
     private final EchoClient bystander;
     private final ConnectionOptions options = ConnectionOptions.DEFAULT.withConnectTimeout(Duration.ofSeconds(30));
     private final DatagramChannel foreign;
@@ -190,7 +190,7 @@ public final class PacketFuzz implements AutoCloseable {
             foreignCm = bindOrNull(SoftNet.STRANGER, port);
             otherPort[0] = bind(SoftNet.SERVER, 0); // the client end's peer is the server
             otherPort[1] = bind(SoftNet.CLIENT, 0);
-            server = EchoServer.listen(net.server().next(), SoftNet.serverAddress(CM_PORT),
+            server = StreamServer.listen(net.server().next(), SoftNet.serverAddress(CM_PORT),
                     ListenOptions.DEFAULT.withConnection(options), MAX);
             bystander = connect(BYSTANDER);
             target = connect(nextStream++);
@@ -269,7 +269,7 @@ public final class PacketFuzz implements AutoCloseable {
     }
 
     private EchoClient connect(int stream) {
-        EchoClient c = new EchoClient(stream, 8, MAX, Long.MAX_VALUE).connect(net.client().next(),
+        EchoClient c = (EchoClient) new EchoClient(stream, 8, MAX, Long.MAX_VALUE).connect(net.client().next(),
                 SoftNet.serverAddress(CM_PORT), options);
         try {
             c.established().get(60, TimeUnit.SECONDS);
@@ -535,7 +535,7 @@ public final class PacketFuzz implements AutoCloseable {
     }
 
     private void checkStream(EchoClient c, boolean isBystander) {
-        EchoServer.Side s = server.stream(c.stream());
+        StreamServer.Side s = server.stream(c.stream());
         String name = isBystander ? "bystander" : "target";
         if (c.corruption() != null || (s != null && s.corruption() != null)) {
             escape(Escape.Type.WRONG_DATA, name + ": " + (c.corruption() != null ? c.corruption() : s.corruption()));
@@ -571,7 +571,7 @@ public final class PacketFuzz implements AutoCloseable {
     }
 
     private boolean ended(EchoClient c) {
-        EchoServer.Side s = server.stream(c.stream());
+        StreamServer.Side s = server.stream(c.stream());
         return c.error() != null || c.isClosed() || c.disconnected() || (s != null && (s.error() != null
                 || s.isClosed()));
     }
@@ -583,9 +583,9 @@ public final class PacketFuzz implements AutoCloseable {
                 invalidTotal += qp.invalidResponses();
             }
         }
-        echoesOfEndedTargets += old.echoed();
+        echoesOfEndedTargets += old.verified();
         old.close();
-        EchoServer.Side s = server.stream(old.stream());
+        StreamServer.Side s = server.stream(old.stream());
         if (s != null && s.connection() != null) {
             s.connection().close();
         }
@@ -603,14 +603,14 @@ public final class PacketFuzz implements AutoCloseable {
     /** After the last packet: both streams must still move (a window and more each) and close cleanly. */
     private void afterwards() {
         for (EchoClient c : List.of(bystander, target)) {
-            long from = c.echoed();
+            long from = c.verified();
             long deadline = System.nanoTime() + plan.stallBound().toNanos();
-            while (c.echoed() < from + 64 && System.nanoTime() < deadline && c.error() == null) {
+            while (c.verified() < from + 64 && System.nanoTime() < deadline && c.error() == null) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
             }
-            if (c.echoed() < from + 64) {
+            if (c.verified() < from + 64) {
                 escape(Escape.Type.HANG, "after the fuzz, stream " + c.stream() + " moved only "
-                        + (c.echoed() - from) + " echoes in " + plan.stallBound().toSeconds() + " s (" + c + ")");
+                        + (c.verified() - from) + " echoes in " + plan.stallBound().toSeconds() + " s (" + c + ")");
             }
         }
         checkLogs();
@@ -651,7 +651,7 @@ public final class PacketFuzz implements AutoCloseable {
                 new DropCounts(c.malformed() + s.malformed(), c.unknownQp() + s.unknownQp(), c.offPath()
                         + s.offPath(), c.wrongTransport() + s.wrongTransport()), cm(0).ibCm().offPathMessages() + cm(1).ibCm().offPathMessages(),
                 invalidTotal + Arrays.stream(targetQps).filter(Objects::nonNull)
-                        .mapToLong(SoftQueuePair::invalidResponses).sum(), Map.copyOf(targetEnds), echoesOfEndedTargets + target.echoed() + bystander.echoed(),
+                        .mapToLong(SoftQueuePair::invalidResponses).sum(), Map.copyOf(targetEnds), echoesOfEndedTargets + target.verified() + bystander.verified(),
                 List.copyOf(escapes), seconds);
     }
 
@@ -661,7 +661,7 @@ public final class PacketFuzz implements AutoCloseable {
         if (side == 0) {
             return c.connection();
         }
-        EchoServer.Side s = server.stream(c.stream());
+        StreamServer.Side s = server.stream(c.stream());
         return s == null ? null : s.connection();
     }
 

@@ -42,6 +42,7 @@ public final class EventLoop implements Executor {
     private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
 
     private static final int RUNNING = 0;
+    private static final long BROKEN_POLL_MS = 10;
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
     private static final int MAX_TASKS_PER_TURN = 1024;
@@ -85,6 +86,7 @@ public final class EventLoop implements Executor {
     private volatile int phase = RUNNING;
     private long timerSeq;
     private long shutdownDeadline;
+    private long pollFailures;
 
     EventLoop(EventLoopGroup group, int index, LoopOptions options) {
         this.group = group;
@@ -363,9 +365,28 @@ public final class EventLoop implements Executor {
         try {
             poller.poll(timeout, readyHandler);
         } catch (RuntimeException e) {
-            LOG.warn("polling on {} failed: {}", thread.getName(), e.toString());
+            pollFailed(e, timeout);
         } finally {
             sleeping = false;
+        }
+    }
+
+    /**
+     * A poller that fails fails again at once — its fabric was closed under the loop — so the loop must not spin on
+     * it: it reports the 1st, 2nd, 4th, 8th … failure and waits as the poll would have, at most {@value #BROKEN_POLL_MS}
+     * ms, so tasks and timers (closing the group among them) still run.
+     */
+    private void pollFailed(RuntimeException e, long timeoutNanos) {
+        pollFailures++;
+        if (Long.bitCount(pollFailures) == 1) {
+            LOG.warn("polling on {} failed ({} time(s) so far): {}", thread.getName(), pollFailures, e.toString());
+        }
+        long wait = TimeUnit.MILLISECONDS.toNanos(BROKEN_POLL_MS);
+        if (timeoutNanos >= 0) {
+            wait = Math.min(wait, timeoutNanos);
+        }
+        if (wait > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(this, wait);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
+import dev.ibex.softroce.verbs.DatagramDrops;
 import dev.ibex.softroce.verbs.RecvQueue;
 import dev.ibex.softroce.verbs.RecvWqe;
 import dev.ibex.softroce.verbs.PathMigration;
@@ -80,6 +81,9 @@ public final class Responder {
     private boolean commEstRaised;
     private boolean lastWqeRaised;
     private long handled;
+    private long udBadQkey;
+    private long udNoReceive;
+    private long udTooLong;
     private long duplicates;
     private long outOfSequence;
 
@@ -718,13 +722,16 @@ public final class Responder {
 
     private void handleUd(RocePacket pkt, int srcIp, int dstIp) {
         if (pkt.dethQKey() != qp.qkey()) {
-            return; // Q_Key violation: silently dropped
+            udBadQkey++; // Q_Key violation: dropped, and counted
+            return;
         }
         if (!takeReceive()) {
-            return; // UD: no receive posted, the datagram is lost
+            udNoReceive++; // UD: no receive posted, the datagram is lost (counted)
+            return;
         }
         int payload = pkt.payloadLength();
         if (payload + 40L > wqe.totalLength) {
+            udTooLong++;
             if (qp.softSrq() != null) {
                 completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_LEN_ERR.code(), false);
             } else {
@@ -788,6 +795,11 @@ public final class Responder {
     }
 
     /** The receive side's state, for diagnostics. */
+    /** UD datagrams dropped on arrival, by reason (racy snapshot). */
+    public DatagramDrops datagramDrops() {
+        return new DatagramDrops(udBadQkey, udNoReceive, udTooLong);
+    }
+
     public String describe() {
         return "resp{handled=" + handled + " dup=" + duplicates + " ooo=" + outOfSequence + " psn=0x"
                 + Integer.toHexString(psn) + " ackPsn=0x" + Integer.toHexString(ackPsn) + " msn=" + msn

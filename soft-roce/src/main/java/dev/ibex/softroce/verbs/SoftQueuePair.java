@@ -912,6 +912,11 @@ public final class SoftQueuePair implements QueuePair {
         return sender.invalidResponses();
     }
 
+    /** UD: datagrams this QP dropped on arrival, by reason (racy snapshot; always zero on RC). */
+    public DatagramDrops datagramDrops() {
+        return responder.datagramDrops();
+    }
+
     /** Transport state for diagnostics (racy snapshot). */
     public String describe() {
         return this + " " + paths + " " + sender.describe() + " " + responder.describe() + " deviceDrops="

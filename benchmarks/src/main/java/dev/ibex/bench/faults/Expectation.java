@@ -31,13 +31,14 @@ public record Expectation(Outcome outcome, Set<Reason> reasons, Duration bound, 
     }
 
     /**
-     * The expected outcome of {@code w} under {@code f} when the transport gives up after {@code retryBound}
-     * ((retry_cnt + 1) local ACK timeouts) and the CM answers within {@code cmBound}.
+     * The expected outcome of {@code w} under {@code f} when a silent peer is noticed within {@code deadPeerBound}
+     * (the transport's (retry_cnt + 1) local ACK timeouts with requests outstanding, the keepalive's interval ×
+     * (count + 1) without) and the CM answers within {@code cmBound}.
      */
-    public static Expectation of(Workload w, Fault f, Duration retryBound, Duration cmBound) {
-        // a typed end may come up to a retry bound after the fault (the last retransmission's timeout), plus time for
-        // the loops of a loaded machine to notice and report it
-        Duration deadPeer = retryBound.multipliedBy(2).plusSeconds(3);
+    public static Expectation of(Workload w, Fault f, Duration deadPeerBound, Duration cmBound) {
+        // a typed end may come up to a bound after the fault (the last retransmission's timeout, or the last probe's),
+        // plus time for the loops of a loaded machine to notice and report it
+        Duration deadPeer = deadPeerBound.multipliedBy(2).plusSeconds(3);
         Duration orderly = cmBound.plusSeconds(3);
         if (w.datagram()) {
             return switch (f) {
@@ -53,10 +54,12 @@ public record Expectation(Outcome outcome, Set<Reason> reasons, Duration bound, 
                             + "atomics replayed, never re-executed)");
             case PATH_DOWN_UP -> new Expectation(Outcome.EXACTLY_ONCE, Set.of(), Duration.ZERO,
                     "the outage is shorter than the retry bound: retransmission resumes the stream");
-            case PATH_DOWN -> new Expectation(Outcome.TYPED_ERROR, EnumSet.of(Reason.PEER_UNRESPONSIVE), deadPeer,
-                    "retries exhausted: PEER_UNRESPONSIVE within the retry bound");
-            case KILL_PEER -> new Expectation(Outcome.TYPED_ERROR, EnumSet.of(Reason.PEER_UNRESPONSIVE), deadPeer,
-                    "soft-roce has no kernel to speak for a dead process: the requester's retries run out");
+            case PATH_DOWN -> new Expectation(Outcome.TYPED_ERROR, EnumSet.of(Reason.PEER_UNRESPONSIVE,
+                    Reason.KEEPALIVE), deadPeer, "requests outstanding: retries exhausted (PEER_UNRESPONSIVE); all "
+                            + "acknowledged (an echo awaited): the keepalive's probes go unanswered (KEEPALIVE)");
+            case KILL_PEER -> new Expectation(Outcome.TYPED_ERROR, EnumSet.of(Reason.PEER_UNRESPONSIVE,
+                    Reason.KEEPALIVE), deadPeer, "soft-roce has no kernel to speak for a dead process: the "
+                            + "requester's retries or the keepalive's probes run out");
             case CLOSE_OTHER_SIDE -> new Expectation(Outcome.DISCONNECTED, Set.of(), orderly,
                     "the peer's DREQ: onDisconnected, outstanding work flushed, no error");
             case DEVICE_CLOSED -> new Expectation(Outcome.DISCONNECTED, Set.of(), orderly,

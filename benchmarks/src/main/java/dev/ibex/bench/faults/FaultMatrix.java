@@ -61,6 +61,21 @@ public final class FaultMatrix {
             return Duration.ofNanos((long) ((retryCount + 1) * (4096L << localAckTimeout) * timerScale));
         }
 
+        /** The RC connections' keepalive interval (probes after this much silence). */
+        public Duration keepaliveInterval() {
+            return Duration.ofMillis(500);
+        }
+
+        public int keepaliveCount() {
+            return 3;
+        }
+
+        /** How long a silent dead peer takes to be noticed: the retry bound or the keepalive's, whichever is longer. */
+        public Duration deadPeerBound() {
+            Duration keepalive = keepaliveInterval().multipliedBy(keepaliveCount() + 1);
+            return keepalive.compareTo(retryBound()) > 0 ? keepalive : retryBound();
+        }
+
         /** How long an orderly disconnect takes to arrive at most (a DREQ and its retries, scaled). */
         public Duration cmBound() {
             return Duration.ofMillis((long) (4000 * timerScale) + 1000);
@@ -110,7 +125,7 @@ public final class FaultMatrix {
     }
 
     private Cell cell(Workload w, Fault f) {
-        Expectation e = Expectation.of(w, f, plan.retryBound(), plan.cmBound());
+        Expectation e = Expectation.of(w, f, plan.deadPeerBound(), plan.cmBound());
         long t0 = System.nanoTime();
         long loggedBefore = logged.count();
         Verdict v;
@@ -139,8 +154,11 @@ public final class FaultMatrix {
         try (SoftNet net = SoftNet.open(o); PeerJvm peer = f == Fault.KILL_PEER ? PeerJvm.start(SETUP, "rc",
                 Integer.toString(net.udpPort()), Double.toString(plan.timerScale()), Integer.toString(CM_PORT),
                 Integer.toString(STREAM)) : null) {
+            // keepalive: a client whose requests were all acknowledged when the path died (an echo stream waiting
+            // for its echoes) has nothing outstanding, and without it would rightly notice nothing
             ConnectionOptions co = ConnectionOptions.DEFAULT.withConnectTimeout(SETUP)
-                    .withLocalAckTimeout(plan.localAckTimeout()).withRetries(plan.retryCount(), 7);
+                    .withLocalAckTimeout(plan.localAckTimeout()).withRetries(plan.retryCount(), 7)
+                    .withKeepalive(plan.keepaliveInterval(), plan.keepaliveCount());
             StreamServer server = peer == null ? StreamServer.listen(net.server().next(),
                     SoftNet.serverAddress(CM_PORT), ListenOptions.DEFAULT.withConnection(co), MAX) : null;
             // an event must strike traffic in flight: those cells run until their outcome (path down then up: until

@@ -79,6 +79,11 @@ public final class StreamServer implements ListenerHandler {
         return streams.get(id);
     }
 
+    /** Forgets stream {@code id} (a soak that opens thousands keeps only the live ones). */
+    public void forget(int id) {
+        streams.remove(id);
+    }
+
     /** Requests refused for carrying no stream id. */
     public long rejected() {
         return rejected;

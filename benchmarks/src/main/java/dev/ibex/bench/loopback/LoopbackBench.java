@@ -36,6 +36,8 @@ import org.HdrHistogram.Histogram;
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
  *      [--only pingpong|write|reactive|rsocket|jmh] [--no-jmh] [--jmh-log FILE]
  * </pre>
+ * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
+ * own options); the default set leaves it out.
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
  * Exit status 0 when every target is met, 1 when one is missed, 2 on failure.
  */
@@ -45,7 +47,8 @@ public final class LoopbackBench {
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
     static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh] "
-            + "[--no-jmh] [--jmh-log FILE]";
+            + "[--no-jmh] [--jmh-log FILE]\n   or: LoopbackBench --only soak|matrix|fuzz|cycles [soak options: "
+            + dev.ibex.bench.soak.SoakBench.USAGE.substring("usage: SoakBench ".length()) + "]";
     /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
     static final Duration RUN_LIMIT = Duration.ofSeconds(8);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(30);
@@ -72,6 +75,12 @@ public final class LoopbackBench {
     }
 
     public static void main(String[] args) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--only") && List.of("soak", "matrix", "fuzz", "cycles").contains(args[i + 1])) {
+                dev.ibex.bench.soak.SoakBench.main(args); // the fault soak: a set of its own
+                return;
+            }
+        }
         int rounds = 4;
         boolean quick = false;
         boolean jmh = true;

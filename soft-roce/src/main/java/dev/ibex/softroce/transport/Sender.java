@@ -107,10 +107,10 @@ public final class Sender {
         return t == 0 ? 0 : qp.device().config().scaled(4096L << t);
     }
 
-    /** Stops the timers (QP destroyed). */
+    /** Stops the timers and takes them out of the timer queue (QP destroyed: nothing of it may stay reachable). */
     public void stop() {
-        retransmitTimer.disarm();
-        rnrTimer.disarm();
+        retransmitTimer.cancel();
+        rnrTimer.cancel();
     }
 
     /** Called by the poster after publishing WQEs: sends now if the task is idle. */

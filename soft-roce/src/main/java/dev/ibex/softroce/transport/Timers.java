@@ -66,6 +66,25 @@ public final class Timers implements AutoCloseable {
         public boolean isArmed() {
             return deadline != 0;
         }
+
+        /**
+         * Disarms and leaves the queue now (its QP is being destroyed). A disarmed timer otherwise stays queued until
+         * its old deadline, and with it whatever its action reaches — a destroyed QP with its queues and buffers.
+         */
+        public void cancel() {
+            deadline = 0;
+            boolean wasHead;
+            synchronized (queue) {
+                wasHead = queue.peek() == this;
+                if (queued) {
+                    queue.remove(this);
+                    queued = false;
+                }
+            }
+            if (wasHead) {
+                LockSupport.unpark(thread); // it sleeps until this deadline with this timer in hand: let it go
+            }
+        }
     }
 
     private void enqueue(Timer t) {

@@ -386,8 +386,13 @@ public final class EventLoop implements Executor {
             wait = Math.min(wait, timeoutNanos);
         }
         if (wait > 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(this, wait);
+            brokenPollerWait(wait);
         }
+    }
+
+    /** The poller's wait when the poller cannot wait (a test's BlockHound allows this method, as the poller's wait). */
+    private void brokenPollerWait(long nanos) {
+        java.util.concurrent.locks.LockSupport.parkNanos(this, nanos);
     }
 
     private void readCmEvents() {

@@ -6,9 +6,11 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.ibex.cm.fake.FakeFabric;
+import dev.ibex.cm.fake.LoopBlockHound;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * seconds, a core busy until the group was closed.
  */
 class BrokenPollerTest {
+
+    @BeforeAll
+    static void blockHound() {
+        LoopBlockHound.install(); // the loop's fallback wait is allowed like the poller's, nothing else
+    }
 
     @Test
     void aLoopWhoseFabricWasClosedUnderItNeitherSpinsNorStopsServingTasks() throws Exception {

@@ -39,6 +39,7 @@ public final class ReactiveBlockHound implements BeforeAllCallback, BlockHoundIn
     public void applyTo(BlockHound.Builder builder) {
         builder.nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
                 .allowBlockingCallsInside("dev.ibex.cm.fake.FakePoller", "await")
+                .allowBlockingCallsInside(EventLoop.class.getName(), "brokenPollerWait")
                 .allowBlockingCallsInside("dev.ibex.softroce.verbs.SoftPoller", "poll")
                 .disallowBlockingCallsInside(EventLoop.class.getName(), "dispatch")
                 .disallowBlockingCallsInside("dev.ibex.cm.loop.EventLoopGroup", "route")

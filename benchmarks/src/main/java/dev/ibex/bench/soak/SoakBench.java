@@ -125,8 +125,7 @@ public final class SoakBench {
         }
         shown.remove("--no-report");
         report.add("- Command: `./ibex bench " + (shown.isEmpty() ? "--only " + only : String.join(" ", shown)) + "`");
-        report.add("- Date: " + LocalDate.now() + "; " + Runtime.getRuntime().availableProcessors() + " CPUs, "
-                + HostLoad.describe() + " at start; JDK " + Runtime.version());
+        report.add("- Date: " + LocalDate.now() + "; " + HostLoad.describe() + " at start; JDK " + Runtime.version());
         report.add("");
     }
 

@@ -3,7 +3,6 @@ package dev.ibex.bench.faults;
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.loop.LoopOptions;
-import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.softroce.SoftFabric;
@@ -15,7 +14,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,13 +101,11 @@ public final class SoftNet implements AutoCloseable {
         server = s;
     }
 
-    /** The loops' settings: buffers of {@code o.bufferSize()} registered for every remote access. */
+    /** The loops' settings: buffers of {@code o.bufferSize()}, local access only (peers get exposures). */
     public static LoopOptions loopOptions(Options o) {
         return LoopOptions.DEFAULT.withLoops(o.loops()).withCloseTimeout(Duration.ofSeconds(3))
                 .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(o.bufferSize())
-                        .withSlabs(Math.max(1, (1 << 20) / o.bufferSize()), Math.max(64, (64 << 20) / o.bufferSize()))
-                        .withAccess(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
-                                Access.REMOTE_ATOMIC)));
+                        .withSlabs(Math.max(1, (1 << 20) / o.bufferSize()), Math.max(64, (64 << 20) / o.bufferSize())));
     }
 
     public Options options() {

@@ -1,18 +1,23 @@
 package dev.ibex.bench.faults;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteAccess;
+import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
 import dev.ibex.cm.endpoint.ConnectionRequest;
 import dev.ibex.cm.endpoint.ConnectionState;
+import dev.ibex.cm.endpoint.Exposure;
 import dev.ibex.cm.endpoint.ListenOptions;
 import dev.ibex.cm.endpoint.Listener;
 import dev.ibex.cm.endpoint.ListenerHandler;
+import dev.ibex.cm.endpoint.Operation;
 import dev.ibex.cm.loop.EventLoop;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -189,13 +194,15 @@ public final class StreamServer implements ListenerHandler {
     }
 
     /**
-     * A registered region of {@link RegionClient#SLOTS} slots of {@link RegionClient#SLOT} bytes, its descriptor sent
-     * as the first message: WRITEs land in it (each checked and acknowledged with its sequence number), READs find a
+     * A region of {@link RegionClient#SLOTS} slots of {@link RegionClient#SLOT} bytes exposed to the peer with the one
+     * right its stream needs, the exposure's descriptor sent as the first message: WRITEs land in it (each checked and acknowledged with its sequence number), READs find a
      * {@link Sequenced} record of the slot's number in each slot, atomics work on its first 8 bytes.
      */
     final class RegionSide extends Side {
+        private static final long EXPOSED = -2;
         private final int kind;
         private Buffer region;
+        private Exposure exposure;
 
         RegionSide(int stream, int kind) {
             super(stream);
@@ -213,10 +220,28 @@ public final class StreamServer implements ListenerHandler {
                     Sequenced.write(s, (long) slot * RegionClient.SLOT, stream, slot, RegionClient.SLOT);
                 }
             }
-            Buffer d = c.allocate();
-            // the region's remote descriptor: what a peer needs to WRITE, READ or apply atomics to it
-            region.remote().encode(d.segment(), 0);
-            c.send(d, dev.ibex.cm.buffer.RemoteBuffer.BYTES, -1);
+            // exactly the region's bytes, with exactly the right the stream needs; its descriptor goes out once bound
+            exposure = c.expose(region, 0, RegionClient.SLOTS * RegionClient.SLOT, EnumSet.of(switch (kind) {
+                case RegionClient.WRITE -> RemoteAccess.WRITE;
+                case RegionClient.READ -> RemoteAccess.READ;
+                default -> RemoteAccess.ATOMIC;
+            }), EXPOSED);
+        }
+
+        @Override
+        public void onComplete(Connection c, Operation op, long attachment) {
+            if (op == Operation.BIND_MW && attachment == EXPOSED && c.state() == ConnectionState.ESTABLISHED) {
+                Buffer d = c.allocate();
+                exposure.remote().encode(d.segment(), 0);
+                c.send(d, RemoteBuffer.BYTES, -1);
+            }
+        }
+
+        @Override
+        public void onFailed(Connection c, Operation op, long attachment, dev.ibex.cm.RdmaException e) {
+            if (op == Operation.BIND_MW) {
+                arrived(Sequenced.CORRUPT, "the region's exposure failed (" + e + "):");
+            }
         }
 
         @Override
@@ -238,7 +263,7 @@ public final class StreamServer implements ListenerHandler {
         @Override
         public void onClosed(Connection c) {
             if (region != null) {
-                region.release();
+                region.release(); // back to the pool once the exposure's key is dead
                 region = null;
             }
             super.onClosed(c);

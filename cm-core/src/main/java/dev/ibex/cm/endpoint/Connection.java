@@ -72,6 +72,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private static final StateTable<ConnectionState, Action> TABLE = ConnectionTable.TABLE;
     private static final byte[] NONE = new byte[0];
     private static final ConnectionHandler NO_HANDLER = new ConnectionHandler() {};
+    /** Send-queue slots beyond the application's: a keepalive probe and a credit update in flight. */
+    private static final int INTERNAL_SLOTS = 2;
 
     private volatile EventLoop loop;
     private final ConnectionOptions options;
@@ -92,11 +94,20 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private ScheduledTask timer;
     private byte[] outData = NONE;
     private byte[] peerData = NONE;
+    /** The peer's credit offer (the passive side learns it from the request, the active side from the reply). */
+    private CreditOffer peerOffer;
+    /** Receives come from the loop device's SRQ (else from the connection's own window, {@link #rq}). */
+    private boolean shared;
+    /** Credit flow control, when both ends take shared receives; {@code null} otherwise. */
+    private Credits credits;
+    /** No send credit left: reported as not writable until the peer returns some. */
+    private boolean creditBlocked;
+    /** An owed credit update found the send queue full: retried as it drains. */
+    private boolean updatePending;
     private ConnParam peerParam;
     private EventLoop acceptLoop;
     private Throwable fatal;
     private Throwable failure;
-    private boolean lastWqe;
     private boolean closedNotified;
     private boolean errorNotified;
     private Keepalive keepalive;
@@ -158,9 +169,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(handler, "handler");
         byte[] data = privateData == null ? NONE : privateData.clone();
-        if (data.length > CmId.MAX_CONNECT_PRIVATE_DATA_TCP) {
-            throw new IllegalArgumentException("connect carries at most " + CmId.MAX_CONNECT_PRIVATE_DATA_TCP
-                    + " bytes of private data on an RC (RDMA_PS_TCP) id, got " + data.length);
+        int max = options.receiveMode() == ReceiveMode.SHARED ? CreditOffer.MAX_CONNECT_DATA
+                : CmId.MAX_CONNECT_PRIVATE_DATA_TCP;
+        if (data.length > max) {
+            throw new IllegalArgumentException("connect carries at most " + max + " bytes of private data on an RC "
+                    + "(RDMA_PS_TCP) id" + (max < CmId.MAX_CONNECT_PRIVATE_DATA_TCP ? " with shared receives (Ibex "
+                    + "uses the last " + CreditOffer.SIZE + "; ReceiveMode.WINDOW leaves all "
+                    + CmId.MAX_CONNECT_PRIVATE_DATA_TCP + ")" : "") + ", got " + data.length);
         }
         if (source != null && (source.isUnresolved() || (!remote.isUnresolved()
                 && source.getAddress().getClass() != remote.getAddress().getClass()))) {
@@ -242,7 +257,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         c.id = e.id();
         c.id.context(c);
         c.state = REQUESTED;
-        c.peerData = e.privateData();
+        c.peerOffer = CreditOffer.of(e.privateData());
+        c.peerData = CreditOffer.strip(e.privateData());
         c.peerParam = e.conn();
         c.handle = c.loop.register(c);
         c.armTimer(requestTimeout);
@@ -307,12 +323,26 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     /** Whether another operation may be posted now (loop thread). */
     public boolean isWritable() {
-        return sq != null && state == ESTABLISHED && sq.isWritable();
+        return sq != null && state == ESTABLISHED && sq.isWritable() && (credits == null || credits.canSend());
     }
 
     /** Operations that may be posted now before the send queue is full (loop thread). */
     public int writableSlots() {
-        return sq == null || state != ESTABLISHED ? 0 : sq.writableSlots();
+        if (sq == null || state != ESTABLISHED) {
+            return 0;
+        }
+        // operations that consume a receive at the peer also need a credit; counted for all, to keep it one number
+        return credits == null ? sq.writableSlots() : Math.min(sq.writableSlots(), credits.sendCredits());
+    }
+
+    /** Messages the peer still lets this end send (credits), or -1 when the connection has no credits (loop thread). */
+    public int sendCredits() {
+        return credits == null ? -1 : credits.sendCredits();
+    }
+
+    /** Whether receives come from the loop's shared receive queue (loop thread). */
+    public boolean sharesReceives() {
+        return shared;
     }
 
     /** Receives posted now (loop thread). */
@@ -359,9 +389,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     void accept(ConnectionHandler h, byte[] data, EventLoop target) {
         Objects.requireNonNull(h, "handler");
         byte[] d = data == null ? NONE : data.clone();
-        if (d.length > CmId.MAX_ACCEPT_PRIVATE_DATA) {
-            throw new IllegalArgumentException("accept carries at most " + CmId.MAX_ACCEPT_PRIVATE_DATA
-                    + " bytes of private data, got " + d.length);
+        int max = offersCredits() ? CreditOffer.MAX_ACCEPT_DATA : CmId.MAX_ACCEPT_PRIVATE_DATA;
+        if (d.length > max) {
+            throw new IllegalArgumentException("accept carries at most " + max + " bytes of private data"
+                    + (max < CmId.MAX_ACCEPT_PRIVATE_DATA ? " to a peer with shared receives (Ibex uses the last "
+                    + CreditOffer.SIZE + ")" : "") + ", got " + d.length);
         }
         loop.run(() -> {
             if (state != REQUESTED) {
@@ -455,7 +487,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             case CONNECT -> {
                 setUpQp();
                 setAckTimeout();
-                id.connect(connParam(outData, null));
+                id.connect(connParam(shared ? new CreditOffer(options.receiveWindow()).append(outData,
+                        CmId.MAX_CONNECT_PRIVATE_DATA_TCP) : outData, null));
             }
             case ACCEPT -> accept();
             case REJECT -> {
@@ -587,7 +620,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             armTimer(options.connectTimeout());
             setUpQp();
             setAckTimeout();
-            id.accept(connParam(outData, peerParam));
+            id.accept(connParam(credits != null ? new CreditOffer(options.receiveWindow()).append(outData,
+                    CmId.MAX_ACCEPT_PRIVATE_DATA) : outData, peerParam));
         } catch (RuntimeException e) {
             onActionFailed(Action.ACCEPT, e);
         }
@@ -613,8 +647,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         leaveHalfOpen();
         leaveGate();
         if (!isPassive() && e != null) {
-            peerData = e.privateData();
+            peerOffer = CreditOffer.of(e.privateData());
+            peerData = CreditOffer.strip(e.privateData());
             peerParam = e.conn();
+            if (shared && peerOffer != null) {
+                credits = new Credits(options.receiveWindow(), peerOffer.grant());
+            } else if (shared) {
+                LOG.debug("{}: the peer offers no credits: its sends are not bounded", this);
+            }
         }
         paths.established(id.localAddress(), id.peerAddress());
         loadMinRnrTimer();
@@ -651,11 +691,26 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
     }
 
+    /**
+     * Whether this (passive) connection will take shared receives with credits: it wants them, and the peer
+     * offered credits (a peer that did not — a C program, an Ibex end with a window — gets a window).
+     */
+    private boolean offersCredits() {
+        return isPassive() && options.receiveMode() == ReceiveMode.SHARED && peerOffer != null;
+    }
+
     private void setUpQp() {
         device = loop.device(id.device());
-        SharedReceiveQueue srq = device.srq();
-        // slots beyond the application's for LOCAL_INVs that end exposures (see SendQueue)
-        int reserve = device.attributes().supportsMemoryWindows() ? Math.max(1, options.sendQueueDepth() / 16) : 0;
+        boolean wantShared = isPassive() ? offersCredits() : options.receiveMode() == ReceiveMode.SHARED;
+        SharedReceiveQueue srq = wantShared ? device.srq() : null;
+        shared = srq != null;
+        if (shared && isPassive()) {
+            credits = new Credits(options.receiveWindow(), peerOffer.grant());
+        }
+        // slots beyond the application's for the queue's own work requests (see SendQueue): LOCAL_INVs that end
+        // exposures where windows exist, a keepalive probe and a credit update
+        int reserve = (device.attributes().supportsMemoryWindows() ? Math.max(1, options.sendQueueDepth() / 16) : 0)
+                + INTERNAL_SLOTS;
         int depth = options.sendQueueDepth() + reserve;
         int window = srq != null ? 0 : options.receiveWindow();
         cqReserved = depth + window;
@@ -748,7 +803,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             return;
         }
         boolean sends = sq == null || sq.outstanding() == 0;
-        boolean recvs = rq == null ? (qp == null || device.srq() == null || lastWqe) : rq.posted() == 0;
+        // On an SRQ nothing of the QP's is posted: once the QP is in error (disconnect did that) and its sends are
+        // flushed it is drained. QP_LAST_WQE_REACHED is not awaited: rxe never raises it, and where a device does,
+        // a receive completed for the QP after it is gone finds no endpoint and goes back to the SRQ.
+        boolean recvs = rq == null || rq.posted() == 0;
         if (sends && recvs) {
             input(Input.DRAINED, null);
         }
@@ -811,6 +869,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             received(wc, i, kind, slot);
         } else if (sq != null) {
             sq.complete(slot, kind, wc.status(i), wc.vendorErr(i));
+            if (updatePending) {
+                sendCreditUpdate();
+            }
         }
         checkDrained();
     }
@@ -831,10 +892,16 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             return;
         }
+        if (credits != null && Credits.isUpdate(wc.byteLen(i), (wc.flags(i) & WcFlags.WITH_IMM) != 0, wc.immData(i))) {
+            recycle(b, srq);
+            creditsReturned(Credits.count(wc.immData(i)));
+            return;
+        }
         if (wc.opcode(i) == WcOpcode.RECV_RDMA_WITH_IMM) {
             int imm = wc.immData(i);
             int len = wc.byteLen(i);
             recycle(b, srq);
+            owe();
             if (state == ESTABLISHED || state == DISCONNECTING) {
                 try {
                     handler.onRemoteWrite(this, imm, len);
@@ -850,7 +917,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
         // imm_data (big-endian on the wire) and invalidated_rkey (host order) share the field
         b.deliver(0, wc.byteLen(i), wc.flags(i), invalidated ? wc.invalidatedRkey(i) : wc.immData(i), wc.srcQp(i),
-                srq ? device : this);
+                this);
         if (!srq) {
             rq.handedOut();
         }
@@ -892,9 +959,69 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /** The application released a message. */
     @Override
     public void released(Buffer buffer) {
-        if (rq != null) {
+        if (shared) {
+            device.released(buffer); // back to the pool: the SRQ refills
+            owe();
+        } else if (rq != null) {
             rq.released();
         }
+    }
+
+    // ---- credits ----
+
+    /** A message this end granted was consumed: owe the peer a credit, and return a batch of them in time. */
+    private void owe() {
+        if (credits != null && credits.consumed() && state == ESTABLISHED) {
+            sendCreditUpdate();
+        }
+    }
+
+    private void sendCreditUpdate() {
+        updatePending = false;
+        int n = credits.takeOwed();
+        if (n == 0 || state != ESTABLISHED) {
+            credits.stillOwed(n);
+            return;
+        }
+        if (!sq.creditUpdate(n)) {
+            credits.stillOwed(n);
+            updatePending = true; // the send queue is full: the next completion frees a slot
+        }
+    }
+
+    private void creditsReturned(int n) {
+        credits.returned(n);
+        if (creditBlocked && credits.canSend()) {
+            creditBlocked = false;
+            if (state == ESTABLISHED && sq.isWritable()) {
+                safely(() -> handler.onWritabilityChanged(this, true));
+            }
+        }
+    }
+
+    /** Before posting an operation that consumes a receive at the peer: it needs a credit. */
+    private void checkCredit(Operation op) {
+        if (credits != null && !credits.canSend()) {
+            throw new IllegalStateException("no send credit: the peer has not consumed the " + credits.grant()
+                    + " messages it granted; wait for onWritabilityChanged(true) or check isWritable() before " + op);
+        }
+    }
+
+    private void spendCredit() {
+        if (credits != null) {
+            credits.spend();
+            if (!credits.canSend() && !creditBlocked) {
+                creditBlocked = true;
+                if (sq.isWritable()) {
+                    safely(() -> handler.onWritabilityChanged(this, false));
+                }
+            }
+        }
+    }
+
+    @Override
+    public void creditUpdateDone(int count, RdmaException error) {
+        // a failed update fails the connection anyway (the QP is in error): nothing to return any more
     }
 
     @Override
@@ -918,7 +1045,6 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 }
             }
             case QP_LAST_WQE_REACHED -> {
-                lastWqe = true;
                 checkDrained();
             }
             case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, CQ_ERR, SRQ_ERR, DEVICE_FATAL -> {
@@ -959,16 +1085,24 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      */
     public void send(Buffer buffer, int offset, int length, long attachment) {
         checkOperation(buffer, offset, length);
+        checkCredit(Operation.SEND);
         int i = sq.begin(Operation.SEND, buffer, attachment);
         sq.commit(i, Operation.SEND, buffer, offset, length);
+        spendCredit();
     }
 
     /** Sends with 32 bits of immediate data (delivered with the message). */
     public void sendWithImm(Buffer buffer, int offset, int length, int immData, long attachment) {
         checkOperation(buffer, offset, length);
+        if (credits != null && Credits.isUpdate(length, true, immData)) {
+            throw new IllegalArgumentException("with credits, a zero-length message with immediate data 0xC5xxxxxx "
+                    + "is Ibex's credit update; give it a byte or another immediate value");
+        }
+        checkCredit(Operation.SEND_WITH_IMM);
         int i = sq.begin(Operation.SEND_WITH_IMM, buffer, attachment);
         sq.batch().immData(i, immData);
         sq.commit(i, Operation.SEND_WITH_IMM, buffer, offset, length);
+        spendCredit();
     }
 
     /** RDMA WRITE of {@code buffer[offset, offset+length)} to {@code target} at {@code targetOffset}; consumes it. */
@@ -985,9 +1119,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             int immData, long attachment) {
         checkOperation(buffer, offset, length);
         target.checkRange(targetOffset, length);
+        checkCredit(Operation.WRITE_WITH_IMM);
         int i = sq.begin(Operation.WRITE_WITH_IMM, buffer, attachment);
         sq.batch().rdma(i, target.address() + targetOffset, target.rkey()).immData(i, immData);
         sq.commit(i, Operation.WRITE_WITH_IMM, buffer, offset, length);
+        spendCredit();
     }
 
     /** RDMA READ of {@code length} bytes from {@code source} into {@code buffer[offset…]}, handed back on completion. */

@@ -36,6 +36,7 @@ public final class ConnectionOptions {
     private int minRnrTimer = 12;
     private Duration keepaliveInterval = Duration.ZERO;
     private int keepaliveCount = 3;
+    private ReceiveMode receiveMode = ReceiveMode.SHARED;
 
     private ConnectionOptions() {}
 
@@ -57,6 +58,7 @@ public final class ConnectionOptions {
         c.minRnrTimer = minRnrTimer;
         c.keepaliveInterval = keepaliveInterval;
         c.keepaliveCount = keepaliveCount;
+        c.receiveMode = receiveMode;
         return c;
     }
 
@@ -77,7 +79,11 @@ public final class ConnectionOptions {
         return sendQueueDepth;
     }
 
-    /** Receives kept posted (each holds one pool buffer); bounds what the peer may send ahead. */
+    /**
+     * What the peer may send ahead: in {@link ReceiveMode#SHARED} the credits granted to an Ibex peer (messages it
+     * may have in flight or unconsumed here); in {@link ReceiveMode#WINDOW} the receives kept posted, each holding
+     * one pool buffer.
+     */
     public int receiveWindow() {
         return receiveWindow;
     }
@@ -151,6 +157,11 @@ public final class ConnectionOptions {
     /** Probes that may go unanswered in a row before the connection fails. See {@link #withKeepalive}. */
     public int keepaliveCount() {
         return keepaliveCount;
+    }
+
+    /** Where receives come from: the loop's shared receive queue with credits (default), or a window of its own. */
+    public ReceiveMode receiveMode() {
+        return receiveMode;
     }
 
     /** Whether keepalive probes are sent. */
@@ -289,6 +300,12 @@ public final class ConnectionOptions {
         return c;
     }
 
+    public ConnectionOptions withReceiveMode(ReceiveMode mode) {
+        ConnectionOptions c = copy();
+        c.receiveMode = Objects.requireNonNull(mode, "mode");
+        return c;
+    }
+
     private static void positive(String name, int v) {
         if (v <= 0) {
             throw new IllegalArgumentException(name + " must be positive, got " + v);
@@ -304,19 +321,21 @@ public final class ConnectionOptions {
                 && retryCount == c.retryCount && rnrRetryCount == c.rnrRetryCount
                 && localAckTimeout == c.localAckTimeout && drainTimeout.equals(c.drainTimeout)
                 && rearmAfterMigration == c.rearmAfterMigration && minRnrTimer == c.minRnrTimer
-                && keepaliveInterval.equals(c.keepaliveInterval) && keepaliveCount == c.keepaliveCount;
+                && keepaliveInterval.equals(c.keepaliveInterval) && keepaliveCount == c.keepaliveCount
+                && receiveMode == c.receiveMode;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, signalInterval,
                 responderResources, initiatorDepth, retryCount, rnrRetryCount, localAckTimeout, drainTimeout,
-                rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount);
+                rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount, receiveMode);
     }
 
     @Override
     public String toString() {
         return "ConnectionOptions[connectTimeout=" + connectTimeout + ", sendQueueDepth=" + sendQueueDepth
+ + ", receiveMode=" + receiveMode
                 + ", receiveWindow=" + receiveWindow + ", maxInline=" + maxInline + ", retryCount=" + retryCount
                 + ", rnrRetryCount=" + rnrRetryCount + ", localAckTimeout=" + localAckTimeout + ", keepalive="
                 + (keepalive() ? keepaliveInterval + "x" + keepaliveCount : "off") + "]";

@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
  * batch is signaled, so at most a batch goes unsignaled and one signaled completion retires every earlier slot (an
  * RC send queue completes in order). Slots count until retired, unsignaled ones included, so the QP never holds
  * more than {@code max_send_wr}. Writability has hysteresis: not writable when full, writable again at half.
- * A few slots beyond what the application may use are kept for invalidating memory windows (LOCAL_INV), so ending
- * an exposure never takes a slot an operation was promised; when they are all busy the window is deallocated instead.
+ * A few slots beyond what the application may use are kept for the queue's own work requests — invalidating memory
+ * windows (LOCAL_INV), keepalive probes, credit updates — so they never take a slot an operation was promised; when
+ * they are all busy a window is deallocated instead, a probe waits for the next interval and an update for the next
+ * completion.
  * Allocates nothing per operation. Loop-confined.
  */
 final class SendQueue implements Flushable {
@@ -43,6 +45,9 @@ final class SendQueue implements Flushable {
 
         /** A BIND_MW or LOCAL_INV posted for {@code e} completed ({@code error == null}) or failed. */
         void exposureStep(Operation op, Exposure e, RdmaException error);
+
+        /** A {@link SendQueue#creditUpdate credit update} completed ({@code error == null}) or failed. */
+        default void creditUpdateDone(int credits, RdmaException error) {}
     }
 
     private final EventLoop loop;
@@ -50,9 +55,9 @@ final class SendQueue implements Flushable {
     private final int handle;
     private final Owner owner;
     private final int capacity;
-    /** Slots the application may use; the rest ({@code capacity - userCapacity}) are for LOCAL_INV. */
+    /** Slots the application may use; the rest ({@code capacity - userCapacity}) are the queue's own. */
     private final int userCapacity;
-    /** Slots in use by LOCAL_INVs taken from the reserve. */
+    /** Slots in use by the queue's own work requests taken from the reserve. */
     private int reserveInUse;
     private final int maxInline;
     private final SendBatch batch;
@@ -62,7 +67,10 @@ final class SendQueue implements Flushable {
     private final Exposure[] exposures;
     private final boolean[] fromReserve;
     private final boolean[] inline;
-    private final boolean[] probes;
+    /** What an internal slot carries: 0 an application operation (or a bind), {@link #PROBE}, {@link #UPDATE}. */
+    private final byte[] internal;
+    private static final byte PROBE = 1;
+    private static final byte UPDATE = 2;
     private long head;
     private long tail;
     private int pending;
@@ -70,7 +78,8 @@ final class SendQueue implements Flushable {
     private boolean writable = true;
 
     /**
-     * @param reserve slots of {@code max_send_wr} kept for LOCAL_INV (the application gets the rest)
+     * @param reserve slots of {@code max_send_wr} kept for the queue's own work requests (LOCAL_INV, probes, credit
+     *     updates); the application gets the rest
      */
     SendQueue(EventLoop loop, QueuePair qp, int handle, int signalInterval, int reserve, Owner owner) {
         this.loop = loop;
@@ -87,7 +96,7 @@ final class SendQueue implements Flushable {
         this.exposures = new Exposure[capacity];
         this.fromReserve = new boolean[capacity];
         this.inline = new boolean[batch.capacity()];
-        this.probes = new boolean[capacity];
+        this.internal = new byte[capacity];
     }
 
     /** Slots the application may use. */
@@ -178,20 +187,49 @@ final class SendQueue implements Flushable {
      * {@link Owner#probeDone}, never as an operation. Returns false when the queue is full.
      */
     boolean probe() {
-        if (head - tail >= capacity) {
+        int slot = takeReserved(Operation.WRITE, PROBE, 0);
+        if (slot < 0) {
             return false;
         }
-        int slot = (int) (head % capacity);
-        ops[slot] = Operation.WRITE;
-        attachments[slot] = 0;
-        buffers[slot] = null;
-        probes[slot] = true;
         int i = pending;
         inline[i] = false;
         batch.wrId(i, WrId.encode(Operation.WRITE.wrKind(), handle, slot)).opcode(i, Operation.WRITE.opcode())
                 .rdma(i, 0, 0).numSge(i, 0).flags(i, 0);
         queued();
         return true;
+    }
+
+    /**
+     * Queues a credit update (see {@link Credits}): a zero-length SEND with immediate data, reported to
+     * {@link Owner#creditUpdateDone}. Returns false when no reserved slot is free.
+     */
+    boolean creditUpdate(int credits) {
+        int slot = takeReserved(Operation.SEND_WITH_IMM, UPDATE, credits);
+        if (slot < 0) {
+            return false;
+        }
+        int i = pending;
+        inline[i] = false;
+        batch.wrId(i, WrId.encode(Operation.SEND_WITH_IMM.wrKind(), handle, slot))
+                .opcode(i, Operation.SEND_WITH_IMM.opcode()).immData(i, Credits.update(credits)).numSge(i, 0)
+                .flags(i, 0);
+        queued();
+        return true;
+    }
+
+    /** A reserved slot for the queue's own {@code kind} of work request, or -1 when none is free. */
+    private int takeReserved(Operation op, byte kind, long attachment) {
+        if (reserveInUse >= capacity - userCapacity || head - tail >= capacity) {
+            return -1;
+        }
+        int slot = (int) (head % capacity);
+        ops[slot] = op;
+        attachments[slot] = attachment;
+        buffers[slot] = null;
+        internal[slot] = kind;
+        fromReserve[slot] = true;
+        reserveInUse++;
+        return slot;
     }
 
     /** Adds the data range and queues the batch for posting at the end of the turn (or now, when it is full). */
@@ -305,21 +343,25 @@ final class SendQueue implements Flushable {
         Operation op = ops[slot];
         Buffer b = buffers[slot];
         long attachment = attachments[slot];
-        boolean probe = probes[slot];
+        byte kind = internal[slot];
         Exposure e = exposures[slot];
         ops[slot] = null;
         buffers[slot] = null;
-        probes[slot] = false;
-        if (probe) {
+        internal[slot] = 0;
+        exposures[slot] = null;
+        if (fromReserve[slot]) {
+            fromReserve[slot] = false;
+            reserveInUse--;
+        }
+        if (kind == PROBE) {
             owner.probeDone(error);
             return;
         }
+        if (kind == UPDATE) {
+            owner.creditUpdateDone((int) attachment, error);
+            return;
+        }
         if (e != null) {
-            exposures[slot] = null;
-            if (fromReserve[slot]) {
-                fromReserve[slot] = false;
-                reserveInUse--;
-            }
             owner.exposureStep(op, e, error);
             return;
         }

@@ -153,8 +153,8 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 return w.cq;
             }
         }
-        WatchedCq w = watch(Math.max(entries, loop.options().cqEntries()), true);
-        w.reserved = entries;
+        WatchedCq w = watch(Math.max(entries + loop.options().srqDepth(), loop.options().cqEntries()), true);
+        w.reserved += entries;
         return w.cq;
     }
 
@@ -179,6 +179,10 @@ public final class LoopDevice implements BufferOwner, Flushable {
         CompletionQueue cq = context.createCompletionQueue(minEntries, channel,
                 loop.index() % Math.max(1, context.numCompVectors()));
         WatchedCq w = new WatchedCq(cq, this, shared);
+        if (shared) {
+            // any QP on a shared CQ may take receives from the SRQ: room for all of them, whoever consumes them
+            w.reserved = loop.options().srqDepth();
+        }
         cqs.add(w);
         cq.requestNotify(false);
         loop.ready(w); // poll once: anything that arrived before arming raised no event

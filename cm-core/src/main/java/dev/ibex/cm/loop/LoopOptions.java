@@ -11,7 +11,10 @@ import java.util.function.Consumer;
  */
 public final class LoopOptions {
 
-    /** One loop per CPU, 4,096-entry shared CQs, no SRQ, the default buffer pool, at most 64 connects at once. */
+    /**
+     * One loop per CPU, 4,096-entry shared CQs, a 512-deep shared receive queue per loop and device, the default
+     * buffer pool, at most 64 connects at once.
+     */
     public static final LoopOptions DEFAULT = new LoopOptions();
 
     private int loops = Runtime.getRuntime().availableProcessors();
@@ -19,7 +22,7 @@ public final class LoopOptions {
     private int completionBudget = 64;
     private int ackBatch = 16;
     private boolean perConnectionCq;
-    private int srqDepth;
+    private int srqDepth = 512;
     private BufferPool.Options buffers = BufferPool.Options.DEFAULT;
     private Duration closeTimeout = Duration.ofSeconds(5);
     private String threadName = "ibex-loop";
@@ -69,7 +72,11 @@ public final class LoopOptions {
         return perConnectionCq;
     }
 
-    /** Receives kept posted on a per-loop, per-device shared receive queue; 0 for no SRQ. */
+    /**
+     * Receives kept posted on a per-loop, per-device shared receive queue, which the RC connections in
+     * {@code ReceiveMode.SHARED} (the default) take their receives from; 0 for no SRQ (every connection then has a
+     * window of its own).
+     */
     public int srqDepth() {
         return srqDepth;
     }

@@ -76,9 +76,10 @@ class TeardownTest {
     void closingWithTrafficInFlightOverLoopbackFlushesAndReleasesEverything(Side who) throws Exception {
         ConnectionLoopbackTest t = new ConnectionLoopbackTest();
         t.start();
-        t.listen(ConnectionOptions.DEFAULT.withReceiveWindow(2), true);
+        ConnectionOptions windowed = ConnectionOptions.DEFAULT.withReceiveMode(ReceiveMode.WINDOW);
+        t.listen(windowed.withReceiveWindow(2), true); // receives that run out: sends wait for RNR in the QP
         Recorder client = new Recorder();
-        Connection c = t.connect(client, null, ConnectionOptions.DEFAULT);
+        Connection c = t.connect(client, null, windowed);
         Connection s = t.server.established.get(5, TimeUnit.SECONDS);
         client.established.get(5, TimeUnit.SECONDS);
         t.server.hold = true;

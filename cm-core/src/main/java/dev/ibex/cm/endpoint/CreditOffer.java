@@ -1,0 +1,71 @@
+package dev.ibex.cm.endpoint;
+
+import dev.ibex.cm.spi.CmId;
+import java.util.Arrays;
+
+/**
+ * What an Ibex end says about flow control in the last 8 bytes of its connect or accept private data: "I take my
+ * receives from a shared receive queue; you may send me {@code grant} messages, and I return credits as my
+ * application consumes them". An end whose peer says nothing (a C program, an Ibex end in
+ * {@link ReceiveMode#WINDOW}) gives the connection a receive window of its own instead.
+ *
+ * <pre>
+ *  field end - 8: 'I' 'B' 'X' version(1) flags(1) grant(16, big-endian) reserved(1)
+ * </pre>
+ *
+ * The trailer sits at the end of the field the CM zero-pads (56 bytes on connect, 196 on accept), so a program that
+ * reads its own data from the start never sees it; the application's share shrinks by 8 bytes.
+ */
+record CreditOffer(int grant) {
+    static final int SIZE = 8;
+    private static final byte VERSION = 1;
+    private static final byte FLAG_CREDITS = 1;
+    /** The most private data an application may send with a connect when Ibex adds its offer. */
+    static final int MAX_CONNECT_DATA = CmId.MAX_CONNECT_PRIVATE_DATA_TCP - SIZE;
+    /** The most private data an application may send with an accept when Ibex adds its offer. */
+    static final int MAX_ACCEPT_DATA = CmId.MAX_ACCEPT_PRIVATE_DATA - SIZE;
+
+    CreditOffer {
+        if (grant < 1 || grant > 0xFFFF) {
+            throw new IllegalArgumentException("a credit grant is 1..65535 messages, got " + grant);
+        }
+    }
+
+    /** {@code data} (the application's) followed, at the end of a {@code field}-byte field, by the offer. */
+    byte[] append(byte[] data, int field) {
+        if (data.length > field - SIZE) {
+            throw new IllegalArgumentException("with shared receives Ibex uses the last " + SIZE + " bytes of the "
+                    + "private data: at most " + (field - SIZE) + " bytes are left, got " + data.length
+                    + " (ConnectionOptions.withReceiveMode(WINDOW) leaves all " + field + ")");
+        }
+        byte[] out = Arrays.copyOf(data, field);
+        int o = field - SIZE;
+        out[o] = 'I';
+        out[o + 1] = 'B';
+        out[o + 2] = 'X';
+        out[o + 3] = VERSION;
+        out[o + 4] = FLAG_CREDITS;
+        out[o + 5] = (byte) (grant >>> 8);
+        out[o + 6] = (byte) grant;
+        return out;
+    }
+
+    /** The offer at the end of {@code privateData}, or {@code null} when the peer made none. */
+    static CreditOffer of(byte[] privateData) {
+        if (privateData == null || privateData.length < SIZE) {
+            return null;
+        }
+        int o = privateData.length - SIZE;
+        if (privateData[o] != 'I' || privateData[o + 1] != 'B' || privateData[o + 2] != 'X'
+                || privateData[o + 3] != VERSION || (privateData[o + 4] & FLAG_CREDITS) == 0) {
+            return null;
+        }
+        int grant = (privateData[o + 5] & 0xFF) << 8 | (privateData[o + 6] & 0xFF);
+        return grant == 0 ? null : new CreditOffer(grant);
+    }
+
+    /** {@code privateData} without an offer at its end (what the application sent); the same array when none. */
+    static byte[] strip(byte[] privateData) {
+        return of(privateData) == null ? privateData : Arrays.copyOf(privateData, privateData.length - SIZE);
+    }
+}

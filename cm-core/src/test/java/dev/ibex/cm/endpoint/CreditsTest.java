@@ -1,0 +1,133 @@
+package dev.ibex.cm.endpoint;
+
+import static dev.ibex.cm.fake.Eventually.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.fake.LoopBlockHound;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Shared receives with credits: both Ibex ends take receives from their loop's SRQ, the receiver grants a window of
+ * messages and returns credits as its application consumes them, so a slow consumer stops its own sender only.
+ */
+class CreditsTest {
+    private final ConnectionLoopbackTest h = new ConnectionLoopbackTest();
+
+    @BeforeAll
+    static void blockHound() {
+        LoopBlockHound.install();
+    }
+
+    @AfterEach
+    void tearDown() {
+        h.tearDown();
+    }
+
+    @Test
+    void twoIbexEndsShareReceivesAndTheSenderStopsAtTheGrantUntilTheConsumerReleases() throws Exception {
+        h.start();
+        h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(4), true);
+        Recorder client = new Recorder();
+        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT);
+        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::sharesReceives)).isTrue();
+        assertThat(ConnectionLoopbackTest.on(s.loop(), s::sharesReceives)).isTrue();
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::sendCredits)).as("the server's grant").isEqualTo(4);
+        assertThat(ConnectionLoopbackTest.on(s.loop(), s::sendCredits)).as("the client's grant")
+                .isEqualTo(ConnectionOptions.DEFAULT.receiveWindow());
+
+        h.server.hold = true;
+        for (int i = 0; i < 4; i++) {
+            ConnectionLoopbackTest.send(c, "m" + i, i);
+        }
+        await().until(() -> h.server.messages.size() == 4);
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::isWritable)).isFalse();
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::writableSlots)).isZero();
+        assertThat(client.events()).containsOnlyOnce("writable false");
+        assertThatThrownBy(() -> ConnectionLoopbackTest.send(c, "too many", 99))
+                .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("no send credit");
+
+        List<Buffer> held = new ArrayList<>(h.server.held);
+        h.server.held.clear();
+        held.get(0).release(); // one consumed: a quarter of 4 is owed, and goes back at once
+        await().until(() -> client.events().contains("writable true"));
+        ConnectionLoopbackTest.send(c, "m4", 4);
+        await().until(() -> h.server.messages.size() == 5);
+        h.server.hold = false;
+        held.subList(1, 4).forEach(Buffer::release);
+        h.server.held.forEach(Buffer::release);
+        assertThat(h.server.messages).as("credit updates never reach the application")
+                .containsExactly("m0", "m1", "m2", "m3", "m4");
+    }
+
+    @Test
+    void aSlowConsumerHoldsBackItsOwnSenderOnlyTheOtherConnectionsKeepGoing() throws Exception {
+        h.start(dev.ibex.cm.loop.LoopOptions.DEFAULT.withLoops(1).withSrqDepth(16));
+        h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(8), false);
+        Recorder slowServer = new Recorder();
+        slowServer.hold = true;
+        Recorder fastServer = new Recorder();
+        Recorder slowClient = new Recorder();
+        Connection slow = h.connect(slowClient, null, ConnectionOptions.DEFAULT);
+        h.request().accept(slowServer, null);
+        slowClient.established.get(5, TimeUnit.SECONDS);
+        h.resetRequest();
+        Recorder fastClient = new Recorder();
+        Connection fast = h.connect(fastClient, null, ConnectionOptions.DEFAULT);
+        h.request().accept(fastServer, null);
+        fastClient.established.get(5, TimeUnit.SECONDS);
+
+        for (int i = 0; i < 8; i++) {
+            ConnectionLoopbackTest.send(slow, "s" + i, i);
+        }
+        await().until(() -> slowServer.messages.size() == 8);
+        assertThat(ConnectionLoopbackTest.on(slow.loop(), slow::isWritable)).as("its grant is used up").isFalse();
+        // 100 messages through the same SRQ (16 deep) while the slow one holds 8 of its buffers
+        for (int i = 0; i < 100; i++) {
+            while (!ConnectionLoopbackTest.on(fast.loop(), fast::isWritable)) {
+                Thread.onSpinWait();
+            }
+            ConnectionLoopbackTest.send(fast, "f" + i, i);
+        }
+        await().until(() -> fastServer.messages.size() == 100);
+        slowServer.held.forEach(Buffer::release);
+    }
+
+    @Test
+    void aPeerThatOffersNoCreditsGetsAWindowWhenItConnects() throws Exception {
+        h.start();
+        h.listen(ConnectionOptions.DEFAULT, true); // shared, but the client does not offer credits
+        Recorder client = new Recorder();
+        Connection c = h.connect(client, new byte[56],
+                ConnectionOptions.DEFAULT.withReceiveMode(ReceiveMode.WINDOW));
+        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        assertThat(ConnectionLoopbackTest.on(s.loop(), s::sharesReceives)).isFalse();
+        assertThat(ConnectionLoopbackTest.on(s.loop(), s::postedReceives))
+                .isEqualTo(ConnectionOptions.DEFAULT.receiveWindow());
+        assertThat(ConnectionLoopbackTest.on(s.loop(), s::sendCredits)).isEqualTo(-1);
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::sendCredits)).isEqualTo(-1);
+        assertThat(h.request().privateData()).as("all 56 bytes are the application's").hasSize(56);
+    }
+
+    @Test
+    void connectingToAPeerWithAWindowKeepsSharedReceivesWithoutCredits() throws Exception {
+        h.start();
+        h.listen(ConnectionOptions.DEFAULT.withReceiveMode(ReceiveMode.WINDOW), true);
+        Recorder client = new Recorder();
+        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT);
+        client.established.get(5, TimeUnit.SECONDS);
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::sharesReceives)).isTrue();
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::sendCredits)).as("not bounded by credits").isEqualTo(-1);
+        ConnectionLoopbackTest.send(c, "hello", 1);
+        await().until(() -> h.server.messages.contains("hello"));
+    }
+}

@@ -185,7 +185,9 @@ class ConnectionTableWalkTest {
             return c;
         }
         return g.on(loop, () -> {
-            Connection c = Connection.idle(loop, PEER, ConnectionOptions.DEFAULT.withReceiveWindow(2), r);
+            // a window of its own: posted receives keep a closing connection in DISCONNECTING until they flush
+            Connection c = Connection.idle(loop, PEER, ConnectionOptions.DEFAULT.withReceiveWindow(2)
+                    .withReceiveMode(ReceiveMode.WINDOW), r);
             List<Input> path = switch (target) {
                 case IDLE -> List.of();
                 case ADDR_RESOLVING -> List.of(Input.START);

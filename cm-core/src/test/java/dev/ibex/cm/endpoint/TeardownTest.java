@@ -27,7 +27,9 @@ class TeardownTest {
         try (ScriptedGroup g = new ScriptedGroup(1)) {
             EventLoop loop = g.loop(0);
             Recorder r = new Recorder();
-            ConnectionOptions options = ConnectionOptions.DEFAULT.withDrainTimeout(Duration.ofMillis(50));
+            // a window of its own, so that DISCONNECTING lasts until the posted receives flush
+            ConnectionOptions options = ConnectionOptions.DEFAULT.withDrainTimeout(Duration.ofMillis(50))
+                    .withReceiveMode(ReceiveMode.WINDOW);
             Connection c = g.on(loop, () -> {
                 Connection x = Connection.idle(loop, new InetSocketAddress("10.0.0.1", 1), options, r);
                 Input[] path = {Input.START, Input.ADDR_RESOLVED, Input.ROUTE_RESOLVED, Input.ESTABLISHED, Input.CLOSE};

@@ -82,6 +82,10 @@ public final class BufferPool implements AutoCloseable {
     private final AtomicReference<Buffer> returned = new AtomicReference<>();
     private final AtomicBoolean signalPending = new AtomicBoolean();
     private volatile boolean closed;
+    /** One-shot tasks waiting for a free buffer (owner thread), and how they are woken. */
+    private final java.util.ArrayDeque<Runnable> waiters = new java.util.ArrayDeque<>();
+    private Runnable wakeScheduler;
+    private boolean wakeQueued;
 
     /**
      * A pool owned by the calling thread.
@@ -141,17 +145,71 @@ public final class BufferPool implements AutoCloseable {
     }
 
     /**
-     * Like {@link #tryAcquire()}, but an exhausted pool is an error.
+     * Like {@link #tryAcquire()}, but an exhausted pool is a typed error.
      *
-     * @throws IllegalStateException when every buffer is in use
+     * @throws PoolExhaustedException when every buffer is in use
      */
     public Buffer acquire() {
         Buffer b = tryAcquire();
         if (b == null) {
-            throw new IllegalStateException(name + " is exhausted: all " + count + " buffers are in use; release "
-                    + "received buffers or raise maxBuffers");
+            throw new PoolExhaustedException(name, count);
         }
         return b;
+    }
+
+    /** Whether {@link #tryAcquire()} would give a buffer now (owner thread). */
+    public boolean canAcquire() {
+        if (freeTop == 0) {
+            drainReturns();
+        }
+        return freeTop > 0 || count < options.maxBuffers();
+    }
+
+    /** Buffers the pool can still hand out: free ones and those it may still allocate (owner thread). */
+    public int headroom() {
+        drainReturns();
+        return freeTop + options.maxBuffers() - count;
+    }
+
+    /**
+     * Runs {@code task} once, on the owner thread, after a buffer next comes back to the pool (at once, in a later
+     * task, when one is free now). For operations that wait out an exhausted pool instead of failing.
+     */
+    public void whenFree(Runnable task) {
+        checkOwner();
+        waiters.add(task);
+        if (freeTop > 0 || count < options.maxBuffers()) {
+            wake();
+        }
+    }
+
+    /** How the pool's owner runs {@link #runWaiters} later (its event loop's execute); set once by the owner. */
+    public void wakeWith(Runnable scheduler) {
+        this.wakeScheduler = scheduler;
+    }
+
+    private void wake() {
+        if (!wakeQueued && wakeScheduler != null && !waiters.isEmpty()) {
+            wakeQueued = true;
+            wakeScheduler.run();
+        }
+    }
+
+    /** Runs the waiters while buffers are free (owner thread; scheduled by {@link #wakeWith}). */
+    public void runWaiters() {
+        wakeQueued = false;
+        int n = waiters.size();
+        for (int i = 0; i < n && !closed && canAcquire(); i++) {
+            Runnable r = waiters.poll();
+            if (r == null) {
+                return;
+            }
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.warn("a task waiting for a buffer of {} failed", name, e);
+            }
+        }
     }
 
     /** The buffer with {@code index}, or {@code null} (for decoding work request ids). */
@@ -264,6 +322,9 @@ public final class BufferPool implements AutoCloseable {
         free[freeTop++] = b.index();
         if (o != null) {
             o.released(b);
+        }
+        if (!waiters.isEmpty()) {
+            wake();
         }
     }
 

@@ -74,6 +74,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private static final ConnectionHandler NO_HANDLER = new ConnectionHandler() {};
     /** Send-queue slots beyond the application's: a keepalive probe and a credit update in flight. */
     private static final int INTERNAL_SLOTS = 2;
+    /** Receives a connection with a window of its own posts before it is established. */
+    private static final int HANDSHAKE_RECEIVES = 8;
 
     private volatile EventLoop loop;
     private final ConnectionOptions options;
@@ -102,6 +104,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private Credits credits;
     /** No send credit left: reported as not writable until the peer returns some. */
     private boolean creditBlocked;
+    /** Closing on a shared receive queue: the CQ was polled after the disconnect (see checkDrainedAfterCqPass). */
+    private boolean cqPassed;
     /** An owed credit update found the send queue full: retried as it drains. */
     private boolean updatePending;
     private ConnParam peerParam;
@@ -485,6 +489,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             case RESOLVE_ROUTE -> id.resolveRoute(options.resolveTimeoutMs());
             case CONNECT -> {
+                String refusal = admit();
+                if (refusal != null) {
+                    throw new dev.ibex.cm.buffer.PoolExhaustedException(refusal);
+                }
                 setUpQp();
                 setAckTimeout();
                 id.connect(connParam(shared ? new CreditOffer(options.receiveWindow()).append(outData,
@@ -521,13 +529,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
                 safely(() -> handler.onDisconnected(this));
-                checkDrained();
+                checkDrainedAfterCqPass();
             }
             case DISCONNECT -> {
                 stopReceives();
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
-                checkDrained();
+                checkDrainedAfterCqPass();
             }
             case BREAK -> {
                 Throwable err = in != Input.FATAL ? ConnectionFailedException.cm(remote,
@@ -540,7 +548,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
                 notifyError(err);
-                checkDrained();
+                checkDrainedAfterCqPass();
             }
             case ABORT -> {
                 release();
@@ -618,6 +626,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 handle = loop.register(this);
             }
             armTimer(options.connectTimeout());
+            String refusal = admit();
+            if (refusal != null) {
+                refuseForResources(refusal);
+                return;
+            }
             setUpQp();
             setAckTimeout();
             id.accept(connParam(credits != null ? new CreditOffer(options.receiveWindow()).append(outData,
@@ -625,6 +638,42 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         } catch (RuntimeException e) {
             onActionFailed(Action.ACCEPT, e);
         }
+    }
+
+    /**
+     * Whether the loop's pool can take this connection: a connection is never accepted (or started) without the
+     * receives it needs — a window of its own needs its first receives, a shared one needs the pool not to be dry.
+     * Returns why not, or {@code null}.
+     */
+    private String admit() {
+        LoopDevice d = loop.device(id.device());
+        boolean window = isPassive() ? !offersCredits() || d.srq() == null
+                : options.receiveMode() == ReceiveMode.WINDOW || d.srq() == null;
+        int needed = window ? Math.min(options.receiveWindow(), HANDSHAKE_RECEIVES) : 1;
+        int headroom = d.pool().headroom();
+        if (headroom >= needed) {
+            return null;
+        }
+        return "no receive buffers: " + d.pool() + " has " + headroom + " of "
+                + d.pool().options().maxBuffers() + " left, " + needed + " needed (raise BufferPool.Options.maxBuffers, "
+                + "or release what the application holds)";
+    }
+
+    /** Rejects an accepted request for want of buffers (REJ no resources, the reason in the private data). */
+    private void refuseForResources(String refusal) {
+        LOG.warn("{}: refusing a connection: {}", this, refusal);
+        try {
+            id.reject(dev.ibex.cm.RejectReason.NO_RESOURCES.encode(refusal), CmId.REJECT_NO_RESOURCES);
+        } catch (RuntimeException ignored) {
+            // the destroy tells the peer as well
+        }
+        state = CLOSED;
+        release();
+        RdmaConnectException x = new RdmaConnectException(RdmaConnectException.Reason.CONNECT_ERROR, 0, null, remote,
+                false, refusal);
+        failure = x;
+        notifyError(x);
+        notifyClosed();
     }
 
     /** {@link ConnectionOptions#localAckTimeout()}: before the CM moves the QP to RTS. */
@@ -657,6 +706,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
         }
         paths.established(id.localAddress(), id.peerAddress());
+        if (rq != null) {
+            rq.open();
+        }
         loadMinRnrTimer();
         if (options.keepalive()) {
             keepalive = new Keepalive(loop, new KeepaliveProbe(), options.keepaliveInterval(), options.keepaliveCount(),
@@ -740,6 +792,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         sq = new SendQueue(loop, qp, handle, options.signalInterval(), reserve, this);
         if (srq == null) {
             rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, 0);
+            rq.limit(HANDSHAKE_RECEIVES); // the whole window once established: a forged request pins a few only
             rq.flush(); // receives must be posted before the peer may send
         }
     }
@@ -806,9 +859,35 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         // On an SRQ nothing of the QP's is posted: once the QP is in error (disconnect did that) and its sends are
         // flushed it is drained. QP_LAST_WQE_REACHED is not awaited: rxe never raises it, and where a device does,
         // a receive completed for the QP after it is gone finds no endpoint and goes back to the SRQ.
-        boolean recvs = rq == null || rq.posted() == 0;
+        boolean recvs = rq == null ? !shared || cqPassed : rq.posted() == 0;
         if (sends && recvs) {
             input(Input.DRAINED, null);
+        }
+    }
+
+    /**
+     * With a window of its own a closing connection is drained when its posted receives come back flushed, after
+     * every receive completed before them. On a shared receive queue nothing of its own is posted: the receives it
+     * completed before the disconnect may still sit in the CQ, so it counts as drained only after a pass over the
+     * CQ (from a task, not inside the CM event that brought the disconnect).
+     */
+    private void checkDrainedAfterCqPass() {
+        if (!shared || cq == null) {
+            checkDrained();
+            return;
+        }
+        CompletionQueue c = cq;
+        try {
+            loop.execute(() -> {
+                if (state == DISCONNECTING) {
+                    loop.pollCq(c);
+                    cqPassed = true;
+                    checkDrained();
+                }
+            });
+        } catch (RejectedExecutionException terminated) {
+            cqPassed = true; // the loop is gone: nothing is polled any more
+            checkDrained();
         }
     }
 
@@ -1067,6 +1146,16 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     /** A buffer of this connection's pool, or {@code null} when it is exhausted (loop thread). */
     public Buffer tryAllocate() {
+        return tryAllocate0();
+    }
+
+    /** The registered buffer pool the connection's operations use, or {@code null} before its QP exists. */
+    public dev.ibex.cm.buffer.BufferPool pool() {
+        LoopDevice d = device;
+        return d == null ? null : d.pool();
+    }
+
+    private Buffer tryAllocate0() {
         checkLoop();
         checkEstablished();
         return device.pool().tryAcquire();

@@ -171,6 +171,12 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return qp;
     }
 
+    /** The registered buffer pool of the datagram's operations, or {@code null} before it is bound. */
+    public dev.ibex.cm.buffer.BufferPool pool() {
+        LoopDevice d = loopDevice();
+        return d == null ? null : d.pool();
+    }
+
     LoopDevice loopDevice() {
         return device;
     }

@@ -4,12 +4,10 @@ import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.Flushable;
-import dev.ibex.cm.loop.ScheduledTask;
 import dev.ibex.cm.loop.WrId;
 import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.RecvBatch;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * A QP's receive credits: keeps {@code window} receives posted, minus the buffers the application still holds.
  * A receive is re-posted only when the application releases a message, so a slow consumer stops the sender (RNR)
  * instead of growing memory. Posted buffers form a ring in posting order (a receive queue completes in order), so
- * teardown can reclaim them. When the pool has no buffer left, the queue tries again after a short, growing delay
- * until its window is posted: a queue is never left short (or, worse, empty: deaf to every datagram) just because
+ * teardown can reclaim them. When the pool has no buffer left, the queue waits for the pool to free one
+ * ({@link BufferPool#whenFree}) and posts again until its window is posted: a queue is never left short (or, worse, empty: deaf to every datagram) just because
  * the pool was exhausted when it last looked. Loop-confined.
  */
 final class ReceiveQueue implements Flushable {
@@ -29,6 +27,14 @@ final class ReceiveQueue implements Flushable {
     private final BufferPool pool;
     private final int handle;
     private final int window;
+    /** Receives to keep posted now: a few while the handshake runs, the window once established. */
+    private int limit;
+    /** Waiting for the pool to free a buffer: a window is never left short while buffers are free. */
+    private boolean waitingForBuffers;
+    private final Runnable buffersFreed = () -> {
+        waitingForBuffers = false;
+        requestFlush();
+    };
     private final int payloadOffset;
     private final Buffer[] ring;
     private long head;
@@ -36,12 +42,7 @@ final class ReceiveQueue implements Flushable {
     private int held;
     private boolean flushQueued;
     private boolean stopped;
-    private ScheduledTask retry;
-    private long retryNanos = RETRY_FIRST_NANOS;
     private boolean warned;
-
-    private static final long RETRY_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long RETRY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
      * @param payloadOffset where payload starts in a receive buffer (40 on UD: the GRH)
@@ -52,8 +53,25 @@ final class ReceiveQueue implements Flushable {
         this.pool = pool;
         this.handle = handle;
         this.window = window;
+        this.limit = window;
         this.payloadOffset = payloadOffset;
         this.ring = new Buffer[window];
+    }
+
+    /**
+     * Posts only {@code n} receives until {@link #open()}: a connection whose handshake may never complete (a
+     * forged request) must not pin a whole window of buffers.
+     */
+    void limit(int n) {
+        limit = Math.min(window, Math.max(1, n));
+    }
+
+    /** The whole window from now on (the connection is established). */
+    void open() {
+        if (limit < window) {
+            limit = window;
+            requestFlush();
+        }
     }
 
     int posted() {
@@ -77,7 +95,7 @@ final class ReceiveQueue implements Flushable {
             return;
         }
         RecvBatch batch = loop.recvBatch();
-        int want = window - posted() - held;
+        int want = limit - posted() - held;
         while (want > 0) {
             int n = 0;
             while (n < want && n < batch.capacity()) {
@@ -91,7 +109,7 @@ final class ReceiveQueue implements Flushable {
                 n++;
             }
             if (n == 0) {
-                starved(want);
+                starved();
                 return;
             }
             int posted = n;
@@ -116,28 +134,25 @@ final class ReceiveQueue implements Flushable {
             }
             want -= posted;
         }
-        retryNanos = RETRY_FIRST_NANOS;
         if (warned) {
             warned = false;
             LOG.info("{}: all {} receives posted again", pool, window);
         }
     }
 
-    /** The pool is empty with {@code missing} receives unposted: look again later (the pool has no waiters). */
-    private void starved(int missing) {
+    /** The pool is empty: post again as soon as it frees a buffer (its waiters run on this loop). */
+    private void starved() {
         if (posted() == 0 && !warned) {
             warned = true;
             LOG.warn("{} is exhausted: none of {} receives posted, so this QP receives nothing until buffers are "
-                    + "released (retrying)", pool, window);
+                    + "released (waiting for buffers)", pool, window);
         } else {
-            LOG.debug("{} is exhausted: {} receives posted of a window of {}", pool, posted(), window);
+            LOG.debug("{} is exhausted: {} receives posted of a window of {}; waiting for buffers", pool, posted(),
+                    window);
         }
-        if (retry == null && !stopped) {
-            retry = loop.schedule(() -> {
-                retry = null;
-                requestFlush();
-            }, retryNanos, TimeUnit.NANOSECONDS);
-            retryNanos = Math.min(RETRY_MAX_NANOS, retryNanos * 2);
+        if (!waitingForBuffers && !stopped) {
+            waitingForBuffers = true;
+            pool.whenFree(buffersFreed);
         }
     }
 
@@ -190,20 +205,11 @@ final class ReceiveQueue implements Flushable {
      */
     void stop() {
         stopped = true;
-        cancelRetry();
-    }
-
-    private void cancelRetry() {
-        if (retry != null) {
-            retry.cancel();
-            retry = null;
-        }
     }
 
     /** Teardown (the QP is destroyed): every posted buffer returns to the pool; nothing is posted any more. */
     void reclaimAll() {
         stopped = true;
-        cancelRetry();
         while (tail < head) {
             int k = (int) (tail % window);
             Buffer b = ring[k];

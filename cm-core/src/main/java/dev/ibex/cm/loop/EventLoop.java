@@ -6,6 +6,7 @@ import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmEventType;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.CompletionBatch;
+import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.Fabric;
@@ -75,6 +76,7 @@ public final class EventLoop implements Executor {
     private final List<AsyncEventSource> asyncSources = new ArrayList<>();
     private final EndpointTable endpoints = new EndpointTable();
     private final Map<Class<?>, Object> attachments = new IdentityHashMap<>();
+    private boolean dispatching;
     private final ArrayDeque<WatchedCq> readyCqs = new ArrayDeque<>();
     private final ArrayDeque<Flushable> flushes = new ArrayDeque<>();
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -449,6 +451,23 @@ public final class EventLoop implements Executor {
     }
 
     /** Polls one CQ up to the budget; true when it may hold more. */
+    /**
+     * Polls {@code cq} until it is empty now, dispatching what it holds, outside the loop's regular pass: a
+     * connection on a shared receive queue uses it before it counts as drained, so that receives completed before
+     * the peer's disconnect reach it first. From a task only (never while completions are being dispatched).
+     */
+    public void pollCq(CompletionQueue cq) {
+        checkInLoop();
+        if (dispatching) {
+            throw new IllegalStateException("pollCq while completions are being dispatched");
+        }
+        if (cq.context() instanceof WatchedCq w && !w.closed) {
+            while (drain(w)) {
+                // a full budget: there may be more
+            }
+        }
+    }
+
     private boolean drain(WatchedCq w) {
         int budget = options.completionBudget();
         int done = 0;
@@ -460,8 +479,13 @@ public final class EventLoop implements Executor {
                 LOG.warn("polling a CQ on {} failed: {}", thread.getName(), e.toString());
                 return false;
             }
-            for (int i = 0; i < got; i++) {
-                dispatchCompletion(w, i);
+            dispatching = true;
+            try {
+                for (int i = 0; i < got; i++) {
+                    dispatchCompletion(w, i);
+                }
+            } finally {
+                dispatching = false;
             }
             done += got;
             if (got < wcs.capacity() || w.closed) {

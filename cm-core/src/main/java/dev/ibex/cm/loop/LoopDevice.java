@@ -72,6 +72,14 @@ public final class LoopDevice implements BufferOwner, Flushable {
                     // the loop closed the pool: released buffers have nowhere to go
                 }
             });
+            Runnable runWaiters = () -> pool.runWaiters();
+            pool.wakeWith(() -> {
+                try {
+                    loop.execute(runWaiters);
+                } catch (java.util.concurrent.RejectedExecutionException terminated) {
+                    // closing: nobody waits any more
+                }
+            });
             int depth = loop.options().srqDepth();
             if (depth > 0) {
                 srq = pd.createSharedReceiveQueue(depth, 1, 0);

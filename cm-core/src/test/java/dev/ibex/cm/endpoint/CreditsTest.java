@@ -130,4 +130,32 @@ class CreditsTest {
         ConnectionLoopbackTest.send(c, "hello", 1);
         await().until(() -> h.server.messages.contains("hello"));
     }
+
+    /**
+     * Regression: on a shared receive queue a connection counted as drained as soon as the peer's disconnect came,
+     * so receives completed just before it, still in the CQ, found no connection and were lost.
+     */
+    @Test
+    void messagesThatArrivedBeforeThePeersDisconnectAreDeliveredBeforeItCloses() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            h.start();
+            h.listen(ConnectionOptions.DEFAULT, true);
+            Recorder client = new Recorder();
+            h.connect(client, null, ConnectionOptions.DEFAULT);
+            Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+            client.established.get(5, TimeUnit.SECONDS);
+            ConnectionLoopbackTest.on(s.loop(), () -> {
+                for (String m : new String[] {"last", "words"}) {
+                    Buffer b = s.allocate();
+                    s.send(b, Recorder.put(b, m), 0);
+                }
+                s.flush();
+                s.close(); // at once: the messages and the disconnect race to the client
+                return null;
+            });
+            client.closed.get(5, TimeUnit.SECONDS);
+            assertThat(client.messages).as("round %d: %s", round, client.events()).containsExactly("last", "words");
+            h.tearDown();
+        }
+    }
 }

@@ -240,8 +240,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
             if (payload != null) {
                 Payloads.discard(payload, Context.empty());
             }
-            throw new IllegalStateException("the registered buffer pool of " + loop + " is exhausted (every "
-                    + "buffer is posted or held by the application; see BufferPool.Options.maxBuffers)");
+            return connection.allocate(); // throws the typed PoolExhaustedException (or a buffer freed meanwhile)
         }
         return b;
     }
@@ -386,6 +385,16 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     @Override
     public Outbound outbound() {
         return outbound;
+    }
+
+    @Override
+    public boolean bufferAvailable(Runnable whenFree) {
+        dev.ibex.cm.buffer.BufferPool p = connection.pool();
+        if (p == null || p.canAcquire()) {
+            return true; // (no pool: the post fails with the connection's state)
+        }
+        p.whenFree(whenFree);
+        return false;
     }
 
     @Override

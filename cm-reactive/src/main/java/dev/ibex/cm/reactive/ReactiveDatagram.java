@@ -253,6 +253,17 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
         }
 
         @Override
+        public boolean bufferAvailable(Runnable whenFree) {
+            Datagram d = datagram;
+            dev.ibex.cm.buffer.BufferPool p = d == null ? null : d.pool();
+            if (p == null || p.canAcquire()) {
+                return true;
+            }
+            p.whenFree(whenFree);
+            return false;
+        }
+
+        @Override
         public int post(Object item, long attachment) {
             Datagram d = datagram;
             Buffer b;

@@ -61,6 +61,9 @@ final class SendOperation extends Mono<Void> {
         private int id;
         private int granted;
         private int inFlight;
+        /** Items waiting for a free buffer (at most the grant), in order; and whether the pool will wake us. */
+        private final java.util.ArrayDeque<Object> stalled = new java.util.ArrayDeque<>();
+        private boolean waitingForBuffer;
         private boolean upstreamDone;
         private boolean terminated;
 
@@ -166,6 +169,37 @@ final class SendOperation extends Mono<Void> {
                 Payloads.discard(item, actual.currentContext());
                 return;
             }
+            if (!stalled.isEmpty() || !bufferFree()) {
+                stalled.add(item); // the pool is exhausted: wait for a buffer, in order
+                return;
+            }
+            postNow(item);
+        }
+
+        private boolean bufferFree() {
+            if (waitingForBuffer) {
+                return false;
+            }
+            if (target.bufferAvailable(this::buffersFreed)) {
+                return true;
+            }
+            waitingForBuffer = true;
+            return false;
+        }
+
+        /** The pool has buffers again: post what waited (loop thread). */
+        private void buffersFreed() {
+            waitingForBuffer = false;
+            while (!stalled.isEmpty() && !terminated && !cancelled) {
+                if (!bufferFree()) {
+                    return;
+                }
+                postNow(stalled.poll());
+            }
+            maybeComplete();
+        }
+
+        private void postNow(Object item) {
             if (granted <= 0) {
                 Payloads.discard(item, actual.currentContext());
                 fail(Exceptions.failWithOverflow("the publisher sent more than send() requested"), true);
@@ -224,7 +258,7 @@ final class SendOperation extends Mono<Void> {
         }
 
         private void maybeComplete() {
-            if (upstreamDone && inFlight == 0 && !terminated && !cancelled) {
+            if (upstreamDone && inFlight == 0 && stalled.isEmpty() && !terminated && !cancelled) {
                 terminated = true;
                 actual.onComplete();
                 maybeUnregister();
@@ -264,6 +298,9 @@ final class SendOperation extends Mono<Void> {
 
         private void discardHandoff() {
             Object o;
+            while ((o = stalled.poll()) != null) {
+                Payloads.discard(o, actual.currentContext());
+            }
             while ((o = handoff.poll()) != null) {
                 if (o != COMPLETE && !(o instanceof Failure)) {
                     Payloads.discard(o, actual.currentContext());

@@ -16,4 +16,10 @@ interface SendTarget {
      *     {@link Message} item is released either way
      */
     int post(Object item, long attachment);
+
+    /**
+     * Whether a registered buffer is free for the next post; when none is, {@code whenFree} runs (once, on the loop)
+     * after one comes back. An exhausted pool is back-pressure for the stream, not its failure.
+     */
+    boolean bufferAvailable(Runnable whenFree);
 }

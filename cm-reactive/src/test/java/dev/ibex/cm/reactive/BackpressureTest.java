@@ -84,7 +84,9 @@ class BackpressureTest {
 
     @Test
     void aSlowSubscriberStallsTheSenderWithoutLossAndWithBoundedMemory() {
-        ConnectionOptions opts = ConnectionOptions.DEFAULT.withReceiveWindow(WINDOW).withSendQueueDepth(DEPTH);
+        // a window of its own (posted receives, RNR); SharedReceivesTest covers the credit-bound default
+        ConnectionOptions opts = ConnectionOptions.DEFAULT.withReceiveWindow(WINDOW).withSendQueueDepth(DEPTH)
+                .withReceiveMode(dev.ibex.cm.endpoint.ReceiveMode.WINDOW);
         AtomicLong upstreamRequested = new AtomicLong();
         AtomicLong upstreamEmitted = new AtomicLong();
         AtomicLong maxAhead = new AtomicLong();

@@ -30,6 +30,29 @@ class BufferPoolTest {
         fabric.close();
     }
 
+    /** An exhausted pool wakes who waits once a buffer comes back, through the owner's scheduler, in order. */
+    @Test
+    void waitersRunOnceWhenABufferComesBack() {
+        BufferPool p = pool(2, 2, false);
+        List<Runnable> scheduled = new ArrayList<>();
+        p.wakeWith(() -> scheduled.add(p::runWaiters));
+        Buffer a = p.acquire();
+        Buffer b = p.acquire();
+        assertThat(p.canAcquire()).isFalse();
+        assertThat(p.headroom()).isZero();
+        List<String> woken = new ArrayList<>();
+        p.whenFree(() -> woken.add("first"));
+        p.whenFree(() -> woken.add("second"));
+        assertThat(scheduled).as("nothing free: nothing scheduled").isEmpty();
+        a.release();
+        assertThat(scheduled).hasSize(1);
+        scheduled.remove(0).run();
+        assertThat(woken).containsExactly("first", "second"); // each checks for itself whether one is left
+        assertThat(p.headroom()).isEqualTo(1);
+        b.release();
+        assertThat(scheduled).as("no waiter left: no wake-up").isEmpty();
+    }
+
     @Test
     void growsASlabAtATimeRegisteringEachOnceUpToTheLimit() {
         BufferPool p = pool(4, 10, false);
@@ -41,7 +64,8 @@ class BufferPoolTest {
         assertThat(p.allocated()).isEqualTo(10);
         assertThat(fabric.count(ResourceKind.MEMORY_REGION)).as("slabs of 4, 4 and 2").isEqualTo(3);
         assertThat(p.tryAcquire()).isNull();
-        assertThatThrownBy(p::acquire).isInstanceOf(IllegalStateException.class).hasMessageContaining("exhausted");
+        assertThatThrownBy(p::acquire).isInstanceOf(PoolExhaustedException.class).hasMessageContaining("all 10 buffers")
+                .hasMessageContaining("ENOBUFS");
         assertThat(held).extracting(Buffer::index).doesNotHaveDuplicates();
         assertThat(held).allSatisfy(b -> assertThat(b.capacity()).isEqualTo(256));
         assertThat(held.get(0).address() % 4096).as("slabs are page aligned").isZero();

@@ -104,6 +104,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private Credits credits;
     /** No send credit left: reported as not writable until the peer returns some. */
     private boolean creditBlocked;
+    /** Messages from the shared receive queue the application holds. */
+    private int sharedHeld;
     /** Closing on a shared receive queue: the CQ was polled after the disconnect (see checkDrainedAfterCqPass). */
     private boolean cqPassed;
     /** An owed credit update found the send queue full: retried as it drains. */
@@ -362,7 +364,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     /** Received messages the application holds (loop thread). */
     public int heldMessages() {
-        return rq == null ? 0 : rq.held();
+        return rq == null ? sharedHeld : rq.held();
     }
 
     // ---- commands ----
@@ -999,6 +1001,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 this);
         if (!srq) {
             rq.handedOut();
+        } else {
+            sharedHeld++;
         }
         if (state == ESTABLISHED || state == DISCONNECTING) {
             // a successful receive in DISCONNECTING arrived before the disconnect (its completion was only polled
@@ -1039,6 +1043,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     @Override
     public void released(Buffer buffer) {
         if (shared) {
+            sharedHeld--;
             device.released(buffer); // back to the pool: the SRQ refills
             owe();
         } else if (rq != null) {

@@ -45,6 +45,11 @@ public final class LoopDevice implements BufferOwner, Flushable {
     private SharedReceiveQueue srq;
     private final ArrayDeque<Window> freeWindows = new ArrayDeque<>();
     private int srqPosted;
+    /**
+     * The SRQ's depth: {@link LoopOptions#srqDepth()}, at most a quarter of the pool, so that shared receives never
+     * take the buffers sends and held messages need.
+     */
+    private final int srqDepth;
     private boolean flushQueued;
     private boolean closed;
 
@@ -52,6 +57,8 @@ public final class LoopDevice implements BufferOwner, Flushable {
         this.loop = loop;
         this.context = context;
         this.attributes = context.queryDevice();
+        this.srqDepth = loop.options().srqDepth() == 0 ? 0
+                : Math.max(1, Math.min(loop.options().srqDepth(), loop.options().buffers().maxBuffers() / 4));
         try {
             pd = context.allocPd();
             channel = context.createCompletionChannel();
@@ -80,7 +87,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
                     // closing: nobody waits any more
                 }
             });
-            int depth = loop.options().srqDepth();
+            int depth = srqDepth;
             if (depth > 0) {
                 srq = pd.createSharedReceiveQueue(depth, 1, 0);
                 srq.context(this);
@@ -161,7 +168,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 return w.cq;
             }
         }
-        WatchedCq w = watch(Math.max(entries + loop.options().srqDepth(), loop.options().cqEntries()), true);
+        WatchedCq w = watch(Math.max(entries + srqDepth, loop.options().cqEntries()), true);
         w.reserved += entries;
         return w.cq;
     }
@@ -189,7 +196,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         WatchedCq w = new WatchedCq(cq, this, shared);
         if (shared) {
             // any QP on a shared CQ may take receives from the SRQ: room for all of them, whoever consumes them
-            w.reserved = loop.options().srqDepth();
+            w.reserved = srqDepth;
         }
         cqs.add(w);
         cq.requestNotify(false);
@@ -256,7 +263,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
             return;
         }
         RecvBatch batch = loop.recvBatch();
-        int want = loop.options().srqDepth() - srqPosted;
+        int want = srqDepth - srqPosted;
         while (want > 0) {
             int n = 0;
             while (n < batch.capacity() && n < want) {
@@ -295,7 +302,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         if (e.type() == AsyncEventType.SRQ_LIMIT_REACHED && srq != null && !closed) {
             LOG.debug("SRQ of {} below its limit ({} posted): refilling", context.device().name(), srqPosted);
             flush();
-            srq.modify(0, Math.max(1, loop.options().srqDepth() / 4), SharedReceiveQueue.LIMIT);
+            srq.modify(0, Math.max(1, srqDepth / 4), SharedReceiveQueue.LIMIT);
         }
         loop.broadcast(e);
     }

@@ -109,7 +109,10 @@ public final class RdmaConnectException extends RdmaException {
                     + "connect again";
             case DISCONNECTED -> "the peer disconnected before the connection was established";
             case CLOSED -> "the endpoint was closed before the outcome";
-            case MULTICAST_ERROR -> "the multicast group could not be joined or was lost";
+            case MULTICAST_ERROR -> isGroupLimit(r, status) ? "the multicast group could not be joined: the device's"
+                    + " group limit is reached (" + Errno.of(status).describe() + "; max_mcast_grp or max_mcast_qp_attach"
+                    + " of DeviceAttributes, or an OS limit); leave groups first"
+                    : "the multicast group could not be joined or was lost";
         };
         return what + to + (detail == null || detail.isEmpty() ? "" : "; " + detail);
     }
@@ -168,6 +171,22 @@ public final class RdmaConnectException extends RdmaException {
     public boolean isConsumerReject() {
         return (reason == Reason.REJECTED && status == REJECT_CONSUMER)
                 || (datagram && reason == Reason.UNREACHABLE && status == SIDR_REJECT);
+    }
+
+    /**
+     * A multicast join failed because a limit was reached: the device's groups ({@code max_mcast_grp}) or QPs per
+     * group ({@code max_mcast_qp_attach}) — ENOMEM, as rxe and soft-roce report it — or the operating system's
+     * (soft-roce holds a socket per group: EMFILE/ENFILE when file descriptors run out, ENOBUFS when the kernel's
+     * membership limit is hit). Leaving groups makes room; retrying at once does not.
+     */
+    public boolean isGroupLimit() {
+        return isGroupLimit(reason, status);
+    }
+
+    private static boolean isGroupLimit(Reason reason, int status) {
+        return reason == Reason.MULTICAST_ERROR && (status == -Errno.ENOMEM.number()
+                || status == -Errno.ENOBUFS.number() || status == -Errno.EMFILE.number()
+                || status == -Errno.ENFILE.number());
     }
 
     /** Nobody listens on the target port (reject reason 8, or SIDR status 1). */

@@ -70,9 +70,29 @@ final class NetLink implements Link {
         try {
             port.joinMulticast(group);
         } catch (IOException e) {
-            throw new RdmaException("ibv_attach_mcast", Errno.EADDRNOTAVAIL.number(), "cannot join the IPv4 group "
-                    + Ipv4.toString(group) + " on " + Ipv4.toString(port.ip()) + ": " + e.getMessage(), e);
+            Errno errno = joinErrno(e);
+            String why = errno == Errno.EADDRNOTAVAIL ? "" : errno == Errno.ENOBUFS
+                    ? " (the kernel's limit of memberships, net.ipv4.igmp_max_memberships or the interface's)"
+                    : " (each group the device joins holds one socket: leave groups or raise the process's file"
+                    + " descriptor limit, ulimit -n; " + port.joinedGroups() + " groups joined now)";
+            throw new RdmaException("ibv_attach_mcast", errno.number(), "cannot join the IPv4 group "
+                    + Ipv4.toString(group) + " on " + Ipv4.toString(port.ip()) + ": " + e.getMessage() + why, e);
         }
+    }
+
+    /** The errno behind a refused join (Java's socket exceptions carry only strerror's text). */
+    static Errno joinErrno(IOException e) {
+        String m = String.valueOf(e.getMessage());
+        if (m.contains(Errno.EMFILE.description()) && !m.contains(Errno.ENFILE.description())) {
+            return Errno.EMFILE;
+        }
+        if (m.contains(Errno.ENFILE.description())) {
+            return Errno.ENFILE;
+        }
+        if (m.contains(Errno.ENOBUFS.description())) {
+            return Errno.ENOBUFS;
+        }
+        return Errno.EADDRNOTAVAIL;
     }
 
     @Override

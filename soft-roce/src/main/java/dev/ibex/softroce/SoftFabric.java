@@ -8,6 +8,7 @@ import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.cm.spi.ResourceTracker;
 import dev.ibex.softroce.net.FaultInjector;
+import dev.ibex.softroce.net.SocketDrops;
 import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.transport.Timers;
 import dev.ibex.softroce.transport.WorkQueue;
@@ -236,6 +237,16 @@ public final class SoftFabric implements Fabric {
      */
     public FaultCommands faultCommands() {
         return faultCommands;
+    }
+
+    /**
+     * Datagrams the kernel dropped because a socket buffer of this process on the fabric's UDP port was full (the
+     * devices' own sockets and their multicast groups' — every fabric of the process on that port alike):
+     * losses on soft-roce's "wire", before anything in Ibex sees them, so no {@code drops()} counts them. Linux only
+     * ({@link SocketDrops#UNKNOWN} elsewhere); reads {@code /proc}, so call it for statistics.
+     */
+    public long socketDrops() {
+        return SocketDrops.ofProcess(config.udpPort());
     }
 
     /** The live-resource tracker (the CM registers its ids and channels here). */

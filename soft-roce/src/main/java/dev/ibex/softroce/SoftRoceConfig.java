@@ -18,10 +18,11 @@ import java.util.List;
  * @param pollerSpinNanos how long a poller spins before parking (0: park at once)
  * @param pcap when set, every datagram sent and received is written to this pcap file
  * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
+ * @param maxMulticastGroups groups a device may join ({@code max_mcast_grp}); each holds one socket
  */
 public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double timerScale,
         boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, Path pcap,
-        ProviderConfig faults) {
+        ProviderConfig faults, int maxMulticastGroups) {
 
     public static final String PREFIX = "ibex.softroce.";
     public static final String PORT = PREFIX + "port";
@@ -31,6 +32,9 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final String RCVBUF = PREFIX + "rcvbuf";
     public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
     public static final String PCAP = PREFIX + "pcap";
+    public static final String MAX_MULTICAST_GROUPS = PREFIX + "maxMulticastGroups";
+    /** {@code max_mcast_grp} by default: rxe's {@code RXE_MAX_MCAST_GRP}. */
+    public static final int DEFAULT_MAX_MULTICAST_GROUPS = 8192;
     /** Prefix of the fault-injection keys the network layer reads. */
     public static final String FAULT_PREFIX = PREFIX + "fault.";
 
@@ -53,6 +57,9 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         if (receiveBufferBytes < 0) {
             throw new IllegalArgumentException(RCVBUF + " must not be negative");
         }
+        if (maxMulticastGroups < 0) {
+            throw new IllegalArgumentException(MAX_MULTICAST_GROUPS + " must not be negative");
+        }
     }
 
     /** Reads every setting from {@code config} (and system properties). */
@@ -64,6 +71,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         int rcvbuf = config.getInt(RCVBUF, 4 << 20);
         long spin = config.getLong(POLLER_SPIN_NANOS, 0);
         String pcap = config.get(PCAP, null);
+        int groups = config.getInt(MAX_MULTICAST_GROUPS, DEFAULT_MAX_MULTICAST_GROUPS);
         java.util.Map<String, String> faults = new java.util.HashMap<>();
         config.properties().forEach((k, v) -> {
             if (k.startsWith(FAULT_PREFIX)) {
@@ -76,7 +84,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
             }
         });
         return new SoftRoceConfig(port, devices, scale, rxe7, rcvbuf, spin,
-                pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults));
+                pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults), groups);
     }
 
     /** {@code nanos} scaled by {@link #timerScale()}, at least 1. */

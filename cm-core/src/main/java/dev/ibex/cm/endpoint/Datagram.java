@@ -65,6 +65,10 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
     private int mtu;
     private boolean listening;
     private Throwable fatal;
+    /** The QP whose device-side drops count (kept after it is destroyed: its count stays readable). */
+    private volatile QueuePair countedQp;
+    /** Receives that completed in error while bound (written on the loop). */
+    private volatile long failedReceives;
     private final List<UdPeer> peers = new ArrayList<>();
     private final List<Membership> memberships = new ArrayList<>();
     private final List<Resolution> exchanges = new ArrayList<>();
@@ -184,6 +188,24 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
     /** Receives posted now (loop thread). */
     public int postedReceives() {
         return rq == null ? 0 : rq.posted();
+    }
+
+    /**
+     * Datagrams that reached this endpoint and were dropped before the application got them: those its device dropped
+     * ({@link QueuePair#receiveDrops()}: no receive posted, a Q_Key mismatch, too long …) plus receives that completed
+     * in error. On a device that does not report its drops ({@link #seesDeviceDrops()} false: rdma-core) only the
+     * latter count. Any thread.
+     */
+    public long receiveDrops() {
+        QueuePair q = countedQp;
+        long device = q == null ? 0 : q.receiveDrops();
+        return Math.max(0, device) + failedReceives;
+    }
+
+    /** Whether {@link #receiveDrops()} includes what the device dropped (soft-roce: yes; rdma-core: no). Any thread. */
+    public boolean seesDeviceDrops() {
+        QueuePair q = countedQp;
+        return q == null || q.receiveDrops() != QueuePair.DROPS_NOT_VISIBLE;
     }
 
     public boolean isWritable() {
@@ -416,6 +438,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         qp = id.createQp(device.pd(), new QpInitAttr(cq, cq, null, new QpCap(depth, window, 1, 1,
                 options.maxInline()), QpType.UD, false, this));
         qp.context(this);
+        countedQp = qp;
         sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, this);
         rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, VerbsAbi.GRH_SIZE);
         rq.flush();
@@ -566,6 +589,9 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
             rq.recycled();
             if (!wc.isSuccess(i) && wc.status(i) != WcStatus.WR_FLUSH_ERR) {
                 LOG.debug("{}: a receive completed with {}", this, wc.status(i));
+                if (state == DatagramState.BOUND) {
+                    failedReceives = failedReceives + 1; // a datagram arrived and was lost: count it
+                }
             }
             return;
         }

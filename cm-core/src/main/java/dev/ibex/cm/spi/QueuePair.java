@@ -76,4 +76,17 @@ public interface QueuePair extends ResourceTracker.Tracked {
 
     /** {@code ibv_detach_mcast}. */
     void detachMulticast(Gid gid, int lid);
+
+    /** {@link #receiveDrops()} of a device that does not report them. */
+    long DROPS_NOT_VISIBLE = -1;
+
+    /**
+     * Messages that reached this UD QP and were dropped by the device instead of completing a receive: no receive
+     * posted, a Q_Key mismatch, longer than the receive buffer, the QP not ready — what a NIC discards silently. A
+     * provider that sees its own drops (soft-roce) counts them; a hardware device (rdma-core) does not report them per
+     * QP, and this is {@link #DROPS_NOT_VISIBLE}. Keeps its value after close. Any thread; allocation-free.
+     */
+    default long receiveDrops() {
+        return DROPS_NOT_VISIBLE;
+    }
 }

@@ -18,9 +18,10 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Flow control.</b> UD has no credits: the endpoint keeps its receive window posted and a datagram that finds
  * no demand (and a full, small receive queue) is released at once and counted in {@link #drops()} — never
- * buffered without bound, never lost without a count. A subscriber that {@link DatagramMessage#retain() retains}
- * many datagrams shrinks the posted window (the NIC then drops uncounted), so release promptly. {@link #send} asks
- * its publisher only for what fits the send queue.
+ * buffered without bound, never lost without a count. A datagram that arrives while no receive is posted (the
+ * subscriber retains many datagrams, or arrivals outrun the loop's re-posting) is dropped by the device: soft-roce
+ * counts those in {@link #drops()} too, a hardware NIC (rdma-core) does not report them. So release promptly.
+ * {@link #send} asks its publisher only for what fits the send queue.
  *
  * <p>Disposing closes the endpoint: receive() completes, pending operations fail, every resolved {@link UdPeer}'s
  * address handle is destroyed.
@@ -51,7 +52,14 @@ public interface DatagramEndpoint extends Disposable {
      */
     Mono<UdPeer> replyTo(DatagramMessage message);
 
-    /** Datagrams received and released without delivery (no demand, or after cancel). Any thread. */
+    /**
+     * Datagrams that reached this endpoint and were not delivered: released for want of demand (or after cancel), and
+     * — where the device reports them, as soft-roce does — dropped by the device (no receive posted, a Q_Key mismatch,
+     * too long) or by a receive that completed in error. On soft-roce every datagram lost inside Ibex is here:
+     * sent − received = injected faults + drops() (+ what the kernel's socket buffers overflowed, which
+     * {@code SoftFabric.socketDrops()} reports). On rdma-core the NIC's own drops are invisible to the library: only
+     * Ibex's count. Any thread.
+     */
     long drops();
 
     /** The bound address (port assigned). */

@@ -14,7 +14,8 @@ import reactor.core.publisher.Mono;
  * ({@code MULTICAST_ERROR}), receive() and pending sends fail with that error: join again.
  *
  * <p>Flow control as for {@link DatagramEndpoint}: datagrams that find no demand are dropped and counted in
- * {@link #drops()}. Signals are emitted on {@link #loop()}.
+ * {@link #drops()}, and so are those the device dropped where it reports them (soft-roce). Signals are emitted on
+ * {@link #loop()}.
  */
 public interface RdmaMembership extends Disposable {
 
@@ -30,7 +31,7 @@ public interface RdmaMembership extends Disposable {
     /** Sends each item to the group as one datagram (types as for {@link RdmaConnection#send}). */
     Mono<Void> send(Publisher<?> datagrams);
 
-    /** Datagrams received and released without delivery. Any thread. */
+    /** Datagrams of the group that reached this member and were not delivered; see {@link DatagramEndpoint#drops()}. */
     long drops();
 
     /** {@link #dispose()} and wait for the leave to finish. */

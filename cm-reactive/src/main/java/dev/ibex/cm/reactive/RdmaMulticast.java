@@ -74,7 +74,10 @@ public final class RdmaMulticast {
         return options(config.options.withDeadline(timeout));
     }
 
-    /** Join send-only (send to the group without receiving its traffic). */
+    /**
+     * Join send-only (send to the group without receiving its traffic): no IGMP join, no attachment (so it does not
+     * count against the device's group limit) and a single receive posted instead of a window.
+     */
     public RdmaMulticast sendOnly(boolean sendOnly) {
         Config c = config;
         return new RdmaMulticast(new Config(c.loop, c.host, c.options, c.queue, sendOnly));
@@ -110,9 +113,11 @@ public final class RdmaMulticast {
             if (group.getAddress() == null || !group.getAddress().isMulticastAddress()) {
                 throw new IllegalArgumentException(group + " is not a multicast group address");
             }
+            // a send-only member receives nothing: one receive posted (a UD QP needs one), not a window of buffers
+            DatagramOptions options = c.sendOnly ? c.options.withReceiveWindow(1) : c.options;
             ReactiveDatagram d = new ReactiveDatagram(c.loop.get(), group, c.sendOnly,
-                    RdmaDatagram.queue(c.queue, c.options), null);
-            d.start(RdmaDatagram.address(c.host, 0), c.options, sink);
+                    c.sendOnly ? 0 : RdmaDatagram.queue(c.queue, options), null);
+            d.start(RdmaDatagram.address(c.host, 0), options, sink);
         }).doOnDiscard(RdmaMembership.class, RdmaMembership::dispose);
     }
 

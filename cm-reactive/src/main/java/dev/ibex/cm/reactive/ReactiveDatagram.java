@@ -181,7 +181,13 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
 
     @Override
     public long drops() {
-        return inbound.dropped();
+        return lost();
+    }
+
+    /** What the inbound dropped plus what the endpoint lost before it (the device's drops, failed receives). */
+    private long lost() {
+        Datagram d = datagram;
+        return inbound.dropped() + (d == null ? 0 : d.receiveDrops());
     }
 
     @Override
@@ -472,7 +478,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
 
         @Override
         public long drops() {
-            return inbound.dropped();
+            return lost();
         }
 
         @Override

@@ -22,8 +22,8 @@
  * <p>UD has no credits, so flow control differs from RC: the endpoint keeps its receive window posted; a datagram
  * that finds no demand waits in a small bounded queue (default a quarter of the window, {@code receiveQueue(n)})
  * and beyond it is released at once and counted in {@code drops()}. Nothing buffers without bound and nothing the
- * endpoint receives is lost without being counted (what the NIC drops for want of a posted receive it cannot
- * see: keep retained datagrams few).
+ * endpoint receives is lost without being counted: on soft-roce {@code drops()} also counts what the device dropped
+ * for want of a posted receive; a hardware NIC (rdma-core) does not report those, so keep retained datagrams few.
  *
  * <h2>Buffers and threads</h2>
  * Received {@link dev.ibex.cm.reactive.Message}s and {@link dev.ibex.cm.reactive.DatagramMessage}s are registered

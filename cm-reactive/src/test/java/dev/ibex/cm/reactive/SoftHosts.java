@@ -51,6 +51,12 @@ final class SoftHosts implements AutoCloseable {
         this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), clientDevices);
     }
 
+    /** With extra soft-roce settings for both fabrics (e.g. {@code ibex.softroce.maxMulticastGroups}). */
+    SoftHosts(Map<String, String> settings) {
+        this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "srv=" + SERVER_IP,
+                "cli=" + CLIENT_IP, 18, settings);
+    }
+
     private SoftHosts(BufferPool.Options buffers, String clientDevices) {
         this(buffers, "srv=" + SERVER_IP, clientDevices, 18, Map.of());
     }

@@ -16,10 +16,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
-import java.nio.channels.MembershipKey;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -31,8 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One soft RDMA device port: a UDP socket bound to (local IPv4 address, port) — 4791 by default, but a host
  * running kernel rxe owns 4791, so tests use other ports and several 127.0.0.x addresses to put several
- * "hosts" on one loopback. It receives on its own thread(s) into pooled buffers and hands each datagram to
- * a {@link DatagramHandler}; it sends from any thread; it joins IPv4 multicast groups on its interface;
+ * "hosts" on one loopback. It receives on its own threads (one for its address, one for all its multicast groups)
+ * into pooled buffers and hands each datagram to a {@link DatagramHandler}; it sends from any thread; it joins IPv4
+ * multicast groups on its interface;
  * it applies the faults of its {@link FaultInjector}; and it can copy everything it sends and receives to
  * a {@link PcapWriter}. See the package documentation for the threading model.
  *
@@ -64,7 +62,7 @@ public final class SoftPort implements AutoCloseable {
     private final FaultInjector faults;
     private final String name;
     private final Thread receiver;
-    private final Map<Integer, Group> groups = new ConcurrentHashMap<>();
+    private final GroupReceiver groups;
     private final ReentrantLock deliveryLock = new ReentrantLock();
     private final TransmitLock transmitLock = new TransmitLock();
     private final AtomicReference<PacketBuffer> heldReceive = new AtomicReference<>();
@@ -76,9 +74,6 @@ public final class SoftPort implements AutoCloseable {
     private Thread timerThread;
     private volatile PcapWriter tap;
     private volatile boolean open = true;
-
-    private record Group(DatagramChannel channel, MembershipKey key, Thread receiver) {
-    }
 
     private record Pending(ByteBuffer datagram, int dstIp, InetSocketAddress destination) {
     }
@@ -98,7 +93,9 @@ public final class SoftPort implements AutoCloseable {
         this.faults = b.faults != null ? b.faults : new FaultInjector(0);
         this.tap = b.tap;
         this.name = Ipv4.toString(ip) + ":" + udpPort;
-        this.receiver = startReceiver(channel, ip, "ibex-softroce-rx-" + name);
+        this.groups = new GroupReceiver(this, name);
+        this.receiver = Thread.ofPlatform().name("ibex-softroce-rx-" + name).daemon(true).unstarted(this::receiveLoop);
+        this.receiver.start();
         if (receiveBufferBytes < b.receiveBufferBytes) {
             LOG.debug("port {}: asked for a {}-byte receive buffer, the kernel granted {} (net.core.rmem_max)", name,
                     b.receiveBufferBytes, receiveBufferBytes);
@@ -319,128 +316,140 @@ public final class SoftPort implements AutoCloseable {
     // ---- multicast ----------------------------------------------------------------------------------
 
     /**
-     * Joins the IPv4 multicast group {@code group} on this port's interface: a second socket bound to
-     * (group, port) with SO_REUSEADDR and its own receive thread. Datagrams to the group reach the handler
-     * with {@link PacketBuffer#dstIp()} = the group — including this port's own, as IP multicast loops back.
+     * Joins the IPv4 multicast group {@code group} on this port's interface. Every group of a port is received by
+     * one thread (see {@link GroupReceiver}): joining opens a socket bound to (group, port) and registers it, and
+     * starts no thread. Datagrams to the group reach the handler with {@link PacketBuffer#dstIp()} = the group —
+     * including this port's own, as IP multicast loops back.
      *
      * @return false if already joined
+     * @throws IOException when the OS refuses the socket or the join (e.g. no file descriptor left)
      */
     public boolean joinMulticast(int group) throws IOException {
         requireOpen();
         if (!Ipv4.isMulticast(group)) {
             throw new IllegalArgumentException(Ipv4.toString(group) + " is not an IPv4 multicast address");
         }
-        synchronized (groups) {
-            if (groups.containsKey(group)) {
-                return false;
-            }
-            InetAddress groupAddress = Ipv4.toInetAddress(group);
-            DatagramChannel gc = DatagramChannel.open(StandardProtocolFamily.INET);
-            try {
-                gc.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-                gc.setOption(StandardSocketOptions.SO_RCVBUF, requestedReceiveBuffer);
-                gc.bind(new InetSocketAddress(groupAddress, udpPort));
-                MembershipKey key = gc.join(groupAddress, networkInterface);
-                Thread t = startReceiver(gc, group, "ibex-softroce-rx-" + name + "-group-" + Ipv4.toString(group));
-                groups.put(group, new Group(gc, key, t));
-                return true;
-            } catch (IOException | RuntimeException e) {
-                gc.close();
-                throw e;
-            }
-        }
+        return groups.join(group, networkInterface, udpPort, requestedReceiveBuffer);
     }
 
-    /** Leaves {@code group}; returns false if not joined. Waits for the group's receive thread to end. */
+    /** Leaves {@code group}; returns false if not joined. Returns at once (no thread to wait for). */
     public boolean leaveMulticast(int group) {
-        Group g;
-        synchronized (groups) {
-            g = groups.remove(group);
-        }
-        if (g == null) {
-            return false;
-        }
-        closeGroup(g);
-        return true;
+        return groups.leave(group);
     }
 
     /** Whether this port has joined {@code group}. */
     public boolean isJoined(int group) {
-        return groups.containsKey(group);
+        return groups.isJoined(group);
     }
 
-    private void closeGroup(Group g) {
-        g.key().drop();
-        closeQuietly(g.channel());
-        joinThread(g.receiver());
+    /** How many groups this port has joined. */
+    public int joinedGroups() {
+        return groups.size();
     }
 
     // ---- receiving ----------------------------------------------------------------------------------
 
-    private Thread startReceiver(DatagramChannel ch, int dstIp, String threadName) {
-        Thread t = Thread.ofPlatform().name(threadName).daemon(true).unstarted(() -> receiveLoop(ch, dstIp));
-        t.start();
-        return t;
-    }
+    /** {@link #receiveOne}: a datagram was read (and delivered, dropped or found oversize). */
+    static final int RECEIVED = 0;
+    /** {@link #receiveOne}: a non-blocking channel had nothing (or the read failed and was logged). */
+    static final int EMPTY = 1;
+    /** {@link #receiveOne}: every pool buffer is held by handlers; nothing was read. */
+    static final int NO_BUFFER = 2;
 
-    private void receiveLoop(DatagramChannel ch, int dstIp) {
-        PacketBuffer buf = null;
-        SocketAddress lastFrom = null; // the JDK hands back the same object while the sender does not change
-        int fromIp = 0, fromPort = 0;
-        try {
-            while (open && ch.isOpen()) {
-                if (buf == null) {
-                    buf = pool.take(100);
-                    if (buf == null) {
-                        continue;
-                    }
-                }
-                ByteBuffer bb = buf.byteBuffer();
-                bb.clear();
-                SocketAddress from;
-                try {
-                    from = ch.receive(bb);
-                } catch (ClosedChannelException e) {
-                    break;
-                } catch (IOException e) {
-                    if (open && ch.isOpen()) {
-                        LOG.debug("port {}: receive failed: {}", name, e.toString());
-                    }
-                    continue;
-                }
-                int length = bb.position();
-                received.increment();
-                if (length == bb.capacity()) {
-                    oversize.increment();
-                    continue;
-                }
-                if (from != lastFrom) {
-                    InetSocketAddress isa = (InetSocketAddress) from;
-                    fromIp = Ipv4.toInt(isa.getAddress());
-                    fromPort = isa.getPort();
-                    lastFrom = from;
-                }
-                buf.set(length, fromIp, fromPort, dstIp, udpPort);
-                PcapWriter t = tap;
-                if (t != null) {
-                    record(t, fromIp, fromPort, dstIp, udpPort, buf.segment(), length);
-                }
-                if (faults.isActive()) {
-                    receiveWithFaults(buf);
-                } else {
-                    deliver(buf);
-                }
-                if (buf.isRetained()) {
-                    buf = null;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
+    /** What one receive thread keeps between datagrams: its buffer and the last sender it decoded. */
+    final class Reader {
+        private PacketBuffer buf;
+        private SocketAddress lastFrom; // the JDK hands back the same object while the sender does not change
+        private int fromIp, fromPort;
+
+        /** Gives the buffer back unless a handler kept it. */
+        void release() {
             if (buf != null && !buf.isRetained()) {
                 pool.give(buf);
             }
+            buf = null;
         }
+    }
+
+    Reader newReader() {
+        return new Reader();
+    }
+
+    private void receiveLoop() {
+        Reader r = new Reader();
+        try {
+            while (open && channel.isOpen()) {
+                receiveOne(r, channel, ip);
+            }
+        } catch (ClosedChannelException e) {
+            // closed: done
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            r.release();
+        }
+    }
+
+    /**
+     * Reads one datagram from {@code ch} (blocking or not) into the reader's buffer and hands it on: counted, tapped,
+     * faulted, delivered with destination {@code dstIp}.
+     *
+     * @return {@link #RECEIVED}, {@link #EMPTY} or {@link #NO_BUFFER}
+     * @throws ClosedChannelException when {@code ch} is closed
+     */
+    int receiveOne(Reader r, DatagramChannel ch, int dstIp) throws InterruptedException, ClosedChannelException {
+        if (!open) {
+            throw new ClosedChannelException();
+        }
+        if (r.buf == null) {
+            r.buf = pool.take(100);
+            if (r.buf == null) {
+                return NO_BUFFER;
+            }
+        }
+        PacketBuffer buf = r.buf;
+        ByteBuffer bb = buf.byteBuffer();
+        bb.clear();
+        SocketAddress from;
+        try {
+            from = ch.receive(bb);
+        } catch (ClosedChannelException e) {
+            throw e;
+        } catch (IOException e) {
+            if (open && ch.isOpen()) {
+                LOG.debug("port {}: receive failed: {}", name, e.toString());
+            }
+            return EMPTY;
+        }
+        if (from == null) {
+            return EMPTY;
+        }
+        int length = bb.position();
+        received.increment();
+        if (length == bb.capacity()) {
+            oversize.increment();
+            return RECEIVED;
+        }
+        if (from != r.lastFrom) {
+            InetSocketAddress isa = (InetSocketAddress) from;
+            r.fromIp = Ipv4.toInt(isa.getAddress());
+            r.fromPort = isa.getPort();
+            r.lastFrom = from;
+        }
+        buf.set(length, r.fromIp, r.fromPort, dstIp, udpPort);
+        PcapWriter t = tap;
+        if (t != null) {
+            record(t, r.fromIp, r.fromPort, dstIp, udpPort, buf.segment(), length);
+        }
+        if (faults.isActive()) {
+            receiveWithFaults(buf);
+        } else {
+            deliver(buf);
+        }
+        if (buf.isRetained()) {
+            r.buf = null;
+        }
+        return RECEIVED;
     }
 
     private void receiveWithFaults(PacketBuffer buf) {
@@ -566,10 +575,7 @@ public final class SoftPort implements AutoCloseable {
             t = timer;
         }
         closeQuietly(channel);
-        synchronized (groups) {
-            groups.values().forEach(this::closeGroup);
-            groups.clear();
-        }
+        groups.close();
         joinThread(receiver);
         Thread worker;
         synchronized (timerLock) {
@@ -595,7 +601,8 @@ public final class SoftPort implements AutoCloseable {
         LOG.debug("port {} closed: {}", name, stats());
     }
 
-    private void joinThread(Thread t) {
+    /** Waits (bounded) for one of this port's threads to end; not for the calling thread itself. */
+    void joinThread(Thread t) {
         if (t == Thread.currentThread()) {
             return;
         }

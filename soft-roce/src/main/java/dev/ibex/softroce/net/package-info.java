@@ -5,9 +5,11 @@
  *
  * <h2>Threading model</h2>
  * <ul>
- * <li>Each port owns one receive thread for its unicast socket and one more per joined multicast group
- * (platform daemon threads named {@code ibex-softroce-rx-…}). They block in
- * {@link java.nio.channels.DatagramChannel#receive} — the soft NIC's receive engine.</li>
+ * <li>Each port owns one receive thread for its unicast socket, blocked in
+ * {@link java.nio.channels.DatagramChannel#receive}, and — from its first multicast join — one more for all its
+ * groups, blocked in a {@link java.nio.channels.Selector} over a socket per group ({@code GroupReceiver}); platform
+ * daemon threads named {@code ibex-softroce-rx-…}. Together they are the soft NIC's receive engine: the number of
+ * threads does not grow with the number of groups.</li>
  * <li>The {@link dev.ibex.softroce.net.DatagramHandler} is never called concurrently for one port: every
  * delivery (unicast, multicast, and datagrams released later by delay/reorder faults from the port's
  * fault timer thread) holds the port's delivery lock. It may be called from any of those threads. A

@@ -116,10 +116,14 @@ final class PacketInbox {
     }
 
     /** Drops everything queued. Consumer only. */
-    void clear() {
+    /** Discards every packet waiting; returns how many there were. */
+    int clear() {
+        int n = 0;
         while (peekOffset() >= 0) {
             release();
+            n++;
         }
+        return n;
     }
 
     long dropped() {

@@ -171,6 +171,14 @@ public final class Responder {
         }
     }
 
+    /** Packets waiting for a QP that stopped receiving are lost; on UD, where nothing resends them, they count. */
+    private void discardInbox() {
+        int n = inbox.clear();
+        if (n > 0 && qp.type() == QpType.UD) {
+            qp.countReceiveDrops(n);
+        }
+    }
+
     /** Sends the rest of a READ reply without a budget. */
     private void finishRead(ResponderResource res) {
         while (!readReply(res.curPsn, res, Integer.MAX_VALUE)) {
@@ -191,12 +199,12 @@ public final class Responder {
     private void body() {
         int state = qp.stateCode();
         if (state == QpState.ERR.ordinal()) {
-            inbox.clear();
+            discardInbox();
             flush();
             return;
         }
         if (!isReceiving(state)) {
-            inbox.clear();
+            discardInbox();
             pendingRead = null;
             return;
         }
@@ -722,11 +730,13 @@ public final class Responder {
 
     private void handleUd(RocePacket pkt, int srcIp, int dstIp) {
         if (pkt.dethQKey() != qp.qkey()) {
-            udBadQkey++; // Q_Key violation: dropped, and counted
+            udBadQkey++; // Q_Key violation: dropped, as a NIC does — but counted
+            qp.countReceiveDrops(1);
             return;
         }
         if (!takeReceive()) {
             udNoReceive++; // UD: no receive posted, the datagram is lost (counted)
+            qp.countReceiveDrops(1);
             return;
         }
         int payload = pkt.payloadLength();
@@ -736,6 +746,7 @@ public final class Responder {
                 completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_LEN_ERR.code(), false);
             } else {
                 wqe = null; // class D: drop the message, keep the receive
+                qp.countReceiveDrops(1);
             }
             return;
         }

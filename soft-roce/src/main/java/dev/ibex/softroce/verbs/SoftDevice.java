@@ -46,6 +46,8 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     static final int MAX_QP = 1 << 16;
     static final int MAX_MR = 1 << 20;
     static final int MAX_AH = (1 << 15) - 1;
+    /** UD QPs one group may have attached on a device ({@code max_mcast_qp_attach}, rxe's value). */
+    static final int MAX_MCAST_QP_ATTACH = 56;
     /** {@code IBV_PORT_CM_SUP}. */
     static final int PORT_CAP_CM_SUP = 1 << 16;
     /** Device capability bits ({@code enum ibv_device_cap_flags}) of every soft device; memory windows of type 1 and 2B. */
@@ -137,12 +139,13 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
             }
             throw e;
         }
-        this.multicast = new MulticastGroups(links[0], 8192, 56);
+        this.multicast = new MulticastGroups(links[0], config.maxMulticastGroups(), MAX_MCAST_QP_ATTACH);
         this.activeMtu = Mtu.ofCode(dev.ibex.softroce.wire.Mtu.fromNetdevMtu(links[0].netdevMtu()).code());
         long caps = total > 1 ? CAP_FLAGS | DeviceAttributes.CAP_AUTO_PATH_MIG : CAP_FLAGS;
         this.attributes = new DeviceAttributes("ibex-soft-roce", nodeGuid, 0xFFFFFF, 0, Long.MAX_VALUE,
                 MAX_QP - 3, 1 << 14, caps, 32, 1 << 16, (1 << 15) - 1, MAX_MR - 1, 1 << 20, 128, 128, 1,
-                MAX_AH - 1, 1 << 16, 1 << 14, 27, 8192, 56, this.ports.length);
+                MAX_AH - 1, 1 << 16, 1 << 14, 27, config.maxMulticastGroups(), MAX_MCAST_QP_ATTACH,
+                this.ports.length);
         tracker.opened(this);
     }
 

@@ -26,6 +26,7 @@ import dev.ibex.softroce.wire.RocePacket;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code ibv_qp} for RC and UD. Posting copies WRs into preallocated WQE rings and kicks the QP's send task, which
@@ -58,6 +59,8 @@ public final class SoftQueuePair implements QueuePair {
     private final Object modifyLock = new Object();
     /** Multicast groups this QP is attached to (under modifyLock). */
     private final java.util.List<Integer> attachedGroups = new java.util.ArrayList<>(1);
+    /** UD datagrams dropped on arrival (receive threads and the receive task). */
+    private final AtomicLong receiveDrops = new AtomicLong();
     private volatile Object context;
     private volatile boolean closed;
 
@@ -441,6 +444,17 @@ public final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /** UD: datagrams that reached this QP and were dropped instead of completing a receive (see the SPI). */
+    @Override
+    public long receiveDrops() {
+        return receiveDrops.get();
+    }
+
+    /** The responder dropped {@code n} datagrams of this QP (its task only). */
+    public void countReceiveDrops(int n) {
+        receiveDrops.addAndGet(n);
+    }
+
     @Override
     public void attachMulticast(Gid gid, int lid) {
         requireOpen();
@@ -737,6 +751,7 @@ public final class SoftQueuePair implements QueuePair {
         int s = state.get();
         if (type == QpType.UD) {
             if (op.transport() != Opcode.Transport.UD || s < QpState.RTR.ordinal() || s > QpState.SQD.ordinal()) {
+                receiveDrops.incrementAndGet();
                 return true;
             }
             responder.onRequest(pkt, srcIp, dstIp);

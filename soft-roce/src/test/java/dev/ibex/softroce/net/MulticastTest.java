@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ibex.softroce.net.PortFixture.Received;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
@@ -40,7 +41,7 @@ class MulticastTest {
         assertThat(r.tag()).isEqualTo(1);
         assertThat(r.srcIp()).isEqualTo(a.ip());
         assertThat(r.dstIp()).isEqualTo(group);
-        assertThat(r.thread()).contains("-group-");
+        assertThat(r.thread()).isEqualTo("ibex-softroce-rx-127.0.0.3:" + a.udpPort() + "-groups");
 
         // a member also hears its own sends (IP multicast loops back); the provider filters by source
         assertThat(a.joinMulticast(group)).isTrue();
@@ -65,7 +66,7 @@ class MulticastTest {
         assertThat(next(atB).tag()).isEqualTo(1);
         assertThat(b.leaveMulticast(group)).isTrue();
         assertThat(b.leaveMulticast(group)).isFalse();
-        assertThat(SoftPortTest.threadsNamed("-group-")).noneMatch(n -> n.contains(b.address().getHostAddress()));
+        assertThat(b.joinedGroups()).isZero();
         a.send(datagram(2, 8), to);
         a.send(datagram(99, 8), b.localAddress());
         assertThat(next(atB).tag()).isEqualTo(99);
@@ -73,6 +74,75 @@ class MulticastTest {
         assertThat(b.joinMulticast(group)).isTrue(); // and rejoining works
         a.send(datagram(3, 8), to);
         assertThat(next(atB).tag()).isEqualTo(3);
+    }
+
+    @Test
+    void oneThreadReceivesEveryGroupOfAPortAndTellsThemApart() throws Exception {
+        SoftPort a = fx.open("127.0.0.2", 0, atA);
+        SoftPort b = fx.open("127.0.0.3", a.udpPort(), atB);
+        int base = group & 0xFFFF_FF00 & ~0xFF00; // 256 consecutive groups of this run's /16
+        for (int i = 0; i < 256; i++) {
+            assertThat(b.joinMulticast(base + i)).isTrue();
+        }
+        assertThat(b.joinedGroups()).isEqualTo(256);
+        String name = "127.0.0.3:" + a.udpPort();
+        assertThat(SoftPortTest.threadsNamed(name)).containsExactlyInAnyOrder("ibex-softroce-rx-" + name,
+                "ibex-softroce-rx-" + name + "-groups");
+        for (int i = 0; i < 256; i += 15) {
+            a.send(datagram(i, 8), UdpAddress.of(base + i, a.udpPort()));
+            Received r = next(atB);
+            assertThat(r.tag()).isEqualTo(i);
+            assertThat(r.dstIp()).as("delivered as sent to its own group").isEqualTo(base + i);
+        }
+        // leaving returns at once and stops delivery of that group only
+        for (int i = 0; i < 256; i += 2) {
+            assertThat(b.leaveMulticast(base + i)).isTrue();
+        }
+        a.send(datagram(2, 8), UdpAddress.of(base + 2, a.udpPort()));
+        a.send(datagram(3, 8), UdpAddress.of(base + 3, a.udpPort()));
+        assertThat(next(atB).tag()).isEqualTo(3);
+        assertThat(b.joinedGroups()).isEqualTo(128);
+        b.close();
+        assertThat(SoftPortTest.threadsNamed(name)).isEmpty();
+    }
+
+    @Test
+    void joinsAndLeavesFromManyThreadsAtOnceKeepEveryGroupApart() throws Exception {
+        SoftPort a = fx.open("127.0.0.2", 0, atA);
+        SoftPort b = fx.open("127.0.0.3", a.udpPort(), atB);
+        int base = (group & 0xFFFF_0000) | 0x4000;
+        int threads = 4, perThread = 32;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int first = base + t * perThread;
+                done.add(pool.submit(() -> {
+                    for (int round = 0; round < 3; round++) {
+                        for (int i = 0; i < perThread; i++) {
+                            assertThat(b.joinMulticast(first + i)).isTrue();
+                        }
+                        for (int i = 0; i < perThread; i++) {
+                            assertThat(b.leaveMulticast(first + i)).isTrue();
+                        }
+                    }
+                    for (int i = 0; i < perThread; i++) {
+                        assertThat(b.joinMulticast(first + i)).isTrue();
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(b.joinedGroups()).isEqualTo(threads * perThread);
+        for (int i = 0; i < threads * perThread; i += 7) {
+            a.send(datagram(i, 8), UdpAddress.of(base + i, a.udpPort()));
+            assertThat(next(atB).dstIp()).isEqualTo(base + i);
+        }
     }
 
     @Test

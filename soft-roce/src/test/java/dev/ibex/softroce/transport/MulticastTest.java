@@ -3,6 +3,7 @@ package dev.ibex.softroce.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.AddressHandle;
 import dev.ibex.cm.spi.AhAttr;
@@ -90,6 +91,60 @@ class MulticastTest {
             assertThat(Harness.pollAtLeast(b2.rcq, b2.wc, 1, WAIT)).isEqualTo(1);
             assertThat(Harness.pollAtLeast(b1.rcq, b1.wc, 1, Duration.ofMillis(200))).isZero();
             ah.close();
+        }
+    }
+
+    @Test
+    void everyDatagramAQpDropsIsCountedOnThatQp() throws Exception {
+        try (Harness h = new Harness()) {
+            Gid mgid = Gid.of(InetAddress.getByName("239.7.7.8"));
+            Side sender = h.udSide(h.a, 4096);
+            Side twoReceives = h.udSide(h.b, 4096);
+            Side wrongKey = h.udSide(h.b, 4096);
+            ready(sender, QKEY);
+            ready(twoReceives, QKEY);
+            ready(wrongKey, 0x42);
+            postReceive(twoReceives, 2);
+            postReceive(wrongKey, 4);
+            twoReceives.qp.attachMulticast(mgid, 0);
+            wrongKey.qp.attachMulticast(mgid, 0);
+            assertThat(twoReceives.qp.receiveDrops()).isZero();
+
+            AddressHandle ah = sender.pd.createAddressHandle(AhAttr.roce(mgid, 0, 1));
+            SendBatch sb = SendBatch.allocate(h.arena, 1, 1);
+            sb.wrId(0, 1).opcode(0, WrOpcode.SEND).ud(0, ah, UdParam.MULTICAST_QPN, QKEY)
+                    .single(0, sender.mr.address(), 8, sender.mr.lkey());
+            for (int i = 0; i < 5; i++) {
+                sender.qp.postSend(sb, 1);
+                assertThat(Harness.pollAtLeast(sender.scq, sender.wc, 1, WAIT)).isEqualTo(1);
+            }
+            assertThat(Harness.pollAtLeast(twoReceives.rcq, twoReceives.wc, 2, WAIT)).isEqualTo(2);
+            // two receives posted, five datagrams: three dropped by the "NIC" — counted, not silent
+            org.awaitility.Awaitility.await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(twoReceives.qp.receiveDrops()).isEqualTo(3);
+                assertThat(wrongKey.qp.receiveDrops()).as("Q_Key mismatch").isEqualTo(5);
+            });
+            twoReceives.qp.close();
+            assertThat(twoReceives.qp.receiveDrops()).as("kept after close").isEqualTo(3);
+            ah.close();
+        }
+    }
+
+    @Test
+    void joiningPastTheDeviceGroupLimitFailsTypedAndLeavingMakesRoom() throws Exception {
+        try (Harness h = new Harness(java.util.Map.of(dev.ibex.softroce.SoftRoceConfig.MAX_MULTICAST_GROUPS, "4"))) {
+            assertThat(h.b.queryDevice().maxMcastGrp()).isEqualTo(4);
+            Side member = h.udSide(h.b, 4096);
+            ready(member, QKEY);
+            for (int i = 1; i <= 4; i++) {
+                member.qp.attachMulticast(Gid.of(InetAddress.getByName("239.7.8." + i)), 0);
+            }
+            Gid fifth = Gid.of(InetAddress.getByName("239.7.8.5"));
+            assertThatThrownBy(() -> member.qp.attachMulticast(fifth, 0))
+                    .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.ENOMEM))
+                    .hasMessageContaining("max_mcast_grp");
+            member.qp.detachMulticast(Gid.of(InetAddress.getByName("239.7.8.1")), 0);
+            member.qp.attachMulticast(fifth, 0);
         }
     }
 }

@@ -11,6 +11,7 @@ import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
 import dev.ibex.bench.reactive.ReactivePingPong;
 import dev.ibex.bench.rsocket.RSocketBench;
+import dev.ibex.bench.scale.ScaleBench;
 import dev.ibex.bench.udp.HandoffPingPong;
 import dev.ibex.bench.udp.UdpBlast;
 import dev.ibex.bench.udp.UdpPingPong;
@@ -34,7 +35,7 @@ import org.HdrHistogram.Histogram;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write|reactive|rsocket|jmh] [--no-jmh] [--jmh-log FILE]
+ *      [--only pingpong|write|reactive|rsocket|jmh|scale] [--no-jmh] [--jmh-log FILE]
  * </pre>
  * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
  * own options); the default set leaves it out.
@@ -46,7 +47,7 @@ public final class LoopbackBench {
     static final int WRITE = 64 * 1024;
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
-    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh] "
+    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh|scale] "
             + "[--no-jmh] [--jmh-log FILE]\n   or: LoopbackBench --only soak|matrix|fuzz|cycles [soak options: "
             + dev.ibex.bench.soak.SoakBench.USAGE.substring("usage: SoakBench ".length()) + "]";
     /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
@@ -99,12 +100,20 @@ public final class LoopbackBench {
                 }
             }
         }
-        Watchdog w = Watchdog.start(Duration.ofMinutes(10));
+        boolean scale = "scale".equals(only);
+        Watchdog w = Watchdog.start(Duration.ofMinutes(scale ? 40 : 10));
         LoopbackBench bench = new LoopbackBench(System.out, rounds, quick, w);
         RatioTable table = new RatioTable("Ibex on this host: soft-roce on loopback vs raw Java UDP, cm-reactive vs "
                 + "callbacks, RSocket over Ibex vs over TCP, callback-path allocation (" + HostLoad.describe()
                 + " at start)", "baseline");
+        if (scale) {
+            // the scale workload: its own processes and table (not in the default set: it takes ~10 minutes)
+            table = ScaleBench.table();
+        }
         try {
+            if (scale) {
+                ScaleBench.run(quick ? ScaleBench.Settings.QUICK : ScaleBench.Settings.FULL, System.out, w, table);
+            }
             if (only == null || only.equals("pingpong")) {
                 bench.pingPong(table);
             }

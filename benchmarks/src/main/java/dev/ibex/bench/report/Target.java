@@ -28,6 +28,11 @@ public record Target(boolean atMost, double bound, boolean absolute) {
         return new Target(true, bound, true);
     }
 
+    /** Ibex's figure itself must be at least {@code bound} (no baseline: connections established, per cent). */
+    public static Target figureAtLeast(double bound) {
+        return new Target(false, bound, true);
+    }
+
     /** No target: the row is informative only. */
     public static Target none() {
         return new Target(true, Double.NaN, false);

@@ -1,0 +1,80 @@
+package dev.ibex.bench.scale;
+
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.LoopOptions;
+import dev.ibex.cm.reactive.DisposableServer;
+import dev.ibex.cm.reactive.RdmaServer;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.ResourceKind;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The scale benchmark's server process: one soft-roce device on {@code --host}, an Ibex echo server with default
+ * options (each connection sends back what it receives) and, for the baseline, a TCP echo server on the same
+ * address. It prints {@code READY rdma=<port> tcp=<port> pid=<pid>}, then answers commands read from stdin:
+ * {@code stats} → {@code STATS} with its memory ({@link MemoryProbe}), live connections, half-open and refused
+ * requests and live QPs; {@code quit} → closes everything and exits.
+ *
+ * <pre>
+ * java -XX:NativeMemoryTracking=summary -cp benchmarks.jar dev.ibex.bench.scale.ScaleServer --host 127.0.0.2
+ *      --udp-port 47913 [--loops N]
+ * </pre>
+ */
+public final class ScaleServer {
+    private ScaleServer() {}
+
+    public static void main(String[] args) throws Exception {
+        String host = "127.0.0.2";
+        int udpPort = 0;
+        int loops = 0;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--host" -> host = args[++i];
+                case "--udp-port" -> udpPort = Integer.parseInt(args[++i]);
+                case "--loops" -> loops = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        LoopOptions options = LoopOptions.DEFAULT.withThreadName("srv");
+        if (loops > 0) {
+            options = options.withLoops(loops);
+        }
+        EventLoopGroup group = EventLoopGroup.open("soft-roce", ProviderConfig.of(Map.of(
+                "ibex.softroce.devices", "srv=" + host, "ibex.softroce.port", Integer.toString(udpPort))), options);
+        DisposableServer server = RdmaServer.create().runOn(group).host(host).port(0)
+                .handle(conn -> conn.send(conn.receive()))
+                .bindNow(Duration.ofSeconds(30));
+        TcpEchoServer tcp = TcpEchoServer.start(host);
+        System.out.println("READY rdma=" + server.port() + " tcp=" + tcp.port() + " pid=" + ProcessHandle.current().pid()
+                + " loops=" + group.loops().size());
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            switch (line.trim()) {
+                case "stats" -> {
+                    Map<String, Object> m = new LinkedHashMap<>(MemoryProbe.measure());
+                    m.put("connections", server.activeConnections());
+                    m.put("halfOpen", server.halfOpenConnections());
+                    m.put("refused", server.refusedRequests());
+                    m.put("qps", group.fabric().resources().get(ResourceKind.QUEUE_PAIR));
+                    m.put("cmIds", group.fabric().resources().get(ResourceKind.CM_ID));
+                    m.put("tcp", tcp.open());
+                    System.out.println(KeyValues.format("STATS", m));
+                }
+                case "quit" -> {
+                    tcp.close();
+                    server.disposeNow(Duration.ofSeconds(60));
+                    group.close();
+                    System.out.println("BYE");
+                    System.exit(0);
+                }
+                default -> System.out.println("ERROR unknown command " + line);
+            }
+        }
+        System.exit(0); // the driver went away
+    }
+}

@@ -92,13 +92,14 @@ public final class ScaleBench {
                 case "--clients" -> with(s, "clients", Integer.parseInt(args[++i]));
                 case "--groups" -> with(s, "groups", Integer.parseInt(args[++i]));
                 case "--flood-seconds" -> with(s, "floodSeconds", Integer.parseInt(args[++i]));
+                case "--flood-rate" -> with(s, "floodRate", Integer.parseInt(args[++i]));
                 case "--no-large" -> with(s, "large", 0);
                 case "--parts" -> new Settings(s.connections(), s.clients(), s.concurrency(), s.stormConnects(),
                         s.floodRate(), s.floodSeconds(), s.floodSources(), s.groups(), s.large(), s.markdown(),
                         args[++i]);
                 default -> {
                     System.err.println("usage: ScaleBench [--quick] [--connections N] [--clients N] [--groups N] "
-                            + "[--flood-seconds N] [--no-large] [--parts " + Settings.ALL + "]");
+                            + "[--flood-seconds N] [--flood-rate N] [--no-large] [--parts " + Settings.ALL + "]");
                     System.exit(2);
                     yield s;
                 }
@@ -125,7 +126,7 @@ public final class ScaleBench {
 
     private static Settings with(Settings s, String field, int v) {
         return new Settings(field.equals("connections") ? v : s.connections(), field.equals("clients") ? v
-                : s.clients(), s.concurrency(), s.stormConnects(), s.floodRate(),
+                : s.clients(), s.concurrency(), s.stormConnects(), field.equals("floodRate") ? v : s.floodRate(),
                 field.equals("floodSeconds") ? v : s.floodSeconds(), s.floodSources(),
                 field.equals("groups") ? v : s.groups(), field.equals("large") ? v != 0 : s.large(), s.markdown(),
                 s.parts());
@@ -395,6 +396,9 @@ public final class ScaleBench {
         Server srv = server();
         Child server = srv.child();
         int rdmaPort = srv.rdmaPort();
+        Totals warm = wave("rdma", rdmaPort, 200, 1); // warm-up (the JIT), as for the idle connections
+        closeAll(warm);
+        awaitConnections(server, "connections", 0);
         KeyValues before = stats(server);
         Child probe = client("probe", PROBE, "probe", rdmaPort, 1, 1, "--interval-ms", "1000", "--duration-s",
                 Integer.toString(s.floodSeconds()), "--loops", "1");
@@ -449,6 +453,7 @@ public final class ScaleBench {
                 + s.floodSources() + " addresses in " + s.floodSeconds() + " s; server mid-flood " + (mid == null
                 ? "-" : mid.values()) + ", at the end " + during.values());
         out.println("   probe: " + probes.values());
+        out.println("   NMT growth by category during the flood (MB): " + nmtGrowth(before, during));
         double growth = Math.max(mid == null ? 0 : footprint(mid), footprint(during)) - footprint(before);
         table.add(new Comparison(String.format(Locale.ROOT, "half-open flood %,d REQ/s x %d s from %d addresses",
                 s.floodRate(), s.floodSeconds(), s.floodSources()), Double.NaN, sent / (double) s.floodSeconds(),

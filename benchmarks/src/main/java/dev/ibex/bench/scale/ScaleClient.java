@@ -135,12 +135,17 @@ public final class ScaleClient {
         while (System.nanoTime() < end) {
             long t0 = System.nanoTime();
             n++;
+            String stage = "connect";
             try {
-                RdmaConnection c = client.connect().block(Duration.ofSeconds(30));
+                RdmaConnection c = client.connect().block(Duration.ofSeconds(15)); // the connect timeout is 10 s
                 long t1 = System.nanoTime();
-                c.send(Mono.just(PING)).then(c.receive().next()).block(Duration.ofSeconds(30));
+                stage = "echo";
+                try {
+                    c.send(Mono.just(PING)).then(c.receive().next()).block(Duration.ofSeconds(15));
+                } finally {
+                    c.dispose();
+                }
                 long t2 = System.nanoTime();
-                c.dispose();
                 ok++;
                 long ms = TimeUnit.NANOSECONDS.toMillis(t1 - t0);
                 times.add(ms);
@@ -148,7 +153,8 @@ public final class ScaleClient {
                 System.out.println("PROBE ok=1 connectMillis=" + ms + " echoMillis="
                         + TimeUnit.NANOSECONDS.toMillis(t2 - t1));
             } catch (RuntimeException e) {
-                System.out.println("PROBE ok=0 error=" + describe(e));
+                System.out.println("PROBE ok=0 stage=" + stage + " millis="
+                        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " error=" + describe(e));
             }
             long next = t0 + interval.toNanos();
             long wait = next - System.nanoTime();

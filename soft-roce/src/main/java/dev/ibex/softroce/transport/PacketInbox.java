@@ -115,8 +115,7 @@ final class PacketInbox {
         head++;
     }
 
-    /** Drops everything queued. Consumer only. */
-    /** Discards every packet waiting; returns how many there were. */
+    /** Drops everything queued and returns how many packets that was. Consumer only. */
     int clear() {
         int n = 0;
         while (peekOffset() >= 0) {

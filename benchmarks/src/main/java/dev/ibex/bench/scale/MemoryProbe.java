@@ -84,6 +84,26 @@ final class MemoryProbe {
         return m;
     }
 
+    /** The {@code n} classes with the most bytes on the heap ({@code GC.class_histogram}): "name:bytes,…". */
+    static String topClasses(int n) {
+        try {
+            Object out = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            StringBuilder b = new StringBuilder();
+            int k = 0;
+            for (String line : String.valueOf(out).split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length >= 4 && f[0].endsWith(":") && k < n) {
+                    b.append(k++ == 0 ? "" : ",").append(f[3]).append(':').append(f[2]);
+                }
+            }
+            return b.toString();
+        } catch (Exception e) {
+            return "unavailable";
+        }
+    }
+
     /** VmRSS from /proc/self/status in bytes, -1 when not on Linux. */
     static long rss() {
         try {

@@ -255,6 +255,8 @@ public final class ScaleBench {
         KeyValues idle = stats(server);
         out.println("   server with " + idle.get("connections", "?") + " idle connections: " + idle.values());
         out.println("   NMT growth by category (MB): " + nmtGrowth(base, idle));
+        server.send("histo");
+        out.println("   heap by class (bytes): " + server.await("HISTO", Duration.ofSeconds(60)).substring(6));
         double closeSeconds = closeAll(rdma);
         awaitConnections(server, "connections", 0);
         KeyValues after = stats(server);

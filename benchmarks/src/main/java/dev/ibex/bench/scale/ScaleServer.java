@@ -18,7 +18,8 @@ import java.util.Map;
  * options (each connection sends back what it receives) and, for the baseline, a TCP echo server on the same
  * address. It prints {@code READY rdma=<port> tcp=<port> pid=<pid>}, then answers commands read from stdin:
  * {@code stats} → {@code STATS} with its memory ({@link MemoryProbe}), live connections, half-open and refused
- * requests and live QPs; {@code quit} → closes everything and exits.
+ * requests and live QPs; {@code histo} → {@code HISTO} with the classes holding most of the heap; {@code quit} →
+ * closes everything and exits.
  *
  * <pre>
  * java -XX:NativeMemoryTracking=summary -cp benchmarks.jar dev.ibex.bench.scale.ScaleServer --host 127.0.0.2
@@ -65,6 +66,7 @@ public final class ScaleServer {
                     m.put("tcp", tcp.open());
                     System.out.println(KeyValues.format("STATS", m));
                 }
+                case "histo" -> System.out.println("HISTO " + MemoryProbe.topClasses(12));
                 case "quit" -> {
                     tcp.close();
                     server.disposeNow(Duration.ofSeconds(60));

@@ -649,8 +649,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      */
     private String admit() {
         LoopDevice d = loop.device(id.device());
-        boolean window = isPassive() ? !offersCredits() || d.srq() == null
-                : options.receiveMode() == ReceiveMode.WINDOW || d.srq() == null;
+        boolean window = isPassive() ? !offersCredits() || d.sharedReceives() == null
+                : options.receiveMode() == ReceiveMode.WINDOW || d.sharedReceives() == null;
         int needed = window ? Math.min(options.receiveWindow(), HANDSHAKE_RECEIVES) : 1;
         int headroom = d.pool().headroom();
         if (headroom >= needed) {
@@ -756,7 +756,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private void setUpQp() {
         device = loop.device(id.device());
         boolean wantShared = isPassive() ? offersCredits() : options.receiveMode() == ReceiveMode.SHARED;
-        SharedReceiveQueue srq = wantShared ? device.srq() : null;
+        SharedReceiveQueue srq = wantShared ? device.sharedReceives() : null;
         shared = srq != null;
         if (shared && isPassive()) {
             credits = new Credits(options.receiveWindow(), peerOffer.grant());

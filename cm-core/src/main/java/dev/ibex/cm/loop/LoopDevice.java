@@ -51,6 +51,9 @@ public final class LoopDevice implements BufferOwner, Flushable {
      */
     private final int srqDepth;
     private boolean flushQueued;
+    /** Waiting for the pool to free a buffer to refill the SRQ with. */
+    private boolean waitingForBuffers;
+    private boolean srqUnavailable;
     private boolean closed;
 
     LoopDevice(EventLoop loop, DeviceContext context) {
@@ -87,13 +90,6 @@ public final class LoopDevice implements BufferOwner, Flushable {
                     // closing: nobody waits any more
                 }
             });
-            int depth = srqDepth;
-            if (depth > 0) {
-                srq = pd.createSharedReceiveQueue(depth, 1, 0);
-                srq.context(this);
-                flush();
-                srq.modify(0, Math.max(1, depth / 4), SharedReceiveQueue.LIMIT);
-            }
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -180,8 +176,35 @@ public final class LoopDevice implements BufferOwner, Flushable {
         }
     }
 
-    /** The shared receive queue, or {@code null} when the loop runs without one. */
+    /** The shared receive queue, or {@code null} while no connection has wanted one (or the loop runs without). */
     public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    /**
+     * The shared receive queue, created with its receives posted on first use: a loop that only ever runs UD
+     * endpoints, or connections with windows of their own, pins none of its pool's buffers in it. {@code null} when
+     * the loop runs without one ({@link LoopOptions#srqDepth()} 0), or the device could not create it (logged;
+     * connections then take windows of their own).
+     */
+    public SharedReceiveQueue sharedReceives() {
+        if (srq == null && srqDepth > 0 && !closed && !srqUnavailable) {
+            try {
+                srq = pd.createSharedReceiveQueue(srqDepth, 1, 0);
+                srq.context(this);
+                flush();
+                srq.modify(0, Math.max(1, srqDepth / 4), SharedReceiveQueue.LIMIT);
+            } catch (RuntimeException e) {
+                srqUnavailable = true;
+                LOG.warn("{}: no shared receive queue ({}); connections take receive windows of their own",
+                        context.device().name(), e.toString());
+                if (srq != null) {
+                    SharedReceiveQueue failed = srq;
+                    srq = null;
+                    quietly("destroying the SRQ", failed::close);
+                }
+            }
+        }
         return srq;
     }
 
@@ -276,6 +299,14 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 n++;
             }
             if (n == 0) {
+                if (!waitingForBuffers) {
+                    // the pool is dry: refill as soon as any buffer comes back, not only an SRQ buffer
+                    waitingForBuffers = true;
+                    pool.whenFree(() -> {
+                        waitingForBuffers = false;
+                        requestFlush();
+                    });
+                }
                 return;
             }
             int posted = n;

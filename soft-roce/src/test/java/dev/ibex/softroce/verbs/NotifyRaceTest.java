@@ -34,6 +34,7 @@ class NotifyRaceTest {
             CompletionBatch wc = CompletionBatch.allocate(h.arena, 4);
             poller.register(ch, ch);
             AtomicInteger go = new AtomicInteger(-1);
+            AtomicInteger written = new AtomicInteger(-1);
             AtomicReference<Throwable> producerFailure = new AtomicReference<>();
             Thread producer = Thread.ofPlatform().name("notify-race-producer").start(() -> {
                 try {
@@ -49,6 +50,7 @@ class NotifyRaceTest {
                             Thread.onSpinWait(); // vary where the write lands relative to the arm
                         }
                         soft.complete(round, 0, 0, 0, 0, 0, 0, 0, false);
+                        written.set(round);
                     }
                 } catch (Throwable t) {
                     producerFailure.set(t);
@@ -56,6 +58,12 @@ class NotifyRaceTest {
             });
             int lateWakeUps = 0;
             for (int round = 0; round < ROUNDS; round++) {
+                // the consumer may take the last round's completion while the producer is still between consuming
+                // the arm and notifying the channel: reset only once that notification is out
+                long deadline = System.nanoTime() + WAIT_NANOS;
+                while (written.get() != round - 1 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
                 reset(soft, ch, poller, wc);
                 go.set(round);
                 for (int spin = (round >> 6) % 64; spin > 0; spin--) {

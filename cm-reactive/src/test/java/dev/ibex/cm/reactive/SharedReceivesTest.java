@@ -1,0 +1,90 @@
+package dev.ibex.cm.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.cm.buffer.BufferPool;
+import dev.ibex.cm.loop.LoopOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Shared receives at small scale: more connections than a window per connection could serve, on both ends, and a
+ * slow consumer that holds back its own sender only. Each scenario failed before shared receives were the default:
+ * the 65th connection got no receive, and a client with many connections failed every send.
+ */
+class SharedReceivesTest {
+    static final Duration WAIT = Duration.ofSeconds(60);
+    /** 256 buffers of 4 KiB per loop: a window of 64 per connection would serve 4 connections. */
+    static final BufferPool.Options SMALL = LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 256);
+    final SoftHosts hosts = new SoftHosts(SMALL);
+
+    @AfterEach
+    void close() {
+        hosts.close();
+    }
+
+    private static String echo(RdmaConnection c, String text) {
+        return c.receive().map(Message::asString).take(1)
+                .mergeWith(c.send(Mono.just(text)).then(Mono.empty()))
+                .blockFirst(WAIT);
+    }
+
+    @Test
+    void moreIdleConnectionsThanWindowsFitStillLetANewClientInAndEveryConnectionEchoes() {
+        DisposableServer server = hosts.rdmaServer().handle(c -> c.send(c.receive().map(Message::retain)))
+                .bindNow();
+        List<RdmaConnection> idle = new ArrayList<>();
+        for (int i = 0; i < 40; i++) { // 10 × what windows of 64 would allow, on both ends
+            idle.add(hosts.rdmaClient(server).connectNow(WAIT));
+        }
+        RdmaConnection late = hosts.rdmaClient(server).connectNow(WAIT);
+        assertThat(echo(late, "late")).isEqualTo("late");
+        AtomicInteger echoed = new AtomicInteger();
+        for (RdmaConnection c : idle) {
+            if (("m" + idle.indexOf(c)).equals(echo(c, "m" + idle.indexOf(c)))) {
+                echoed.incrementAndGet();
+            }
+        }
+        assertThat(echoed).as("every connection echoes").hasValue(40);
+        idle.forEach(RdmaConnection::dispose);
+        late.dispose();
+        server.disposeNow(WAIT);
+    }
+
+    @Test
+    void aSlowConsumerStallsItsOwnSenderOnlyAndLosesNothing() {
+        List<RdmaConnection> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        DisposableServer server = hosts.rdmaServer().doOnConnection(accepted::add).bindNow();
+        RdmaConnection slow = hosts.rdmaClient(server).connectNow(WAIT);
+        RdmaConnection fast = hosts.rdmaClient(server).connectNow(WAIT);
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> accepted.size() == 2);
+        RdmaConnection slowServer = accepted.get(0).remoteAddress().equals(slow.localAddress()) ? accepted.get(0)
+                : accepted.get(1);
+        RdmaConnection fastServer = slowServer == accepted.get(0) ? accepted.get(1) : accepted.get(0);
+
+        // the slow side reads nothing for now: its sender runs out of credits and waits
+        AtomicInteger slowSent = new AtomicInteger();
+        slow.send(Flux.range(0, 500).map(i -> "s" + i).doOnNext(x -> slowSent.incrementAndGet()))
+                .subscribe(null, e -> { });
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> slowSent.get() > 0);
+        // meanwhile 2,000 messages pass through the same server loop and its shared receive queue
+        List<String> got = fastServer.receive().map(Message::asString).take(2000)
+                .mergeWith(fast.send(Flux.range(0, 2000).map(i -> "f" + i)).then(Mono.empty()))
+                .collectList().block(WAIT);
+        assertThat(got).hasSize(2000);
+        assertThat(slowSent.get()).as("the slow sender is held back by credits").isLessThan(500);
+        // then the slow consumer reads: everything arrives, in order
+        List<String> slowGot = slowServer.receive().map(Message::asString).take(500).collectList().block(WAIT);
+        assertThat(slowGot).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 500)
+                .mapToObj(i -> "s" + i).toList());
+        slow.dispose();
+        fast.dispose();
+        server.disposeNow(WAIT);
+    }
+}

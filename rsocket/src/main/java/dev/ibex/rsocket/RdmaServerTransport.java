@@ -6,6 +6,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.rsocket.transport.ServerTransport;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Mono;
 
 /**
@@ -69,6 +71,9 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
     @Override
     public Mono<CloseableRdmaServer> start(ConnectionAcceptor acceptor) {
         Objects.requireNonNull(acceptor, "acceptor");
+        // the server's close waits for these: a connection's frames are released when it closes, which may come
+        // just after the RDMA connection itself is gone (RSocket's leak checks run right after onClose)
+        Set<RdmaDuplexConnection> live = ConcurrentHashMap.newKeySet();
         return server
                 .accept(request -> {
                     String why = Handshake.rejection(request.privateData());
@@ -76,9 +81,15 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
                             : AcceptDecision.reject(Handshake.rejectData(why)));
                 })
                 // the handler's end disposes the connection: run until RSocket is done with it
-                .handle(c -> RdmaDuplexConnection.open(c, alloc, closeTimeout).ready(handshakeTimeout)
-                        .flatMap(dc -> acceptor.apply(dc).then(dc.onClose().onErrorResume(e -> Mono.empty()))))
+                .handle(c -> {
+                    RdmaDuplexConnection opened = RdmaDuplexConnection.open(c, alloc, closeTimeout);
+                    live.add(opened);
+                    opened.onClose().onErrorResume(e -> Mono.empty()).doFinally(x -> live.remove(opened))
+                            .subscribe();
+                    return opened.ready(handshakeTimeout)
+                            .flatMap(dc -> acceptor.apply(dc).then(dc.onClose().onErrorResume(e -> Mono.empty())));
+                })
                 .bind()
-                .map(CloseableRdmaServer::new);
+                .map(s -> new CloseableRdmaServer(s, live));
     }
 }

@@ -237,10 +237,14 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
             throw e;
         }
         if (b == null) {
-            if (payload != null) {
-                Payloads.discard(payload, Context.empty());
+            try {
+                return connection.allocate(); // throws the typed PoolExhaustedException (or a buffer freed meanwhile)
+            } catch (RuntimeException e) {
+                if (payload != null) {
+                    Payloads.discard(payload, Context.empty()); // released only when it will not be copied
+                }
+                throw e;
             }
-            return connection.allocate(); // throws the typed PoolExhaustedException (or a buffer freed meanwhile)
         }
         return b;
     }

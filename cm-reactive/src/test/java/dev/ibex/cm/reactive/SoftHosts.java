@@ -66,8 +66,12 @@ final class SoftHosts implements AutoCloseable {
      * a few seconds (7 retries) does not end a connection with RETRY_EXC_ERR.
      */
     static SoftHosts patient() {
-        return new SoftHosts(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "srv=" + SERVER_IP,
-                "cli=" + CLIENT_IP, 21, Map.of());
+        return patient(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024));
+    }
+
+    /** {@link #patient()} with the loops' pools given. */
+    static SoftHosts patient(BufferPool.Options buffers) {
+        return new SoftHosts(buffers, "srv=" + SERVER_IP, "cli=" + CLIENT_IP, 21, Map.of());
     }
 
     /** Both hosts' devices given (the first address of each should be {@link #SERVER_IP} / {@link #CLIENT_IP}). */

@@ -55,6 +55,8 @@ final class Completer {
     /** Opcode of the last READ response of a message in progress, -1 otherwise. */
     int opcode = -1;
     int retryCount;
+    /** {@link PathMigration#migrations()} when {@link #retryCount} was last reset. */
+    private long retryMigrations;
     int rnrRetryCount;
     boolean startedRetry;
     private boolean timeoutRetry;
@@ -72,6 +74,7 @@ final class Completer {
 
     private void resetRetryCounters() {
         retryCount = qp.retryCnt();
+        retryMigrations = qp.paths().migrations();
         rnrRetryCount = qp.rnrRetry();
         startedRetry = false;
     }
@@ -214,10 +217,21 @@ final class Completer {
                         return EXIT; // a retry is already under way
                     }
                     timeoutRetry = false;
+                    if (retryCount == 0 && qp.paths().migrations() != retryMigrations) {
+                        // the QP migrated during this retry cycle (the peer's MigReq = 1, or a forced migration):
+                        // these retries were spent on the dead path, so the new primary gets a full count, from the
+                        // oldest unacknowledged PSN (rdmavt fails here; a peer that migrated first then lost us)
+                        retryCount = qp.retryCnt();
+                        retryMigrations = qp.paths().migrations();
+                        sender.requester.needRetry = true;
+                        startedRetry = true;
+                        return DONE;
+                    }
                     if (retryCount == 0 && qp.paths().retriesExhausted() == PathMigration.Exhausted.MIGRATED) {
                         // APM (rdmavt restart_rc): an ARMED QP migrates instead of failing, and the alternate gets
                         // a full retry count, starting with a resend from the oldest unacknowledged PSN
                         retryCount = qp.retryCnt();
+                        retryMigrations = qp.paths().migrations();
                         migrations++;
                         sender.requester.needRetry = true;
                         startedRetry = true;

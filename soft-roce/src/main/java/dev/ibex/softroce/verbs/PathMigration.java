@@ -93,6 +93,8 @@ public final class PathMigration {
     private final SoftQueuePair qp;
     private final AtomicReference<Paths> current = new AtomicReference<>(INITIAL);
     private final LongAdder dropped = new LongAdder();
+    /** Migrations so far, whoever caused them (the requester's retries, the peer's MigReq, a forced one). */
+    private final java.util.concurrent.atomic.AtomicLong migrations = new java.util.concurrent.atomic.AtomicLong();
 
     PathMigration(SoftQueuePair qp) {
         this.qp = qp;
@@ -178,6 +180,9 @@ public final class PathMigration {
                 }
             }
             if (current.compareAndSet(s, s.with(p, alt, state, error))) {
+                if (event == AsyncEventType.PATH_MIG) {
+                    migrations.incrementAndGet();
+                }
                 if (event != null) {
                     qp.raise(event);
                 }
@@ -220,6 +225,7 @@ public final class PathMigration {
                 Path alt = s.alternate();
                 if (alt != null && alt.route().carries(srcIp, srcPort, dstIp) && usable(alt)) {
                     if (current.compareAndSet(s, s.migrated())) {
+                        migrations.incrementAndGet();
                         qp.raise(AsyncEventType.PATH_MIG);
                         return true;
                     }
@@ -250,6 +256,14 @@ public final class PathMigration {
     }
 
     /**
+     * How many times this QP migrated, whoever caused it: a requester compares it across a retry cycle, since a
+     * migration the peer's MigReq caused meanwhile means its retries were spent on the dead path.
+     */
+    public long migrations() {
+        return migrations.get();
+    }
+
+    /**
      * The requester's retries ran out (rdmavt {@code restart_rc}): an ARMED QP migrates (PATH_MIG) and the caller
      * resends from the oldest unacknowledged PSN with a fresh retry count; otherwise the WQE fails. Send task.
      */
@@ -269,6 +283,7 @@ public final class PathMigration {
                 return Exhausted.ALTERNATE_UNUSABLE;
             }
             if (current.compareAndSet(s, s.migrated())) {
+                migrations.incrementAndGet();
                 qp.raise(AsyncEventType.PATH_MIG);
                 return Exhausted.MIGRATED;
             }

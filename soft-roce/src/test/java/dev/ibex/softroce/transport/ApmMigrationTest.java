@@ -187,6 +187,41 @@ class ApmMigrationTest {
         }
     }
 
+    /**
+     * Both ends have a SEND outstanding when the primary dies, y's posted a little after x's: x's retries run out
+     * first and it migrates; its MigReq = 1 resend migrates y's responder — by then y's own retries, spent on the dead
+     * path, may be all gone. y must then resend on the new primary with a fresh count, not fail with RETRY_EXC_ERR
+     * (with credit updates flowing back, a cut stream hit this: ApmStreamTest).
+     */
+    @ParameterizedTest(name = "y posts {0} % of a timeout after x")
+    @ValueSource(ints = {10, 30, 50, 70, 90})
+    void aRequesterWhoseRetriesWereSpentWhenThePeerMigratedItResendsOnTheNewPath(int percent) throws Exception {
+        try (ApmPair p = armed(true)) {
+            RecvBatch rb = RecvBatch.allocate(p.h.arena, 1, 1);
+            rb.wrId(0, 7).single(0, p.y.mr.address() + 4096, ApmPair.SIZE, p.y.mr.lkey());
+            p.y.qp.postRecv(rb, 1);
+            rb.wrId(0, 8).single(0, p.x.mr.address() + 4096, ApmPair.SIZE, p.x.mr.lkey());
+            p.x.qp.postRecv(rb, 1);
+            p.cut(ApmPair.A, ApmPair.B);
+            SendBatch sb = SendBatch.allocate(p.h.arena, 1, 1);
+            sb.wrId(0, 9).opcode(0, WrOpcode.SEND).flags(0, SendFlags.SIGNALED)
+                    .single(0, p.x.mr.address(), ApmPair.SIZE, p.x.mr.lkey());
+            p.x.qp.postSend(sb, 1);
+            // the local ACK timeout: 4.096 us x 2^16 at timer scale 0.1
+            long timeoutNanos = (long) (4096L * (1L << 16) * 0.1);
+            Thread.sleep(java.time.Duration.ofNanos(timeoutNanos * percent / 100));
+            sb.wrId(0, 10).opcode(0, WrOpcode.SEND).flags(0, SendFlags.SIGNALED)
+                    .single(0, p.y.mr.address(), ApmPair.SIZE, p.y.mr.lkey());
+            p.y.qp.postSend(sb, 1);
+            assertThat(Harness.pollAtLeast(p.x.scq, p.x.wc, 1, WAIT)).isEqualTo(1);
+            assertThat(p.x.wc.status(0)).as("x's SEND").isEqualTo(WcStatus.SUCCESS);
+            assertThat(Harness.pollAtLeast(p.y.scq, p.y.wc, 1, WAIT)).isEqualTo(1);
+            assertThat(p.y.wc.status(0)).as("y's SEND: %s", Harness.describe(p.y.qp)).isEqualTo(WcStatus.SUCCESS);
+            assertThat(p.mig(p.x)).isEqualTo(MigState.MIGRATED);
+            assertThat(p.mig(p.y)).isEqualTo(MigState.MIGRATED);
+        }
+    }
+
     @Test
     void reArmThenCutMigratesBackAndForth() {
         try (ApmPair p = armed(true)) {

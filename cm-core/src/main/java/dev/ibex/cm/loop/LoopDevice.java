@@ -322,6 +322,15 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 LOG.warn("refilling the SRQ of {} stopped: {}", context.device().name(), e.getMessage());
                 srqPosted += posted;
                 return;
+            } catch (RuntimeException e) {
+                // the SRQ went away under us (its device closed): nothing to refill any more
+                for (int i = 0; i < n; i++) {
+                    Buffer b = pool.buffer(WrId.slot(batch.wrId(i)));
+                    b.reclaim();
+                    b.release();
+                }
+                LOG.debug("refilling the SRQ of {} stopped: {}", context.device().name(), e.toString());
+                return;
             }
             srqPosted += posted;
             want -= posted;

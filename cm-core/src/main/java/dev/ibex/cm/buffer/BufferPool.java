@@ -5,6 +5,7 @@ import dev.ibex.cm.spi.MemoryRegion;
 import dev.ibex.cm.spi.ProtectionDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -17,7 +18,18 @@ import org.slf4j.LoggerFactory;
 /**
  * Fixed-size {@link Buffer}s carved from slabs of native memory, each slab registered once with one protection
  * domain. Grows a slab at a time up to {@link Options#maxBuffers()}; never blocks: when every buffer is in use
- * {@link #tryAcquire()} returns {@code null}.
+ * {@link #tryAcquire()} returns {@code null}. Shrinks when its owner calls {@link #trim} (the loop's timer): a slab
+ * every buffer of which stayed free for {@link Options#idleTime()} is deregistered and its memory freed, down to
+ * {@link Options#minBuffers()}.
+ *
+ * <p>Buffers are named by index in work request ids, so an index must never name freed memory. Slab {@code k} holds
+ * the fixed index range {@code [k × buffersPerSlab, (k + 1) × buffersPerSlab)}; the slab table keeps holes where
+ * slabs were freed ({@link #buffer(int)} gives {@code null} there) and growing fills the lowest hole first. A slab is
+ * freed only when every buffer of it is free — none held, lent to a work request or waiting for an exposure (a
+ * memory window or region over its bytes) to end — so no posted work request and no peer can name its indexes or
+ * bytes. Any entirely free slab can go, not only the highest: one long-held buffer pins its own slab only. To make
+ * slabs go idle, buffers are handed out lowest slab first, so a lightly used pool keeps its buffers in its low slabs
+ * and the high ones empty out.
  *
  * <p>Confined to its owner thread (the event loop that created it), except {@link Buffer#release()}, which other
  * threads may call: such buffers come back through a lock-free stack and {@code releaseSignal} asks the owner to
@@ -37,9 +49,14 @@ public final class BufferPool implements AutoCloseable {
      *     would reach every buffer of the slab; peers get exactly the bytes and rights an exposure grants
      *     ({@code Connection.expose}). The loop device adds {@link Access#MW_BIND} where the device has memory windows.
      * @param trackLeaks record where buffers are acquired (costs a stack trace per acquisition; for tests)
+     * @param minBuffers buffers {@link #trim} keeps registered however idle they are (the pool still starts empty and
+     *     grows on demand); {@code maxBuffers} or more keeps every slab
+     * @param idleTime how long a slab must stay entirely free, untouched, before {@link #trim} gives it back: the
+     *     hysteresis that keeps a pool whose load comes and goes from registering and deregistering the same slabs
      */
-    public record Options(int bufferSize, int buffersPerSlab, int maxBuffers, Set<Access> access, boolean trackLeaks) {
-        /** 8 KiB buffers, 64 per slab, at most 4096; local write only. */
+    public record Options(int bufferSize, int buffersPerSlab, int maxBuffers, Set<Access> access, boolean trackLeaks,
+            int minBuffers, Duration idleTime) {
+        /** 8 KiB buffers, 64 per slab, at most 4096; local write only; slabs idle for 10 s go, down to 512 buffers. */
         public static final Options DEFAULT = new Options(8192, 64, 4096, EnumSet.of(Access.LOCAL_WRITE),
                 Boolean.getBoolean("ibex.buffer.trackLeaks"));
 
@@ -47,24 +64,40 @@ public final class BufferPool implements AutoCloseable {
             if (bufferSize <= 0 || buffersPerSlab <= 0 || maxBuffers <= 0) {
                 throw new IllegalArgumentException("buffer size, buffers per slab and max buffers must be positive");
             }
+            if (minBuffers < 0) {
+                throw new IllegalArgumentException("minBuffers must not be negative, got " + minBuffers);
+            }
+            if (idleTime == null || idleTime.isNegative()) {
+                throw new IllegalArgumentException("idleTime must not be negative, got " + idleTime);
+            }
             access = Set.copyOf(access);
             Access.validatedMask(access);
         }
 
+        /** Shrinking as {@link #DEFAULT} does: down to 512 buffers after 10 s idle. */
+        public Options(int bufferSize, int buffersPerSlab, int maxBuffers, Set<Access> access, boolean trackLeaks) {
+            this(bufferSize, buffersPerSlab, maxBuffers, access, trackLeaks, 512, Duration.ofSeconds(10));
+        }
+
         public Options withBufferSize(int size) {
-            return new Options(size, buffersPerSlab, maxBuffers, access, trackLeaks);
+            return new Options(size, buffersPerSlab, maxBuffers, access, trackLeaks, minBuffers, idleTime);
         }
 
         public Options withSlabs(int perSlab, int max) {
-            return new Options(bufferSize, perSlab, max, access, trackLeaks);
+            return new Options(bufferSize, perSlab, max, access, trackLeaks, minBuffers, idleTime);
         }
 
         public Options withAccess(Set<Access> flags) {
-            return new Options(bufferSize, buffersPerSlab, maxBuffers, flags, trackLeaks);
+            return new Options(bufferSize, buffersPerSlab, maxBuffers, flags, trackLeaks, minBuffers, idleTime);
         }
 
         public Options withLeakTracking(boolean track) {
-            return new Options(bufferSize, buffersPerSlab, maxBuffers, access, track);
+            return new Options(bufferSize, buffersPerSlab, maxBuffers, access, track, minBuffers, idleTime);
+        }
+
+        /** Keeps at least {@code min} buffers and gives back slabs that stayed entirely free for {@code idle}. */
+        public Options withShrink(int min, Duration idle) {
+            return new Options(bufferSize, buffersPerSlab, maxBuffers, access, trackLeaks, min, idle);
         }
     }
 
@@ -73,12 +106,15 @@ public final class BufferPool implements AutoCloseable {
     private final Thread owner;
     private final Runnable releaseSignal;
     private final String name;
-    private final Arena arena = Arena.ofShared();
-    private final List<MemoryRegion> slabs = new ArrayList<>();
+    /** The slab table, indexed by slab number; {@code null} where a slab was never made or was freed. */
+    private final Slab[] slabs;
+    /** Bit k: slab k exists and has a free buffer (acquire takes from the lowest). */
+    private final long[] withFree;
+    /** Buffers by index ({@code null} in holes), as long as the highest slab made so far needs. */
     private Buffer[] buffers = new Buffer[0];
+    private int slabCount;
     private int count;
-    private int[] free = new int[0];
-    private int freeTop;
+    private int freeCount;
     private final AtomicReference<Buffer> returned = new AtomicReference<>();
     private final AtomicBoolean signalPending = new AtomicBoolean();
     private volatile boolean closed;
@@ -86,6 +122,8 @@ public final class BufferPool implements AutoCloseable {
     private final java.util.ArrayDeque<Runnable> waiters = new java.util.ArrayDeque<>();
     private Runnable wakeScheduler;
     private boolean wakeQueued;
+    private Runnable growthListener;
+    private long slabsFreed;
 
     /**
      * A pool owned by the calling thread.
@@ -99,6 +137,9 @@ public final class BufferPool implements AutoCloseable {
         this.owner = Thread.currentThread();
         this.releaseSignal = releaseSignal;
         this.name = "pool[" + pd.device().device().name() + ", " + options.bufferSize() + " B]";
+        int maxSlabs = (int) ((options.maxBuffers() + (long) options.buffersPerSlab() - 1) / options.buffersPerSlab());
+        this.slabs = new Slab[maxSlabs];
+        this.withFree = new long[(maxSlabs + 63) >>> 6];
     }
 
     public Options options() {
@@ -127,21 +168,37 @@ public final class BufferPool implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
         }
-        if (freeTop == 0) {
+        if (freeCount == 0) {
             drainReturns();
-            if (freeTop == 0) {
+            if (freeCount == 0) {
                 grow();
-                if (freeTop == 0) {
+                if (freeCount == 0) {
                     return null;
                 }
             }
         }
-        Buffer b = buffers[free[--freeTop]];
+        Slab s = slabs[lowestWithFree()];
+        int index = s.free[--s.freeTop];
+        if (s.freeTop == 0) {
+            withFree[s.number >>> 6] &= ~(1L << s.number);
+        }
+        s.touched = true;
+        freeCount--;
+        Buffer b = buffers[index];
         b.reset();
         b.releasedAt = null;
         b.acquiredAt = options.trackLeaks() ? new Throwable("acquired buffer " + b.index()) : null;
         b.state(Buffer.HELD);
         return b;
+    }
+
+    private int lowestWithFree() {
+        for (int w = 0; w < withFree.length; w++) {
+            if (withFree[w] != 0) {
+                return (w << 6) + Long.numberOfTrailingZeros(withFree[w]);
+            }
+        }
+        throw new IllegalStateException(name + ": free count " + freeCount + " but no slab has a free buffer");
     }
 
     /**
@@ -159,16 +216,16 @@ public final class BufferPool implements AutoCloseable {
 
     /** Whether {@link #tryAcquire()} would give a buffer now (owner thread). */
     public boolean canAcquire() {
-        if (freeTop == 0) {
+        if (freeCount == 0) {
             drainReturns();
         }
-        return freeTop > 0 || count < options.maxBuffers();
+        return freeCount > 0 || count < options.maxBuffers();
     }
 
     /** Buffers the pool can still hand out: free ones and those it may still allocate (owner thread). */
     public int headroom() {
         drainReturns();
-        return freeTop + options.maxBuffers() - count;
+        return freeCount + options.maxBuffers() - count;
     }
 
     /**
@@ -178,7 +235,7 @@ public final class BufferPool implements AutoCloseable {
     public void whenFree(Runnable task) {
         checkOwner();
         waiters.add(task);
-        if (freeTop > 0 || count < options.maxBuffers()) {
+        if (freeCount > 0 || count < options.maxBuffers()) {
             wake();
         }
     }
@@ -186,6 +243,11 @@ public final class BufferPool implements AutoCloseable {
     /** How the pool's owner runs {@link #runWaiters} later (its event loop's execute); set once by the owner. */
     public void wakeWith(Runnable scheduler) {
         this.wakeScheduler = scheduler;
+    }
+
+    /** Run on the owner thread each time the pool registers a slab (its owner then starts calling {@link #trim}). */
+    public void onGrowth(Runnable listener) {
+        this.growthListener = listener;
     }
 
     private void wake() {
@@ -212,26 +274,41 @@ public final class BufferPool implements AutoCloseable {
         }
     }
 
-    /** The buffer with {@code index}, or {@code null} (for decoding work request ids). */
+    /** The buffer with {@code index}, or {@code null} (for decoding work request ids; a freed slab is a hole). */
     public Buffer buffer(int index) {
-        return index >= 0 && index < count ? buffers[index] : null;
+        return index >= 0 && index < buffers.length ? buffers[index] : null;
     }
 
-    /** Buffers allocated so far (held, lent or free). */
+    /** Buffers allocated now (held, lent or free), in registered slabs. */
     public int allocated() {
         return count;
     }
 
+    /** Slabs registered now. */
+    public int slabs() {
+        return slabCount;
+    }
+
+    /** Bytes of memory registered now (what the slabs hold). */
+    public long registeredBytes() {
+        return (long) count * options.bufferSize();
+    }
+
+    /** Slabs given back by {@link #trim} so far. */
+    public long slabsFreed() {
+        return slabsFreed;
+    }
+
     /** Buffers ready to acquire without growing. */
     public int available() {
-        return freeTop;
+        return freeCount;
     }
 
     /** Buffers held or lent. */
     public int inUse() {
         int n = 0;
-        for (int i = 0; i < count; i++) {
-            if (!buffers[i].isFree()) {
+        for (Buffer b : buffers) {
+            if (b != null && !b.isFree()) {
                 n++;
             }
         }
@@ -244,10 +321,9 @@ public final class BufferPool implements AutoCloseable {
      */
     public List<BufferLeak> leaks() {
         List<BufferLeak> out = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            Buffer b = buffers[i];
-            if (b.held()) {
-                out.add(new BufferLeak(i, name, b.acquiredAt));
+        for (Buffer b : buffers) {
+            if (b != null && b.held()) {
+                out.add(new BufferLeak(b.index(), name, b.acquiredAt));
             }
         }
         return out;
@@ -262,9 +338,8 @@ public final class BufferPool implements AutoCloseable {
     public int reclaimLent() {
         checkOwner();
         int n = 0;
-        for (int i = 0; i < count; i++) {
-            Buffer b = buffers[i];
-            if (b.lent()) {
+        for (Buffer b : buffers) {
+            if (b != null && b.lent()) {
                 b.reclaim();
                 b.release();
                 n++;
@@ -319,7 +394,12 @@ public final class BufferPool implements AutoCloseable {
         if (closed) {
             return;
         }
-        free[freeTop++] = b.index();
+        Slab s = slabs[b.index() / options.buffersPerSlab()];
+        if (s.freeTop == 0) {
+            withFree[s.number >>> 6] |= 1L << s.number;
+        }
+        s.free[s.freeTop++] = b.index();
+        freeCount++;
         if (o != null) {
             o.released(b);
         }
@@ -328,27 +408,116 @@ public final class BufferPool implements AutoCloseable {
         }
     }
 
+    /** Registers a slab in the lowest hole of the slab table (nothing when the table is full). */
     private void grow() {
-        int n = Math.min(options.buffersPerSlab(), options.maxBuffers() - count);
-        if (n <= 0) {
+        int k = 0;
+        while (k < slabs.length && slabs[k] != null) {
+            k++;
+        }
+        if (k == slabs.length) {
             return;
         }
-        long size = (long) n * options.bufferSize();
-        MemorySegment slab = arena.allocate(size, 4096);
-        MemoryRegion mr = pd.registerMemory(slab, options.access());
-        slabs.add(mr);
-        if (buffers.length < count + n) {
-            buffers = java.util.Arrays.copyOf(buffers, count + n);
-            free = java.util.Arrays.copyOf(free, count + n);
+        int first = k * options.buffersPerSlab();
+        int n = Math.min(options.buffersPerSlab(), options.maxBuffers() - first);
+        Arena arena = Arena.ofShared();
+        MemoryRegion mr;
+        MemorySegment memory;
+        try {
+            memory = arena.allocate((long) n * options.bufferSize(), 4096);
+            mr = pd.registerMemory(memory, options.access());
+        } catch (RuntimeException | OutOfMemoryError e) {
+            arena.close();
+            throw e;
+        }
+        Slab s = new Slab(k, first, n, arena, mr);
+        if (buffers.length < first + n) {
+            buffers = java.util.Arrays.copyOf(buffers, first + n);
         }
         for (int i = 0; i < n; i++) {
-            buffers[count + i] = new Buffer(this, count + i,
-                    slab.asSlice((long) i * options.bufferSize(), options.bufferSize()), mr);
+            buffers[first + i] = new Buffer(this, first + i,
+                    memory.asSlice((long) i * options.bufferSize(), options.bufferSize()), mr);
         }
         for (int i = n - 1; i >= 0; i--) {
-            free[freeTop++] = count + i;
+            s.free[s.freeTop++] = first + i;
         }
+        slabs[k] = s;
+        withFree[k >>> 6] |= 1L << k;
+        slabCount++;
         count += n;
+        freeCount += n;
+        if (growthListener != null) {
+            growthListener.run();
+        }
+    }
+
+    /**
+     * Gives back idle slabs (owner thread, from a timer; never on the data path). A slab is idle once it has been
+     * entirely free and no buffer of it was taken across calls spanning {@link Options#idleTime()}; idle slabs are
+     * freed highest first while more than {@link Options#minBuffers()} would remain. Deregistering happens here, on
+     * the owner thread; a region the device will not deregister (a memory window still bound to it) keeps its slab.
+     *
+     * @param nowNanos the time now ({@link System#nanoTime()}; tests pass their own clock)
+     * @return the slabs freed
+     */
+    public int trim(long nowNanos) {
+        checkOwner();
+        if (closed) {
+            return 0;
+        }
+        drainReturns();
+        int freed = 0;
+        long idleNanos = options.idleTime().toNanos();
+        for (int k = slabs.length - 1; k >= 0; k--) {
+            Slab s = slabs[k];
+            if (s == null) {
+                continue;
+            }
+            boolean idle = s.entirelyFree() && !s.touched;
+            s.touched = false;
+            if (!idle) {
+                s.idle = false;
+                continue;
+            }
+            if (!s.idle) {
+                s.idle = true;
+                s.idleSince = nowNanos;
+            }
+            if (nowNanos - s.idleSince >= idleNanos && count - s.size >= options.minBuffers() && free(s)) {
+                freed++;
+            }
+        }
+        if (freed > 0) {
+            slabsFreed += freed;
+            LOG.debug("{}: gave back {} idle slab(s); {} left ({} buffers, {} free)", name, freed, slabCount, count,
+                    freeCount);
+        }
+        return freed;
+    }
+
+    /** Whether {@link #trim} may still have something to give back: more buffers than the minimum are registered. */
+    public boolean trimmable() {
+        return !closed && count > options.minBuffers();
+    }
+
+    /** Deregisters an entirely free slab and frees its memory; its indexes become a hole. */
+    private boolean free(Slab s) {
+        try {
+            s.region.close();
+        } catch (RuntimeException e) {
+            LOG.debug("{}: slab {} stays registered: {}", name, s.number, e.toString());
+            s.idle = false;
+            return false;
+        }
+        for (int i = 0; i < s.size; i++) {
+            buffers[s.firstIndex + i] = null; // a stale index finds nothing; a stale Buffer is FREE and refuses use
+        }
+        slabs[s.number] = null;
+        withFree[s.number >>> 6] &= ~(1L << s.number);
+        slabCount--;
+        count -= s.size;
+        freeCount -= s.size;
+        s.arena.close();
+        return true;
     }
 
     private void checkOwner() {
@@ -370,8 +539,8 @@ public final class BufferPool implements AutoCloseable {
         drainReturns();
         List<BufferLeak> leaks = leaks();
         int lent = 0;
-        for (int i = 0; i < count; i++) {
-            if (buffers[i].lent()) {
+        for (Buffer b : buffers) {
+            if (b != null && b.lent()) {
                 lent++;
             }
         }
@@ -380,15 +549,20 @@ public final class BufferPool implements AutoCloseable {
             LOG.warn("closing {} with {} unreleased and {} lent buffers; first: {}", name, leaks.size(), lent,
                     leaks.isEmpty() ? "-" : leaks.get(0));
         }
-        for (MemoryRegion mr : slabs) {
+        for (int k = 0; k < slabs.length; k++) {
+            Slab s = slabs[k];
+            if (s == null) {
+                continue;
+            }
             try {
-                mr.close();
+                s.region.close();
             } catch (RuntimeException e) {
                 LOG.warn("deregistering a slab of {} failed: {}", name, e.toString());
             }
+            s.arena.close();
+            slabs[k] = null;
         }
-        slabs.clear();
-        arena.close();
+        slabCount = 0;
     }
 
     public boolean isClosed() {

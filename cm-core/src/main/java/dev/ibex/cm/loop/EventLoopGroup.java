@@ -195,6 +195,31 @@ public final class EventLoopGroup implements AutoCloseable {
         return out;
     }
 
+    /**
+     * What the loops hold on their devices now ({@link Footprint}: pool slabs and bytes, buffers, CQs). Blocks the
+     * caller up to 5 s per loop, so never call it on a loop.
+     */
+    public Footprint footprint() {
+        Footprint sum = new Footprint(0, 0, 0, 0, 0);
+        for (EventLoop l : loops) {
+            try {
+                sum = sum.plus(l.submit(() -> {
+                    Footprint f = new Footprint(0, 0, 0, 0, 0);
+                    for (LoopDevice d : l.devices()) {
+                        var p = d.pool();
+                        p.drainReturns();
+                        f = f.plus(new Footprint(p.slabs(), p.registeredBytes(), p.allocated(), p.inUse(),
+                                d.cqCount()));
+                    }
+                    return f;
+                }).get(5, TimeUnit.SECONDS));
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot inspect the resources of " + l, e);
+            }
+        }
+        return sum;
+    }
+
     void ensureAsyncReader(DeviceContext context) {
         asyncReaders.computeIfAbsent(context, c -> {
             int i = Math.max(0, fabric.devices().indexOf(c));

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * What one loop holds on one device, created the first time an endpoint of the loop uses the device: a
  * protection domain, a completion channel registered with the loop's poller, a shared CQ (per-connection CQs
  * are created on the same channel), an optional SRQ kept filled from the pool, the registered buffer pool and the
- * free type 2 memory windows exposures reuse. Closed with the loop, in verbs order: SRQ, CQs (after acknowledging
- * their events), channel, windows, memory, PD.
+ * free type 2 memory windows exposures reuse. What load grew goes again after it ({@link IdleReclaim}): idle pool
+ * slabs, and shared CQs beyond the first that stayed without QPs for {@link LoopOptions#cqIdleTime()}. Closed with
+ * the loop, in verbs order: SRQ, CQs (after acknowledging their events), channel, windows, memory, PD.
  * Loop-confined.
  */
 public final class LoopDevice implements BufferOwner, Flushable {
@@ -55,6 +56,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
     private boolean waitingForBuffers;
     private boolean srqUnavailable;
     private boolean closed;
+    private IdleReclaim reclaim;
 
     LoopDevice(EventLoop loop, DeviceContext context) {
         this.loop = loop;
@@ -82,6 +84,8 @@ public final class LoopDevice implements BufferOwner, Flushable {
                     // the loop closed the pool: released buffers have nowhere to go
                 }
             });
+            reclaim = new IdleReclaim(this, buffers.idleTime().toNanos(), loop.options().cqIdleTime().toNanos());
+            pool.onGrowth(reclaim::start);
             Runnable runWaiters = () -> pool.runWaiters();
             pool.wakeWith(() -> {
                 try {
@@ -160,20 +164,86 @@ public final class LoopDevice implements BufferOwner, Flushable {
     public CompletionQueue reserveCq(int entries) {
         for (WatchedCq w : cqs) {
             if (w.shared && !w.closed && w.reserved + entries <= w.cq.capacity()) {
-                w.reserved += entries;
-                return w.cq;
+                return reserve(w, entries);
             }
         }
-        WatchedCq w = watch(Math.max(entries + srqDepth, loop.options().cqEntries()), true);
+        return reserve(watch(Math.max(entries + srqDepth, loop.options().cqEntries()), true), entries);
+    }
+
+    private CompletionQueue reserve(WatchedCq w, int entries) {
         w.reserved += entries;
+        w.qps++;
+        w.touched = true;
         return w.cq;
     }
 
-    /** Returns a reservation made with {@link #reserveCq}. */
+    /** Returns a reservation made with {@link #reserveCq}, once the QP that had it is destroyed. */
     public void unreserveCq(CompletionQueue cq, int entries) {
         if (cq.context() instanceof WatchedCq w && w.shared) {
             w.reserved = Math.max(0, w.reserved - entries);
+            w.qps = Math.max(0, w.qps - 1);
         }
+    }
+
+    /**
+     * Destroys the shared CQs (never the first) that have had no QP across idle checks spanning
+     * {@link LoopOptions#cqIdleTime()}. No QP references such a CQ (reservations are returned after the QP is
+     * destroyed) and no new completion can reach it; what it still holds is dispatched first (an SRQ buffer goes
+     * back), then its events are acknowledged and it is destroyed. From a timer, never while completions are
+     * dispatched.
+     *
+     * @return the CQs destroyed
+     */
+    int trimCqs(long nowNanos) {
+        long idleNanos = loop.options().cqIdleTime().toNanos();
+        int destroyed = 0;
+        for (int i = cqs.size() - 1; i >= 0; i--) {
+            WatchedCq w = cqs.get(i);
+            if (!w.shared || w.closed || w.cq == sharedCq) {
+                continue;
+            }
+            boolean idle = w.qps == 0 && !w.touched;
+            w.touched = false;
+            if (!idle) {
+                w.idle = false;
+                continue;
+            }
+            if (!w.idle) {
+                w.idle = true;
+                w.idleSince = nowNanos;
+            }
+            if (nowNanos - w.idleSince >= idleNanos) {
+                loop.pollCq(w.cq);
+                cqs.remove(i);
+                quietly("destroying an idle CQ", w::destroy);
+                destroyed++;
+            }
+        }
+        if (destroyed > 0) {
+            LOG.debug("{}: destroyed {} idle shared CQ(s); {} CQs left", context.device().name(), destroyed,
+                    cqs.size());
+        }
+        return destroyed;
+    }
+
+    /** Shared CQs beyond the first (what {@link #trimCqs} may destroy once idle). */
+    int extraSharedCqs() {
+        int n = 0;
+        for (WatchedCq w : cqs) {
+            if (w.shared && !w.closed && w.cq != sharedCq) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** CQs the loop reads on this device now: its shared ones and the connections' own. */
+    public int cqCount() {
+        return cqs.size();
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     /** The shared receive queue, or {@code null} while no connection has wanted one (or the loop runs without). */
@@ -224,6 +294,9 @@ public final class LoopDevice implements BufferOwner, Flushable {
         cqs.add(w);
         cq.requestNotify(false);
         loop.ready(w); // poll once: anything that arrived before arming raised no event
+        if (shared && sharedCq != null && reclaim != null) {
+            reclaim.start(); // a CQ beyond the first: destroyed again once idle
+        }
         return w;
     }
 
@@ -364,6 +437,9 @@ public final class LoopDevice implements BufferOwner, Flushable {
             return;
         }
         closed = true;
+        if (reclaim != null) {
+            reclaim.stop();
+        }
         if (srq != null) {
             quietly("destroying the SRQ", srq::close);
         }

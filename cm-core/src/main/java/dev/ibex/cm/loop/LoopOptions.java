@@ -12,8 +12,8 @@ import java.util.function.Consumer;
 public final class LoopOptions {
 
     /**
-     * One loop per CPU, 4,096-entry shared CQs, a 512-deep shared receive queue per loop and device, the default
-     * buffer pool, at most 64 connects at once.
+     * One loop per CPU, 4,096-entry shared CQs (those beyond the first destroyed after 10 s without QPs), a 512-deep
+     * shared receive queue per loop and device, the default buffer pool, at most 64 connects at once.
      */
     public static final LoopOptions DEFAULT = new LoopOptions();
 
@@ -28,6 +28,7 @@ public final class LoopOptions {
     private String threadName = "ibex-loop";
     private Consumer<Throwable> uncaughtHandler;
     private int maxConcurrentConnects = 64;
+    private Duration cqIdleTime = Duration.ofSeconds(10);
 
     private LoopOptions() {}
 
@@ -44,6 +45,7 @@ public final class LoopOptions {
         c.threadName = threadName;
         c.uncaughtHandler = uncaughtHandler;
         c.maxConcurrentConnects = maxConcurrentConnects;
+        c.cqIdleTime = cqIdleTime;
         return c;
     }
 
@@ -108,6 +110,15 @@ public final class LoopOptions {
      */
     public int maxConcurrentConnects() {
         return maxConcurrentConnects;
+    }
+
+    /**
+     * How long a shared CQ beyond a loop's first on a device must stay without QPs before the loop destroys it: the
+     * hysteresis that lets CQs created under load go after it without churning CQs while connections come and go.
+     * The buffer pool's counterpart is {@link BufferPool.Options#idleTime()}.
+     */
+    public Duration cqIdleTime() {
+        return cqIdleTime;
     }
 
     public LoopOptions withLoops(int n) {
@@ -184,6 +195,15 @@ public final class LoopOptions {
         positive("maxConcurrentConnects", n);
         LoopOptions c = copy();
         c.maxConcurrentConnects = n;
+        return c;
+    }
+
+    public LoopOptions withCqIdleTime(Duration d) {
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException("cqIdleTime must not be negative, got " + d);
+        }
+        LoopOptions c = copy();
+        c.cqIdleTime = d;
         return c;
     }
 

@@ -4,7 +4,8 @@ import dev.ibex.cm.spi.CompletionQueue;
 
 /**
  * A loop's bookkeeping for one CQ it reads: notifications taken but not yet acknowledged (acked in batches and
- * always before the CQ is destroyed), and whether it waits in the loop's ready ring.
+ * always before the CQ is destroyed), whether it waits in the loop's ready ring, and for a shared CQ its
+ * reservations and how long it has had none. Loop-confined.
  */
 final class WatchedCq {
     final CompletionQueue cq;
@@ -13,6 +14,13 @@ final class WatchedCq {
     boolean queued;
     /** Entries promised to QPs (shared CQs only). */
     int reserved;
+    /** QPs holding a reservation (shared CQs only); an idle CQ has none. */
+    int qps;
+    /** A reservation was made since the last idle check ({@link LoopDevice#trimCqs}). */
+    boolean touched;
+    /** Seen without QPs and untouched by the idle check since {@link #idleSince}. */
+    boolean idle;
+    long idleSince;
     final boolean shared;
     boolean closed;
 

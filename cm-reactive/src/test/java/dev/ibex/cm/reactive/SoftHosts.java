@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 
 /**
  * Two "hosts" on the soft-roce provider in one JVM: a server fabric on 127.0.0.2 and a client fabric on 127.0.0.3,
@@ -54,11 +55,11 @@ final class SoftHosts implements AutoCloseable {
     /** With extra soft-roce settings for both fabrics (e.g. {@code ibex.softroce.maxMulticastGroups}). */
     SoftHosts(Map<String, String> settings) {
         this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "srv=" + SERVER_IP,
-                "cli=" + CLIENT_IP, 18, settings);
+                "cli=" + CLIENT_IP, 18, settings, UnaryOperator.identity());
     }
 
     private SoftHosts(BufferPool.Options buffers, String clientDevices) {
-        this(buffers, "srv=" + SERVER_IP, clientDevices, 18, Map.of());
+        this(buffers, "srv=" + SERVER_IP, clientDevices, 18, Map.of(), UnaryOperator.identity());
     }
 
     /**
@@ -71,17 +72,23 @@ final class SoftHosts implements AutoCloseable {
 
     /** {@link #patient()} with the loops' pools given. */
     static SoftHosts patient(BufferPool.Options buffers) {
-        return new SoftHosts(buffers, "srv=" + SERVER_IP, "cli=" + CLIENT_IP, 21, Map.of());
+        return new SoftHosts(buffers, "srv=" + SERVER_IP, "cli=" + CLIENT_IP, 21, Map.of(), UnaryOperator.identity());
+    }
+
+    /** The default hosts with both groups' loop options changed by {@code tune} (e.g. how pools and CQs shrink). */
+    static SoftHosts tuned(UnaryOperator<LoopOptions> tune) {
+        return new SoftHosts(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "srv=" + SERVER_IP,
+                "cli=" + CLIENT_IP, 18, Map.of(), tune);
     }
 
     /** Both hosts' devices given (the first address of each should be {@link #SERVER_IP} / {@link #CLIENT_IP}). */
     SoftHosts(String serverDevices, String clientDevices, Map<String, String> extra) {
         this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), serverDevices, clientDevices,
-                18, extra);
+                18, extra, UnaryOperator.identity());
     }
 
     private SoftHosts(BufferPool.Options buffers, String serverDevices, String clientDevices, int caAckDelay,
-            Map<String, String> extra) {
+            Map<String, String> extra, UnaryOperator<LoopOptions> tune) {
         this.caAckDelay = caAckDelay;
         this.extra = extra;
         serverFabric = open(serverDevices);
@@ -89,6 +96,7 @@ final class SoftHosts implements AutoCloseable {
         LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
                 .withBuffers(buffers.withLeakTracking(true)) // local access only: peers get exposures
                 .withUncaughtHandler(uncaught::add);
+        options = tune.apply(options);
         server = EventLoopGroup.of(serverFabric, options.withThreadName("srv-loop"));
         client = EventLoopGroup.of(clientFabric, options.withThreadName("cli-loop"));
     }

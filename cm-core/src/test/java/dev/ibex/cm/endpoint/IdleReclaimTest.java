@@ -1,0 +1,110 @@
+package dev.ibex.cm.endpoint;
+
+import static dev.ibex.cm.fake.Eventually.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferPool;
+import dev.ibex.cm.loop.EventLoop;
+import dev.ibex.cm.loop.LoopDevice;
+import dev.ibex.cm.loop.LoopOptions;
+import dev.ibex.cm.spi.ResourceKind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * After load a loop gives back what it grew, on its own timer: idle pool slabs down to the minimum, and shared CQs
+ * beyond the first once they have no QP — while a held buffer keeps its slab.
+ */
+class IdleReclaimTest {
+    private static final Duration IDLE = Duration.ofMillis(300);
+    private final ConnectionLoopbackTest t = new ConnectionLoopbackTest();
+
+    @AfterEach
+    void tearDown() {
+        t.tearDown();
+    }
+
+    private LoopDevice device(EventLoop loop) throws Exception {
+        return ConnectionLoopbackTest.on(loop, () -> loop.device(t.fabric.devices().get(0)));
+    }
+
+    private int slabs(EventLoop loop) throws Exception {
+        LoopDevice d = device(loop);
+        return ConnectionLoopbackTest.on(loop, () -> d.pool().slabs());
+    }
+
+    private int cqs(EventLoop loop) throws Exception {
+        LoopDevice d = device(loop);
+        return ConnectionLoopbackTest.on(loop, d::cqCount);
+    }
+
+    @Test
+    void slabsAndSharedCqsGrownUnderLoadAreGivenBackOnceIdle() throws Exception {
+        // receive windows of 8 in slabs of 8; CQs of 40 entries take two QPs (8 sends + 2 internal + 8 receives each)
+        t.start(LoopOptions.DEFAULT.withLoops(1).withSrqDepth(0).withCqEntries(40).withCqIdleTime(IDLE)
+                .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(512).withSlabs(8, 512).withShrink(16, IDLE)));
+        ConnectionOptions options = ConnectionOptions.DEFAULT.withSendQueueDepth(8).withReceiveWindow(8);
+        t.listen(options, true);
+        EventLoop loop = t.group.loops().get(0);
+        List<Recorder> clients = new ArrayList<>();
+        List<Connection> connections = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Recorder r = new Recorder();
+            clients.add(r);
+            connections.add(t.connect(r, null, options));
+        }
+        for (Recorder r : clients) {
+            r.established.get(5, TimeUnit.SECONDS);
+        }
+        await().until(() -> t.fabric.count(ResourceKind.QUEUE_PAIR) == 20);
+        t.server.hold = true;
+        ConnectionLoopbackTest.send(connections.get(9), "held by the server", 1);
+        await().until(() -> t.server.held.size() == 1);
+        int slabsUnderLoad = slabs(loop);
+        int cqsUnderLoad = cqs(loop);
+        assertThat(slabsUnderLoad).as("20 windows of 8").isGreaterThanOrEqualTo(20);
+        assertThat(cqsUnderLoad).as("two QPs per shared CQ").isGreaterThanOrEqualTo(10);
+        assertThat(t.fabric.count(ResourceKind.MEMORY_REGION)).isEqualTo(slabsUnderLoad);
+
+        for (Connection c : connections) {
+            c.close();
+        }
+        for (Recorder r : clients) {
+            r.closed.get(5, TimeUnit.SECONDS);
+        }
+        await().until(() -> t.fabric.count(ResourceKind.QUEUE_PAIR) == 0);
+        long closed = System.nanoTime();
+        await().until(() -> cqs(loop) == 1 && slabs(loop) == 2);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed);
+        assertThat(t.fabric.count(ResourceKind.COMPLETION_QUEUE)).as("the loop's first shared CQ stays").isEqualTo(1);
+        Buffer held = t.server.held.get(0);
+        LoopDevice d = device(loop);
+        assertThat(ConnectionLoopbackTest.on(loop, () -> d.pool().buffer(held.index())))
+                .as("the held buffer's slab stays").isSameAs(held);
+        assertThat(ConnectionLoopbackTest.on(loop, () -> d.pool().allocated())).as("the minimum").isEqualTo(16);
+        assertThat(tookMs).as("within a few idle times").isLessThan(IDLE.toMillis() * 10);
+        assertThat(t.group.footprint()).isEqualTo(new dev.ibex.cm.loop.Footprint(2, 16 * 512, 16, 1, 1));
+
+        held.release();
+        t.server.held.clear();
+        assertThat(slabs(loop)).isEqualTo(2);
+        assertThat(t.fabric.count(ResourceKind.MEMORY_REGION)).isEqualTo(2);
+        assertThat(t.fabric.violations()).as("CQ events acknowledged before destroy").isEmpty();
+        assertThat(t.group.bufferLeaks()).isEmpty();
+
+        // load again: the pool and CQs grow back and work
+        Recorder again = new Recorder();
+        Connection c = t.connect(again, null, options);
+        again.established.get(5, TimeUnit.SECONDS);
+        t.server.hold = false;
+        ConnectionLoopbackTest.send(c, "after the shrink", 2);
+        await().until(() -> t.server.messages.contains("after the shrink"));
+        c.close();
+        again.closed.get(5, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,94 @@
+package dev.ibex.cm.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.ReceiveMode;
+import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.Footprint;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Regression: memory was kept after load — pools stayed at their high-water mark and the shared CQs created for a
+ * wave of connections stayed allocated. On soft-roce, a few hundred connections grow both hosts' pools and CQs; once
+ * they are closed, both return to their baseline within the idle times, and nothing leaks.
+ */
+class ShrinkAfterLoadTest {
+    private static final Duration IDLE = Duration.ofMillis(500);
+    private static final int CONNECTIONS = 200;
+
+    @Test
+    void poolsAndSharedCqsReturnToTheirBaselineAfterAWaveOfConnections() {
+        // windows of 4 receives per connection (a shared receive queue would hold the same buffers for everyone)
+        ConnectionOptions window = ConnectionOptions.DEFAULT.withReceiveMode(ReceiveMode.WINDOW).withReceiveWindow(4);
+        try (SoftHosts hosts = SoftHosts.tuned(o -> o.withCqIdleTime(IDLE)
+                .withBuffers(o.buffers().withShrink(128, IDLE)))) {
+            DisposableServer server = hosts.rdmaServer().connectionOptions(window)
+                    .handle(c -> c.send(c.receive().map(Message::retain)))
+                    .bindNow();
+            echo(hosts, server, window, 1).forEach(RdmaConnection::dispose); // the loop devices exist
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.activeConnections() == 0 && hosts.qps() == 0);
+            Footprint serverBase = hosts.server.footprint();
+            Footprint clientBase = hosts.client.footprint();
+
+            List<RdmaConnection> wave = echo(hosts, server, window, CONNECTIONS);
+            Footprint serverLoaded = hosts.server.footprint();
+            Footprint clientLoaded = hosts.client.footprint();
+            System.out.println("SHRINK base " + serverBase + " / " + clientBase);
+            System.out.println("SHRINK loaded " + serverLoaded + " / " + clientLoaded);
+            assertThat(serverLoaded.slabs()).as("server pool grew").isGreaterThanOrEqualTo(serverBase.slabs() + 8);
+            assertThat(clientLoaded.slabs()).as("client pool grew").isGreaterThanOrEqualTo(clientBase.slabs() + 8);
+            assertThat(serverLoaded.completionQueues()).as("server CQs grew").isGreaterThan(serverBase.completionQueues());
+            assertThat(clientLoaded.completionQueues()).as("client CQs grew").isGreaterThan(clientBase.completionQueues());
+
+            long closing = System.nanoTime();
+            wave.forEach(RdmaConnection::dispose);
+            await().atMost(Duration.ofSeconds(30)).until(() -> server.activeConnections() == 0 && hosts.qps() == 0);
+            long closed = System.nanoTime();
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                assertBaseline("server", hosts.server, serverBase);
+                assertBaseline("client", hosts.client, clientBase);
+            });
+            System.out.printf("SHRINK back to baseline %d ms after the last connection closed (closing took %d ms): %s"
+                    + " / %s%n", (System.nanoTime() - closed) / 1_000_000, (closed - closing) / 1_000_000,
+                    hosts.server.footprint(), hosts.client.footprint());
+            server.disposeNow(Duration.ofSeconds(20));
+            hosts.awaitQuiet();
+        }
+    }
+
+    /** Back to the baseline: no CQ beyond it, pool slabs at most the baseline's or the minimum (2 slabs of 64). */
+    private static void assertBaseline(String who, EventLoopGroup group, Footprint base) {
+        Footprint now = group.footprint();
+        assertThat(now.completionQueues()).as(who + " CQs").isEqualTo(base.completionQueues());
+        assertThat(now.slabs()).as(who + " slabs").isLessThanOrEqualTo(Math.max(base.slabs(), 2));
+        assertThat(now.buffersInUse()).as(who + " buffers in use").isLessThanOrEqualTo(base.buffersInUse());
+    }
+
+    /** Opens {@code n} connections, each echoing one message, and returns them open. */
+    private static List<RdmaConnection> echo(SoftHosts hosts, DisposableServer server, ConnectionOptions options,
+            int n) {
+        Map<String, Integer> failures = new ConcurrentHashMap<>();
+        List<RdmaConnection> connections = Flux.range(0, n)
+                .flatMap(i -> hosts.rdmaClient(server).options(options).connectTimeout(Duration.ofSeconds(60))
+                        .connect()
+                        .flatMap(c -> c.receive().map(Message::asString).take(1)
+                                .mergeWith(c.send(Flux.just("echo " + i)).then(Mono.empty()))
+                                .single().thenReturn(c))
+                        .onErrorResume(e -> {
+                            failures.merge(String.valueOf(e), 1, Integer::sum);
+                            return Mono.empty();
+                        }), n)
+                .collectList().block(Duration.ofSeconds(120));
+        assertThat(failures).isEmpty();
+        assertThat(connections).hasSize(n);
+        return connections;
+    }
+}

@@ -259,6 +259,7 @@ public final class ScaleBench {
         out.println("   heap by class (bytes): " + server.await("HISTO", Duration.ofSeconds(60)).substring(6));
         double closeSeconds = closeAll(rdma);
         awaitConnections(server, "connections", 0);
+        double shrinkSeconds = awaitShrink(server, base);
         KeyValues after = stats(server);
         out.println("   server after close: " + after.values());
         out.println("   NMT after close vs at rest (MB): " + nmtGrowth(base, after));
@@ -289,6 +290,11 @@ public final class ScaleBench {
                 Target.atMost(1.10), "MB at rest vs after close"));
         table.add(new Comparison("  after close / at rest (RSS)", mb(base.getLong("rss")), mb(after.getLong("rss")),
                 Target.none(), "information: the JVM keeps freed memory"));
+        table.add(new Comparison("  after close / at rest (pool slabs)", base.getLong("slabs"), after.getLong("slabs"),
+                Target.atMost(1.10), "idle " + idle.getLong("slabs") + "; back in " + Math.round(shrinkSeconds)
+                + " s (idle time 10 s)"));
+        table.add(new Comparison("  after close / at rest (CQs)", base.getLong("cqs"), after.getLong("cqs"),
+                Target.atMost(1.10), "idle " + idle.getLong("cqs")));
         table.add(new Comparison("  closing all (s)", Double.NaN, closeSeconds, Target.none(), ""));
         server.send("quit");
         server.await("BYE", Duration.ofSeconds(90));
@@ -358,6 +364,28 @@ public final class ScaleBench {
     }
 
     /** Waits (bounded) until the server counts {@code n} connections of {@code key}. */
+    /**
+     * Waits (at most a minute) until the server's pools and CQs are back to what they were at rest: they shrink once
+     * idle for {@code BufferPool.Options.idleTime} / {@code LoopOptions.cqIdleTime} (10 s by default).
+     *
+     * @return the seconds it took
+     */
+    private double awaitShrink(Child server, KeyValues base) {
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MINUTES.toNanos(1);
+        KeyValues st;
+        do {
+            sleep(1000);
+            server.send("stats");
+            st = KeyValues.parse(server.await("STATS", Duration.ofSeconds(60)));
+        } while ((st.getLong("cqs") > base.getLong("cqs") || st.getLong("slabs") > base.getLong("slabs"))
+                && System.nanoTime() < deadline);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        out.printf(Locale.ROOT, "   pools and CQs %.0f s after close: %d slabs (%d at rest), %d CQs (%d at rest)%n",
+                seconds, st.getLong("slabs"), base.getLong("slabs"), st.getLong("cqs"), base.getLong("cqs"));
+        return seconds;
+    }
+
     private void awaitConnections(Child server, String key, int n) {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         KeyValues st;

@@ -1,6 +1,7 @@
 package dev.ibex.bench.scale;
 
 import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.loop.Footprint;
 import dev.ibex.cm.loop.LoopOptions;
 import dev.ibex.cm.reactive.DisposableServer;
 import dev.ibex.cm.reactive.RdmaServer;
@@ -18,7 +19,7 @@ import java.util.Map;
  * options (each connection sends back what it receives) and, for the baseline, a TCP echo server on the same
  * address. It prints {@code READY rdma=<port> tcp=<port> pid=<pid>}, then answers commands read from stdin:
  * {@code stats} → {@code STATS} with its memory ({@link MemoryProbe}), live connections, half-open and refused
- * requests and live QPs; {@code histo} → {@code HISTO} with the classes holding most of the heap; {@code quit} →
+ * requests, live QPs and the loops' pool slabs, registered bytes, buffers and CQs ({@link Footprint}); {@code histo} → {@code HISTO} with the classes holding most of the heap; {@code quit} →
  * closes everything and exits.
  *
  * <pre>
@@ -63,6 +64,12 @@ public final class ScaleServer {
                     m.put("refused", server.refusedRequests());
                     m.put("qps", group.fabric().resources().get(ResourceKind.QUEUE_PAIR));
                     m.put("cmIds", group.fabric().resources().get(ResourceKind.CM_ID));
+                    Footprint f = group.footprint(); // the loops' pools and CQs: they shrink once idle
+                    m.put("slabs", f.slabs());
+                    m.put("registeredBytes", f.registeredBytes());
+                    m.put("poolBuffers", f.buffers());
+                    m.put("buffersInUse", f.buffersInUse());
+                    m.put("cqs", f.completionQueues());
                     m.put("tcp", tcp.open());
                     System.out.println(KeyValues.format("STATS", m));
                 }

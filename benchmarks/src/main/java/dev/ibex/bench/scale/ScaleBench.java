@@ -366,7 +366,7 @@ public final class ScaleBench {
     /** Waits (bounded) until the server counts {@code n} connections of {@code key}. */
     /**
      * Waits (at most a minute) until the server's pools and CQs are back to what they were at rest: they shrink once
-     * idle for {@code BufferPool.Options.idleTime} / {@code LoopOptions.cqIdleTime} (10 s by default).
+     * idle for {@code BufferPool.Options.idleTime} / {@code LoopOptions.queueIdleTime} (10 s by default).
      *
      * @return the seconds it took
      */

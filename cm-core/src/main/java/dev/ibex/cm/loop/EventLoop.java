@@ -501,7 +501,7 @@ public final class EventLoop implements Executor {
         LoopEndpoint ep;
         if (kind == WrId.SRQ_RECV) {
             LoopDevice d = w.device;
-            d.srqConsumed();
+            d.srqConsumed(WrId.slot(wrId));
             ep = d.endpointOfQp(wcs.qpNum(i));
             if (ep == null) {
                 var b = d.pool().buffer(WrId.slot(wrId));

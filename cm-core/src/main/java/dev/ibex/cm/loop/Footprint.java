@@ -3,7 +3,7 @@ package dev.ibex.cm.loop;
 /**
  * What an {@link EventLoopGroup}'s loops hold on their devices now, summed over loops and devices: registered pool
  * slabs and their bytes, buffers (allocated and in use) and the CQs the loops read. It shows a pool or the shared
- * CQs growing under load and shrinking after it ({@code BufferPool.Options.idleTime}, {@link LoopOptions#cqIdleTime}).
+ * CQs growing under load and shrinking after it ({@code BufferPool.Options.idleTime}, {@link LoopOptions#queueIdleTime}).
  *
  * @param slabs registered pool slabs
  * @param registeredBytes bytes of registered pool memory

@@ -3,11 +3,12 @@ package dev.ibex.cm.loop;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The loop timer that gives back what load left behind on one {@link LoopDevice}: idle buffer pool slabs
- * ({@code BufferPool.trim}) and shared CQs without QPs ({@link LoopDevice#trimCqs}). It ticks a quarter of the
- * shorter idle time apart (10 ms to 1 s) only while something could go — the pool holds more than its minimum or a
- * second shared CQ exists — so a loop at rest has no periodic wake-up; the pool's growth and a new shared CQ start it
- * again. Never on the data path. Loop-confined.
+ * The loop timer that gives back what load left behind on one {@link LoopDevice}: an SRQ no QP uses any more
+ * ({@link LoopDevice#trimSrq}), shared CQs without QPs ({@link LoopDevice#trimCqs}) and idle buffer pool slabs
+ * ({@code BufferPool.trim}). It ticks a quarter of the shorter idle time apart (10 ms to 1 s) only while something
+ * could go — the pool holds more than its minimum, a second shared CQ exists or the SRQ has no QP — so a loop at
+ * rest has no periodic wake-up; the pool's growth, a new shared CQ and the SRQ's last QP going start it again. Never
+ * on the data path. Loop-confined.
  */
 final class IdleReclaim {
     private static final long MIN_PERIOD = TimeUnit.MILLISECONDS.toNanos(10);
@@ -42,9 +43,10 @@ final class IdleReclaim {
             return;
         }
         long now = System.nanoTime();
+        device.trimSrq(now); // before the pool: its buffers come back first
         device.trimCqs(now);
         device.pool().trim(now);
-        if (device.pool().trimmable() || device.extraSharedCqs() > 0) {
+        if (device.pool().trimmable() || device.extraSharedCqs() > 0 || device.srqUnused()) {
             start();
         }
     }

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * protection domain, a completion channel registered with the loop's poller, a shared CQ (per-connection CQs
  * are created on the same channel), an optional SRQ kept filled from the pool, the registered buffer pool and the
  * free type 2 memory windows exposures reuse. What load grew goes again after it ({@link IdleReclaim}): idle pool
- * slabs, and shared CQs beyond the first that stayed without QPs for {@link LoopOptions#cqIdleTime()}. Closed with
+ * slabs, shared CQs beyond the first that stayed without QPs for {@link LoopOptions#queueIdleTime()}, and the SRQ
+ * once no QP has used it for as long (its posted buffers back to the pool; made again on next use). Closed with
  * the loop, in verbs order: SRQ, CQs (after acknowledging their events), channel, windows, memory, PD.
  * Loop-confined.
  */
@@ -46,6 +47,12 @@ public final class LoopDevice implements BufferOwner, Flushable {
     private SharedReceiveQueue srq;
     private final ArrayDeque<Window> freeWindows = new ArrayDeque<>();
     private int srqPosted;
+    /** Buffer indexes posted to the SRQ now: what comes back when an idle SRQ is destroyed. */
+    private boolean[] inSrq = new boolean[0];
+    /** A QP was bound to the SRQ since the last idle check; seen without QPs since {@link #srqIdleSince}. */
+    private boolean srqTouched;
+    private boolean srqIdle;
+    private long srqIdleSince;
     /**
      * The SRQ's depth: {@link LoopOptions#srqDepth()}, at most a quarter of the pool, so that shared receives never
      * take the buffers sends and held messages need.
@@ -84,7 +91,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
                     // the loop closed the pool: released buffers have nowhere to go
                 }
             });
-            reclaim = new IdleReclaim(this, buffers.idleTime().toNanos(), loop.options().cqIdleTime().toNanos());
+            reclaim = new IdleReclaim(this, buffers.idleTime().toNanos(), loop.options().queueIdleTime().toNanos());
             pool.onGrowth(reclaim::start);
             Runnable runWaiters = () -> pool.runWaiters();
             pool.wakeWith(() -> {
@@ -187,7 +194,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
 
     /**
      * Destroys the shared CQs (never the first) that have had no QP across idle checks spanning
-     * {@link LoopOptions#cqIdleTime()}. No QP references such a CQ (reservations are returned after the QP is
+     * {@link LoopOptions#queueIdleTime()}. No QP references such a CQ (reservations are returned after the QP is
      * destroyed) and no new completion can reach it; what it still holds is dispatched first (an SRQ buffer goes
      * back), then its events are acknowledged and it is destroyed. From a timer, never while completions are
      * dispatched.
@@ -195,7 +202,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
      * @return the CQs destroyed
      */
     int trimCqs(long nowNanos) {
-        long idleNanos = loop.options().cqIdleTime().toNanos();
+        long idleNanos = loop.options().queueIdleTime().toNanos();
         int destroyed = 0;
         for (int i = cqs.size() - 1; i >= 0; i--) {
             WatchedCq w = cqs.get(i);
@@ -313,19 +320,85 @@ public final class LoopDevice implements BufferOwner, Flushable {
     /** Routes SRQ receive completions of {@code qpNum} to {@code endpoint}. */
     public void bindQp(int qpNum, LoopEndpoint endpoint) {
         qps.put(qpNum, endpoint);
+        srqTouched = true;
     }
 
+    /** The QP (on the SRQ) is about to be destroyed. */
     public void unbindQp(int qpNum) {
         qps.remove(qpNum);
+        if (qps.size() == 0 && reclaim != null) {
+            reclaim.start(); // the SRQ may go once idle
+        }
+    }
+
+    /**
+     * Destroys the SRQ once no QP has been attached to it across idle checks spanning
+     * {@link LoopOptions#queueIdleTime()}, and gives its posted buffers back to the pool: an SRQ refilled under load
+     * holds buffers in whatever slabs were free then, and would pin them for good. Every CQ is polled first, so
+     * receives completed before the last QP went are dispatched; then nothing can reach the buffers. The next
+     * connection that wants shared receives makes a new one ({@link #sharedReceives()}). From a timer.
+     *
+     * @return whether it was destroyed
+     */
+    boolean trimSrq(long nowNanos) {
+        if (srq == null || closed) {
+            return false;
+        }
+        boolean idle = qps.size() == 0 && !srqTouched;
+        srqTouched = false;
+        if (!idle) {
+            srqIdle = false;
+            return false;
+        }
+        if (!srqIdle) {
+            srqIdle = true;
+            srqIdleSince = nowNanos;
+        }
+        if (nowNanos - srqIdleSince < loop.options().queueIdleTime().toNanos()) {
+            return false;
+        }
+        for (WatchedCq w : new ArrayList<>(cqs)) {
+            loop.pollCq(w.cq);
+        }
+        try {
+            srq.close();
+        } catch (RuntimeException e) {
+            LOG.warn("destroying the idle SRQ of {} failed; it stays: {}", context.device().name(), e.toString());
+            srqIdle = false;
+            return false;
+        }
+        srq = null;
+        srqIdle = false;
+        int back = 0;
+        for (int i = 0; i < inSrq.length; i++) {
+            if (inSrq[i]) {
+                inSrq[i] = false;
+                Buffer b = pool.buffer(i);
+                b.reclaim();
+                b.release();
+                back++;
+            }
+        }
+        srqPosted = 0;
+        LOG.debug("{}: destroyed the idle SRQ; {} posted buffers back to the pool", context.device().name(), back);
+        return true;
+    }
+
+    /** Whether the SRQ exists with no QP attached (what {@link #trimSrq} may destroy once idle). */
+    boolean srqUnused() {
+        return srq != null && qps.size() == 0;
     }
 
     LoopEndpoint endpointOfQp(int qpNum) {
         return qps.get(qpNum);
     }
 
-    /** An SRQ receive completed (the loop counts it before dispatching). */
-    void srqConsumed() {
+    /** An SRQ receive completed into buffer {@code index} (the loop counts it before dispatching). */
+    void srqConsumed(int index) {
         srqPosted--;
+        if (index >= 0 && index < inSrq.length) {
+            inSrq[index] = false;
+        }
     }
 
     /**
@@ -394,6 +467,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 }
                 LOG.warn("refilling the SRQ of {} stopped: {}", context.device().name(), e.getMessage());
                 srqPosted += posted;
+                markPosted(batch, posted);
                 return;
             } catch (RuntimeException e) {
                 // the SRQ went away under us (its device closed): nothing to refill any more
@@ -407,6 +481,17 @@ public final class LoopDevice implements BufferOwner, Flushable {
             }
             srqPosted += posted;
             want -= posted;
+            markPosted(batch, posted);
+        }
+    }
+
+    private void markPosted(RecvBatch batch, int n) {
+        for (int i = 0; i < n; i++) {
+            int index = WrId.slot(batch.wrId(i));
+            if (index >= inSrq.length) {
+                inSrq = java.util.Arrays.copyOf(inSrq, Math.max(index + 1, pool.options().maxBuffers()));
+            }
+            inSrq[index] = true;
         }
     }
 

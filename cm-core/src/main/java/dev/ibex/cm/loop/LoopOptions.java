@@ -28,7 +28,7 @@ public final class LoopOptions {
     private String threadName = "ibex-loop";
     private Consumer<Throwable> uncaughtHandler;
     private int maxConcurrentConnects = 64;
-    private Duration cqIdleTime = Duration.ofSeconds(10);
+    private Duration queueIdleTime = Duration.ofSeconds(10);
 
     private LoopOptions() {}
 
@@ -45,7 +45,7 @@ public final class LoopOptions {
         c.threadName = threadName;
         c.uncaughtHandler = uncaughtHandler;
         c.maxConcurrentConnects = maxConcurrentConnects;
-        c.cqIdleTime = cqIdleTime;
+        c.queueIdleTime = queueIdleTime;
         return c;
     }
 
@@ -113,12 +113,13 @@ public final class LoopOptions {
     }
 
     /**
-     * How long a shared CQ beyond a loop's first on a device must stay without QPs before the loop destroys it: the
-     * hysteresis that lets CQs created under load go after it without churning CQs while connections come and go.
-     * The buffer pool's counterpart is {@link BufferPool.Options#idleTime()}.
+     * How long a shared CQ beyond a loop's first on a device, or the shared receive queue, must stay without QPs
+     * before the loop destroys it (the SRQ's posted buffers go back to the pool; it is made again on next use): the
+     * hysteresis that lets queues created under load go after it without churning them while connections come and
+     * go. The buffer pool's counterpart is {@link BufferPool.Options#idleTime()}.
      */
-    public Duration cqIdleTime() {
-        return cqIdleTime;
+    public Duration queueIdleTime() {
+        return queueIdleTime;
     }
 
     public LoopOptions withLoops(int n) {
@@ -198,12 +199,12 @@ public final class LoopOptions {
         return c;
     }
 
-    public LoopOptions withCqIdleTime(Duration d) {
+    public LoopOptions withQueueIdleTime(Duration d) {
         if (d == null || d.isNegative()) {
-            throw new IllegalArgumentException("cqIdleTime must not be negative, got " + d);
+            throw new IllegalArgumentException("queueIdleTime must not be negative, got " + d);
         }
         LoopOptions c = copy();
-        c.cqIdleTime = d;
+        c.queueIdleTime = d;
         return c;
     }
 

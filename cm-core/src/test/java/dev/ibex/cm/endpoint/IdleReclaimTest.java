@@ -46,7 +46,7 @@ class IdleReclaimTest {
     @Test
     void slabsAndSharedCqsGrownUnderLoadAreGivenBackOnceIdle() throws Exception {
         // receive windows of 8 in slabs of 8; CQs of 40 entries take two QPs (8 sends + 2 internal + 8 receives each)
-        t.start(LoopOptions.DEFAULT.withLoops(1).withSrqDepth(0).withCqEntries(40).withCqIdleTime(IDLE)
+        t.start(LoopOptions.DEFAULT.withLoops(1).withSrqDepth(0).withCqEntries(40).withQueueIdleTime(IDLE)
                 .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(512).withSlabs(8, 512).withShrink(16, IDLE)));
         ConnectionOptions options = ConnectionOptions.DEFAULT.withSendQueueDepth(8).withReceiveWindow(8);
         t.listen(options, true);
@@ -105,6 +105,52 @@ class IdleReclaimTest {
         ConnectionLoopbackTest.send(c, "after the shrink", 2);
         await().until(() -> t.server.messages.contains("after the shrink"));
         c.close();
+        again.closed.get(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * An SRQ refilled under load holds buffers from whatever slabs were free then: once no QP uses it for the idle
+     * time it is destroyed, its buffers go back and their slabs with them; the next connection makes a new one.
+     */
+    @Test
+    void anSrqNoQpUsesIsDestroyedAndItsBuffersComeBack() throws Exception {
+        t.start(LoopOptions.DEFAULT.withLoops(1).withSrqDepth(32).withQueueIdleTime(IDLE)
+                .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(512).withSlabs(8, 512).withShrink(8, IDLE)));
+        t.listen(ConnectionOptions.DEFAULT, true);
+        EventLoop loop = t.group.loops().get(0);
+        Recorder client = new Recorder();
+        Connection c = t.connect(client, null, ConnectionOptions.DEFAULT);
+        client.established.get(5, TimeUnit.SECONDS);
+        Connection s = t.server.established.get(5, TimeUnit.SECONDS);
+        assertThat(c.qp().srq()).isNotNull().isSameAs(s.qp().srq());
+        // messages held while the SRQ refills: it takes buffers from higher slabs
+        t.server.hold = true;
+        for (int i = 0; i < 20; i++) {
+            ConnectionLoopbackTest.send(c, "held " + i, i);
+        }
+        await().until(() -> t.server.held.size() == 20);
+        t.server.held.forEach(Buffer::release);
+        t.server.held.clear();
+        int slabsUnderLoad = slabs(loop);
+        assertThat(slabsUnderLoad).as("32 posted + 20 held in slabs of 8").isGreaterThanOrEqualTo(7);
+        assertThat(t.fabric.count(ResourceKind.SHARED_RECEIVE_QUEUE)).isEqualTo(1);
+
+        c.close();
+        client.closed.get(5, TimeUnit.SECONDS);
+        t.server.closed.get(5, TimeUnit.SECONDS);
+        await().until(() -> t.fabric.count(ResourceKind.QUEUE_PAIR) == 0);
+        await().until(() -> t.fabric.count(ResourceKind.SHARED_RECEIVE_QUEUE) == 0 && slabs(loop) == 1);
+        assertThat(t.group.footprint().buffersInUse()).as("the SRQ's buffers came back").isZero();
+        assertThat(t.group.bufferLeaks()).isEmpty();
+
+        Recorder again = new Recorder();
+        Connection c2 = t.connect(again, null, ConnectionOptions.DEFAULT);
+        again.established.get(5, TimeUnit.SECONDS);
+        assertThat(t.fabric.count(ResourceKind.SHARED_RECEIVE_QUEUE)).as("made again on next use").isEqualTo(1);
+        t.server.hold = false;
+        ConnectionLoopbackTest.send(c2, "after the SRQ went", 99);
+        await().until(() -> t.server.messages.contains("after the SRQ went"));
+        c2.close();
         again.closed.get(5, TimeUnit.SECONDS);
     }
 }

@@ -204,8 +204,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
     int trimCqs(long nowNanos) {
         long idleNanos = loop.options().queueIdleTime().toNanos();
         int destroyed = 0;
-        for (int i = cqs.size() - 1; i >= 0; i--) {
-            WatchedCq w = cqs.get(i);
+        for (WatchedCq w : new ArrayList<>(cqs)) { // a copy: polling may run callbacks that change the list
             if (!w.shared || w.closed || w.cq == sharedCq) {
                 continue;
             }
@@ -220,8 +219,12 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 w.idleSince = nowNanos;
             }
             if (nowNanos - w.idleSince >= idleNanos) {
-                loop.pollCq(w.cq);
-                cqs.remove(i);
+                loop.pollCq(w.cq); // dispatching may run callbacks: re-check what they may have changed
+                if (w.qps > 0 || w.closed) {
+                    w.idle = false;
+                    continue;
+                }
+                cqs.remove(w);
                 quietly("destroying an idle CQ", w::destroy);
                 destroyed++;
             }
@@ -359,6 +362,10 @@ public final class LoopDevice implements BufferOwner, Flushable {
         }
         for (WatchedCq w : new ArrayList<>(cqs)) {
             loop.pollCq(w.cq);
+        }
+        if (srq == null || qps.size() != 0 || closed) { // callbacks run by the polls changed things
+            srqIdle = false;
+            return false;
         }
         try {
             srq.close();

@@ -65,6 +65,7 @@ class IdleReclaimTest {
         t.server.hold = true;
         ConnectionLoopbackTest.send(connections.get(9), "held by the server", 1);
         await().until(() -> t.server.held.size() == 1);
+        await().until(() -> slabs(loop) >= 20); // every window posted once both sides are established
         int slabsUnderLoad = slabs(loop);
         int cqsUnderLoad = cqs(loop);
         assertThat(slabsUnderLoad).as("20 windows of 8").isGreaterThanOrEqualTo(20);
@@ -131,8 +132,9 @@ class IdleReclaimTest {
         await().until(() -> t.server.held.size() == 20);
         t.server.held.forEach(Buffer::release);
         t.server.held.clear();
+        await().until(() -> slabs(loop) >= 4);
         int slabsUnderLoad = slabs(loop);
-        assertThat(slabsUnderLoad).as("32 posted + 20 held in slabs of 8").isGreaterThanOrEqualTo(7);
+        assertThat(slabsUnderLoad).as("32 posted in slabs of 8, pinned while the SRQ lives").isGreaterThanOrEqualTo(4);
         assertThat(t.fabric.count(ResourceKind.SHARED_RECEIVE_QUEUE)).isEqualTo(1);
 
         c.close();

@@ -37,6 +37,7 @@ import org.HdrHistogram.Histogram;
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
  *      [--only pingpong|write|reactive|rsocket|jmh|scale] [--no-jmh] [--jmh-log FILE]
  * </pre>
+ * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
  * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
  * own options); the default set leaves it out.
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
@@ -48,7 +49,8 @@ public final class LoopbackBench {
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
     static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh|scale] "
-            + "[--no-jmh] [--jmh-log FILE]\n   or: LoopbackBench --only soak|matrix|fuzz|cycles [soak options: "
+            + "[--no-jmh] [--jmh-log FILE]\n   or: LoopbackBench --only failover [--cuts N] [--timeouts 8,10,12,14] "
+            + "[--retries 1,3,7]\n   or: LoopbackBench --only soak|matrix|fuzz|cycles [soak options: "
             + dev.ibex.bench.soak.SoakBench.USAGE.substring("usage: SoakBench ".length()) + "]";
     /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
     static final Duration RUN_LIMIT = Duration.ofSeconds(8);
@@ -79,6 +81,14 @@ public final class LoopbackBench {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals("--only") && List.of("soak", "matrix", "fuzz", "cycles").contains(args[i + 1])) {
                 dev.ibex.bench.soak.SoakBench.main(args); // the fault soak: a set of its own
+                return;
+            }
+            if (args[i].equals("--only") && args[i + 1].equals("failover")) {
+                // APM failover time at timer scale 1 (its own grid and options)
+                List<String> rest = new java.util.ArrayList<>(List.of(args));
+                rest.remove(i + 1);
+                rest.remove(i);
+                dev.ibex.bench.apm.FailoverBench.main(rest.toArray(String[]::new));
                 return;
             }
         }

@@ -186,12 +186,15 @@ public final class Buffer {
         }
     }
 
-    /** The hardware gave the buffer back (its work request completed or was flushed); it is held again. */
+    /**
+     * The hardware gave the buffer back (its work request completed or was flushed); it is held again. A received
+     * buffer that was sent on (a zero-copy forward) keeps its owner, which hears of it when it is finally released:
+     * otherwise the receive credit it stands for was lost.
+     */
     public void reclaim() {
         if (!STATE.compareAndSet(this, LENT, HELD)) {
             throw misuse("reclaim");
         }
-        owner = null;
     }
 
     /**

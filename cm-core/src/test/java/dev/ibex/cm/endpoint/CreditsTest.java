@@ -69,6 +69,37 @@ class CreditsTest {
     }
 
     @Test
+    void forwardingAReceivedBufferReturnsItsCreditOnceTheSendCompleted() throws Exception {
+        h.start();
+        h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(4), true);
+        Recorder client = new Recorder();
+        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT);
+        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        h.server.hold = true;
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 4; i++) {
+                ConnectionLoopbackTest.send(c, "r" + round + "m" + i, i);
+            }
+            int expected = 4 * (round + 1);
+            await().until(() -> h.server.held.size() == 4);
+            List<Buffer> held = new ArrayList<>(h.server.held);
+            h.server.held.clear();
+            // zero-copy echo: each received buffer goes straight back out; the send releases it when it completes
+            ConnectionLoopbackTest.on(s.loop(), () -> {
+                for (Buffer b : held) {
+                    s.send(b, b.offset(), b.length(), 100);
+                }
+                return null;
+            });
+            await().until(() -> client.messages.size() == expected);
+            // the four consumed receives are owed back: without them the client could never send again
+            await().until(() -> ConnectionLoopbackTest.on(c.loop(), c::sendCredits) == 4);
+        }
+        assertThat(client.messages).hasSize(12).startsWith("r0m0", "r0m1", "r0m2", "r0m3");
+    }
+
+    @Test
     void aSlowConsumerHoldsBackItsOwnSenderOnlyTheOtherConnectionsKeepGoing() throws Exception {
         h.start(dev.ibex.cm.loop.LoopOptions.DEFAULT.withLoops(1).withSrqDepth(16));
         h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(8), false);

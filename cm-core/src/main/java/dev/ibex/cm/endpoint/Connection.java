@@ -7,6 +7,7 @@ import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.PathMigrationException;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferList;
 import dev.ibex.cm.buffer.BufferOwner;
 import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
@@ -102,8 +103,15 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private boolean shared;
     /** Credit flow control, when both ends take shared receives; {@code null} otherwise. */
     private Credits credits;
-    /** No send credit left: reported as not writable until the peer returns some. */
-    private boolean creditBlocked;
+    /** What {@link ConnectionHandler#onWritabilityChanged} said last (it tells changes of {@link #isWritable()}). */
+    private boolean announcedWritable = true;
+    /** SENDs waiting behind a message of several buffers (see {@link MessageFragments}). */
+    private final SendBacklog backlog = new SendBacklog();
+    private boolean pumping;
+    /** The message of several buffers being received. */
+    private final MessageFragments fragments = new MessageFragments();
+    /** Owner of a received fragment that holds no credit (every fragment of a message but the last). */
+    private final BufferOwner fragmentOwner = this::fragmentReleased;
     /** Messages from the shared receive queue the application holds. */
     private int sharedHeld;
     /** Closing on a shared receive queue: the CQ was polled after the disconnect (see checkDrainedAfterCqPass). */
@@ -122,7 +130,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /** Waiting in the loop's {@link ConnectGate}; then holding one of its slots until the attempt ends. */
     private boolean queued;
     private boolean gated;
-    private ArrayDeque<Buffer> early;
+    private ArrayDeque<Object> early;
     private final AlternatePaths paths = new AlternatePaths(this);
     private final Exposures exposures = new Exposures(this);
 
@@ -329,7 +337,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     /** Whether another operation may be posted now (loop thread). */
     public boolean isWritable() {
-        return sq != null && state == ESTABLISHED && sq.isWritable() && (credits == null || credits.canSend());
+        return sq != null && state == ESTABLISHED && sq.isWritable() && (credits == null || credits.canSend())
+                && sq.writableSlots() > backlog.messages();
     }
 
     /** Operations that may be posted now before the send queue is full (loop thread). */
@@ -337,8 +346,28 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (sq == null || state != ESTABLISHED) {
             return 0;
         }
+        // messages waiting behind a message of several buffers each hold the slot their last part will take
+        int slots = Math.max(0, sq.writableSlots() - backlog.messages());
         // operations that consume a receive at the peer also need a credit; counted for all, to keep it one number
-        return credits == null ? sq.writableSlots() : Math.min(sq.writableSlots(), credits.sendCredits());
+        return credits == null ? slots : Math.min(slots, credits.sendCredits());
+    }
+
+    /**
+     * The longest message this connection sends (loop thread, once established): the smaller of this end's and the
+     * peer's {@link ConnectionOptions#maxMessageSize()} when the peer reassembles messages of several buffers, else
+     * one pool buffer.
+     */
+    public int maxMessageSize() {
+        int peer = peerOffer == null || credits == null ? 0 : peerOffer.maxMessageSize();
+        LoopDevice d = device;
+        int buffer = d == null ? 0 : d.pool().bufferSize();
+        return peer == 0 ? buffer : Math.max(Math.min(options.maxMessageSize(), peer), Math.min(buffer,
+                options.maxMessageSize()));
+    }
+
+    /** Whether the peer reassembles messages of several buffers. */
+    private boolean peerReassembles() {
+        return credits != null && peerOffer != null && peerOffer.maxMessageSize() > 0;
     }
 
     /** Messages the peer still lets this end send (credits), or -1 when the connection has no credits (loop thread). */
@@ -497,7 +526,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 }
                 setUpQp();
                 setAckTimeout();
-                id.connect(connParam(shared ? new CreditOffer(options.receiveWindow()).append(outData,
+                id.connect(connParam(shared ? offer().append(outData,
                         CmId.MAX_CONNECT_PRIVATE_DATA_TCP) : outData, null));
             }
             case ACCEPT -> accept();
@@ -635,7 +664,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             setUpQp();
             setAckTimeout();
-            id.accept(connParam(credits != null ? new CreditOffer(options.receiveWindow()).append(outData,
+            id.accept(connParam(credits != null ? offer().append(outData,
                     CmId.MAX_ACCEPT_PRIVATE_DATA) : outData, peerParam));
         } catch (RuntimeException e) {
             onActionFailed(Action.ACCEPT, e);
@@ -678,6 +707,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         notifyClosed();
     }
 
+    /** What this end offers in its private data: its credit grant and the largest message it reassembles. */
+    private CreditOffer offer() {
+        return CreditOffer.of(options.receiveWindow(), options.maxMessageSize());
+    }
+
     /** {@link ConnectionOptions#localAckTimeout()}: before the CM moves the QP to RTS. */
     private void setAckTimeout() {
         if (options.localAckTimeout() >= 0) {
@@ -718,13 +752,18 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             keepalive.start();
         }
         safely(() -> handler.onEstablished(this));
-        ArrayDeque<Buffer> q = early;
+        ArrayDeque<Object> q = early;
         early = null;
         while (q != null && !q.isEmpty() && state == ESTABLISHED) {
-            deliver(q.poll());
+            Object m = q.poll();
+            if (m instanceof Buffer b) {
+                deliver(b);
+            } else {
+                deliver((BufferList) m);
+            }
         }
         if (q != null) {
-            q.forEach(Buffer::release);
+            q.forEach(Connection::releaseMessage);
         }
     }
 
@@ -765,7 +804,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         // exposures where windows exist, a keepalive probe and a credit update
         int reserve = (device.attributes().supportsMemoryWindows() ? Math.max(1, options.sendQueueDepth() / 16) : 0)
                 + INTERNAL_SLOTS;
-        int depth = options.sendQueueDepth() + reserve;
+        int fragmentSlots = fragmentSlots();
+        int depth = options.sendQueueDepth() + reserve + fragmentSlots;
         int window = srq != null ? 0 : options.receiveWindow();
         cqReserved = depth + window;
         if (loop.options().perConnectionCq()) {
@@ -791,12 +831,22 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (srq != null) {
             device.bindQp(qp.qpNum(), this);
         }
-        sq = new SendQueue(loop, qp, handle, options.signalInterval(), reserve, this);
+        sq = new SendQueue(loop, qp, handle, options.signalInterval(), reserve, fragmentSlots, this);
         if (srq == null) {
             rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, 0);
             rq.limit(HANDSHAKE_RECEIVES); // the whole window once established: a forged request pins a few only
             rq.flush(); // receives must be posted before the peer may send
         }
+    }
+
+    /**
+     * Send-queue slots for the fragments of messages of several buffers, beyond the application's: none where no
+     * message is longer than a buffer (a window of its own, or a maximum of one buffer).
+     */
+    private int fragmentSlots() {
+        boolean large = (isPassive() ? offersCredits() : options.receiveMode() == ReceiveMode.SHARED)
+                && options.maxMessageSize() > device.pool().bufferSize();
+        return large ? Math.max(4, Math.min(64, options.sendQueueDepth() / 2)) : 0;
     }
 
     private ConnParam connParam(byte[] data, ConnParam peer) {
@@ -827,12 +877,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (sq != null) {
             sq.failAll();
         }
+        failBacklog();
+        fragments.abandon();
         exposures.closeAll(); // the QP is gone: no window can be reached any more
         if (rq != null) {
             rq.reclaimAll();
         }
         if (early != null) {
-            early.forEach(Buffer::release);
+            early.forEach(Connection::releaseMessage);
             early = null;
         }
         if (cq != null) {
@@ -953,6 +1005,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             if (updatePending) {
                 sendCreditUpdate();
             }
+            if (!backlog.isEmpty()) {
+                pump();
+            }
         }
         checkDrained();
     }
@@ -992,6 +1047,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
             return;
         }
+        if (srq && credits != null && (fragments.inProgress() || MessageFragments.isFirst(
+                (wc.flags(i) & WcFlags.WITH_IMM) != 0, wc.immData(i), wc.byteLen(i)))) {
+            fragment(b, wc, i);
+            return;
+        }
         boolean invalidated = (wc.flags(i) & WcFlags.WITH_INV) != 0;
         if (invalidated) {
             exposures.peerInvalidated(wc.invalidatedRkey(i)); // before the message: it may say "done with it"
@@ -1017,6 +1077,70 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         } else {
             b.release();
         }
+    }
+
+    /** A receive that belongs to a message of several buffers (see {@link MessageFragments}). */
+    private void fragment(Buffer b, CompletionBatch wc, int i) {
+        int len = wc.byteLen(i);
+        boolean withImm = (wc.flags(i) & WcFlags.WITH_IMM) != 0;
+        if (!fragments.inProgress() && !fragments.start(wc.immData(i))) {
+            recycle(b, true);
+            protocolError("a first fragment announcing no others");
+            return;
+        }
+        if (fragments.bytesWith(len) > options.maxMessageSize()) {
+            recycle(b, true);
+            fragments.abandon();
+            protocolError("a message longer than this end's maxMessageSize (" + options.maxMessageSize() + " B)");
+            return;
+        }
+        boolean last = fragments.nextIsLast();
+        b.deliver(0, len, wc.flags(i), wc.immData(i), wc.srcQp(i), last ? this : fragmentOwner);
+        sharedHeld++;
+        BufferList m = fragments.add(b, len, last && withImm, wc.immData(i));
+        if (m == null) {
+            return; // (the sender spent no credit on it: the whole message holds one, its last part's)
+        }
+        if (state == ESTABLISHED || state == DISCONNECTING) {
+            deliver(m);
+        } else if (state == CONNECTING) {
+            if (early == null) {
+                early = new ArrayDeque<>();
+            }
+            early.add(m);
+        } else {
+            m.release();
+        }
+    }
+
+    /** The peer broke the large-message protocol: the connection fails (its sender is not an Ibex end that obeys). */
+    private void protocolError(String what) {
+        if (state == ESTABLISHED) {
+            fatal = new RdmaException("ibv_poll_cq", Errno.EMSGSIZE, "the peer sent " + what + "; closing");
+            input(Input.FATAL, null);
+        }
+    }
+
+    private void deliver(BufferList m) {
+        try {
+            handler.onMessage(this, m);
+        } catch (Throwable t) {
+            loop.reportUncaught(t);
+        }
+    }
+
+    private static void releaseMessage(Object m) {
+        if (m instanceof Buffer b) {
+            b.release();
+        } else {
+            ((BufferList) m).release();
+        }
+    }
+
+    /** A fragment of a received message other than its last was released (the message's credit is its last's). */
+    private void fragmentReleased(Buffer buffer) {
+        sharedHeld--;
+        device.released(buffer);
     }
 
     private void deliver(Buffer b) {
@@ -1075,11 +1199,21 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     private void creditsReturned(int n) {
         credits.returned(n);
-        if (creditBlocked && credits.canSend()) {
-            creditBlocked = false;
-            if (state == ESTABLISHED && sq.isWritable()) {
-                safely(() -> handler.onWritabilityChanged(this, true));
-            }
+        if (!backlog.isEmpty()) {
+            pump();
+        }
+        updateWritability();
+    }
+
+    /** Tells the handler when {@link #isWritable()} changed. */
+    private void updateWritability() {
+        if (state != ESTABLISHED || sq == null || pumping) {
+            return;
+        }
+        boolean w = isWritable();
+        if (w != announcedWritable) {
+            announcedWritable = w;
+            safely(() -> handler.onWritabilityChanged(this, w));
         }
     }
 
@@ -1094,12 +1228,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private void spendCredit() {
         if (credits != null) {
             credits.spend();
-            if (!credits.canSend() && !creditBlocked) {
-                creditBlocked = true;
-                if (sq.isWritable()) {
-                    safely(() -> handler.onWritabilityChanged(this, false));
-                }
-            }
+            updateWritability();
         }
     }
 
@@ -1179,10 +1308,164 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      */
     public void send(Buffer buffer, int offset, int length, long attachment) {
         checkOperation(buffer, offset, length);
+        if (!backlog.isEmpty()) {
+            enqueue(Operation.SEND, buffer, offset, length, 0, attachment);
+            return;
+        }
         checkCredit(Operation.SEND);
         int i = sq.begin(Operation.SEND, buffer, attachment);
         sq.commit(i, Operation.SEND, buffer, offset, length);
         spendCredit();
+    }
+
+    /**
+     * Sends the buffers of {@code message}, in order, as one message of {@link BufferList#length()} bytes: the peer
+     * receives it whole ({@link ConnectionHandler#onMessage(Connection, BufferList)}). Consumes the buffers (each
+     * returns to the pool as its part completes) and leaves the list empty; one {@link ConnectionHandler#onComplete}
+     * (or {@code onFailed}) with {@code attachment} reports the whole message. It takes one of
+     * {@link #writableSlots()}: its buffers go out as send-queue slots and the peer's credits allow, and SENDs posted
+     * after it wait behind it (meanwhile the connection is not writable). Loop thread; allocates nothing once the
+     * backlog has grown to its size.
+     *
+     * @throws MessageTooLargeException when the message is longer than {@link #maxMessageSize()}
+     * @throws IllegalArgumentException for an empty list or a buffer of another pool
+     * @throws IllegalStateException when not established, off the loop, or the send queue is full
+     */
+    public void send(BufferList message, long attachment) {
+        send(message, false, 0, attachment);
+    }
+
+    /** {@link #send(BufferList, long)} with 32 bits of immediate data (delivered with the message). */
+    public void sendWithImm(BufferList message, int immData, long attachment) {
+        send(message, true, immData, attachment);
+    }
+
+    private void send(BufferList message, boolean withImm, int imm, long attachment) {
+        Objects.requireNonNull(message, "message");
+        int n = message.count();
+        if (n == 0) {
+            throw new IllegalArgumentException("an empty BufferList is no message");
+        }
+        checkLoop();
+        checkEstablished();
+        for (int k = 0; k < n; k++) {
+            if (message.buffer(k).pool() != device.pool()) {
+                throw new IllegalArgumentException("buffer " + k + " belongs to " + message.buffer(k).pool()
+                        + ", not to this connection's " + device.pool() + " (allocate with connection.allocate())");
+            }
+        }
+        int max = maxMessageSize();
+        if (message.length() > max || (n > 1 && !peerReassembles())) {
+            throw new MessageTooLargeException(message.length(), max, !peerReassembles()
+                    ? "the peer reassembles no message of several buffers (a C program, or an end in "
+                    + "ReceiveMode.WINDOW): send one buffer per message" : "raise ConnectionOptions.withMaxMessageSize "
+                    + "(the limit is the smaller of both ends', " + options.maxMessageSize() + " B here, "
+                    + peerOffer.maxMessageSize() + " B at the peer)");
+        }
+        if (n == 1) {
+            if (withImm) {
+                sendWithImm(message.buffer(0), message.offset(0), message.length(0), imm, attachment);
+            } else {
+                send(message.buffer(0), message.offset(0), message.length(0), attachment);
+            }
+            message.clear();
+            return;
+        }
+        checkCredit(withImm ? Operation.SEND_WITH_IMM : Operation.SEND);
+        checkMessageSlot();
+        for (int k = 0; k < n; k++) {
+            try {
+                message.buffer(k).lend(); // throws for a buffer that is not held, before anything is queued
+            } catch (IllegalStateException e) {
+                for (int j = 0; j < k; j++) {
+                    message.buffer(j).reclaim();
+                }
+                throw e;
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            byte role = k == 0 ? SendBacklog.FIRST : k == n - 1 ? SendBacklog.LAST : SendBacklog.MIDDLE;
+            Operation op = k == 0 || (k == n - 1 && withImm) ? Operation.SEND_WITH_IMM : Operation.SEND;
+            int immK = k == 0 ? MessageFragments.firstImm(n) : imm;
+            backlog.add(role, op, message.buffer(k), message.offset(k), message.length(k), immK,
+                    k == n - 1 ? attachment : 0);
+        }
+        message.clear();
+        spendCredit(); // the whole message takes one credit: the peer returns none for its other parts
+        pump();
+    }
+
+    /** The send queue has a slot for one more message (whose last part will take it). */
+    private void checkMessageSlot() {
+        if (sq.writableSlots() - backlog.messages() <= 0) {
+            throw new IllegalStateException("the send queue is full (" + sq.capacity() + " operations outstanding"
+                    + (backlog.isEmpty() ? "" : ", " + backlog.messages() + " messages waiting behind a message of "
+                    + "several buffers") + "): wait for onWritabilityChanged(true) or check writableSlots()");
+        }
+    }
+
+    /** A SEND of one buffer that must wait behind a message of several buffers still going out. */
+    private void enqueue(Operation op, Buffer buffer, int offset, int length, int imm, long attachment) {
+        checkCredit(op);
+        checkMessageSlot();
+        buffer.lend();
+        backlog.add(SendBacklog.SINGLE, op, buffer, offset, length, imm, attachment);
+        spendCredit();
+    }
+
+    /** Posts from the backlog while slots and credits allow (loop thread). */
+    private void pump() {
+        if (pumping) {
+            return;
+        }
+        pumping = true;
+        try {
+            while (!backlog.isEmpty() && state == ESTABLISHED) {
+                byte role = backlog.role();
+                boolean internal = role == SendBacklog.FIRST || role == SendBacklog.MIDDLE;
+                if (internal ? !sq.fragmentSlotFree() : sq.writableSlots() == 0) {
+                    break; // (a message's own slot is always there: it was counted when the message was accepted)
+                }
+                Operation op = backlog.op();
+                Buffer b = backlog.buffer();
+                int offset = backlog.offset();
+                int length = backlog.length();
+                int imm = backlog.imm();
+                long attachment = backlog.attachment();
+                backlog.poll();
+                int i = sq.begin(op, b, attachment, true, internal);
+                if (op == Operation.SEND_WITH_IMM) {
+                    sq.batch().immData(i, imm);
+                } else if (op == Operation.SEND_WITH_INV) {
+                    sq.batch().invalidateRkey(i, imm);
+                }
+                sq.commit(i, op, b, offset, length); // (its credit was spent when it was accepted)
+            }
+        } finally {
+            pumping = false;
+        }
+        updateWritability();
+    }
+
+    /** Teardown: SENDs that never left fail as flushed, in order, and their buffers go back. */
+    private void failBacklog() {
+        while (!backlog.isEmpty()) {
+            byte role = backlog.role();
+            Operation op = backlog.op();
+            Buffer b = backlog.buffer();
+            long attachment = backlog.attachment();
+            backlog.poll();
+            b.reclaim();
+            b.release();
+            if (role == SendBacklog.SINGLE || role == SendBacklog.LAST) {
+                RdmaException flushed = new WorkCompletionException(op, WcStatus.WR_FLUSH_ERR, 0);
+                try {
+                    handler.onFailed(this, op, attachment, flushed);
+                } catch (Throwable t) {
+                    loop.reportUncaught(t);
+                }
+            }
+        }
     }
 
     /** Sends with 32 bits of immediate data (delivered with the message). */
@@ -1191,6 +1474,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (credits != null && Credits.isUpdate(length, true, immData)) {
             throw new IllegalArgumentException("with credits, a zero-length message with immediate data 0xC5xxxxxx "
                     + "is Ibex's credit update; give it a byte or another immediate value");
+        }
+        if (peerReassembles() && MessageFragments.isReserved(immData)) {
+            throw new IllegalArgumentException("with large messages, immediate data 0xC6xxxxxx and 0xC7xxxxxx on a "
+                    + "message of one buffer is Ibex's (fragments, rendezvous); use another immediate value");
+        }
+        if (!backlog.isEmpty()) {
+            enqueue(Operation.SEND_WITH_IMM, buffer, offset, length, immData, attachment);
+            return;
         }
         checkCredit(Operation.SEND_WITH_IMM);
         int i = sq.begin(Operation.SEND_WITH_IMM, buffer, attachment);
@@ -1257,9 +1548,15 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      */
     public void sendWithInvalidate(Buffer buffer, int offset, int length, int rkey, long attachment) {
         checkOperation(buffer, offset, length);
+        if (!backlog.isEmpty()) {
+            enqueue(Operation.SEND_WITH_INV, buffer, offset, length, rkey, attachment);
+            return;
+        }
+        checkCredit(Operation.SEND_WITH_INV);
         int i = sq.begin(Operation.SEND_WITH_INV, buffer, attachment);
         sq.batch().invalidateRkey(i, rkey);
         sq.commit(i, Operation.SEND_WITH_INV, buffer, offset, length);
+        spendCredit();
     }
 
     /**
@@ -1452,12 +1749,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     @Override
     public void writabilityChanged(boolean writable) {
-        if (state == ESTABLISHED) {
-            try {
-                handler.onWritabilityChanged(this, writable);
-            } catch (Throwable t) {
-                loop.reportUncaught(t);
-            }
+        updateWritability();
+    }
+
+    @Override
+    public void fragmentDone(RdmaException error) {
+        if (error != null && state == ESTABLISHED && error instanceof WorkCompletionException w && !w.isFlush()) {
+            fatal = error; // the message's last fragment will be flushed: the application hears of it there
+            input(Input.FATAL, null);
         }
     }
 

@@ -25,6 +25,16 @@ public interface ConnectionHandler {
         message.release();
     }
 
+    /**
+     * A message of several buffers arrived (the peer sent more than one buffer holds; see
+     * {@link Connection#send(dev.ibex.cm.buffer.BufferList, long)}). The application owns the buffers until it calls
+     * {@link dev.ibex.cm.buffer.BufferList#release()} (any thread); the whole message holds one receive credit until
+     * then. The default releases at once.
+     */
+    default void onMessage(Connection c, dev.ibex.cm.buffer.BufferList message) {
+        message.release();
+    }
+
     /** The peer's RDMA WRITE with immediate data landed ({@code length} bytes in the target buffer). */
     default void onRemoteWrite(Connection c, int immData, int length) {}
 

@@ -37,6 +37,7 @@ public final class ConnectionOptions {
     private Duration keepaliveInterval = Duration.ZERO;
     private int keepaliveCount = 3;
     private ReceiveMode receiveMode = ReceiveMode.SHARED;
+    private int maxMessageSize = 1 << 20;
 
     private ConnectionOptions() {}
 
@@ -59,6 +60,7 @@ public final class ConnectionOptions {
         c.keepaliveInterval = keepaliveInterval;
         c.keepaliveCount = keepaliveCount;
         c.receiveMode = receiveMode;
+        c.maxMessageSize = maxMessageSize;
         return c;
     }
 
@@ -162,6 +164,17 @@ public final class ConnectionOptions {
     /** Where receives come from: the loop's shared receive queue with credits (default), or a window of its own. */
     public ReceiveMode receiveMode() {
         return receiveMode;
+    }
+
+    /**
+     * The largest message this end sends or receives, in bytes (default 1 MiB): a message of several buffers
+     * ({@link dev.ibex.cm.buffer.BufferList}) goes out as one SEND per buffer and the peer delivers it whole. Both
+     * ends say theirs in the connection's private data; a send is checked against the smaller of the two
+     * ({@link MessageTooLargeException}). Needs shared receives at both ends ({@link ReceiveMode#SHARED}); with a
+     * peer that takes none (a C program, {@link ReceiveMode#WINDOW}) a message is one buffer, as before.
+     */
+    public int maxMessageSize() {
+        return maxMessageSize;
     }
 
     /** Whether keepalive probes are sent. */
@@ -306,6 +319,20 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * The largest message this end sends or receives (1 byte .. 1 GiB); see {@link #maxMessageSize()}. The pool must
+     * hold a message's buffers at both ends: a message of {@code n} bytes takes {@code ceil(n / bufferSize)} buffers
+     * until it is released.
+     */
+    public ConnectionOptions withMaxMessageSize(int bytes) {
+        if (bytes <= 0 || bytes > 1 << 30) {
+            throw new IllegalArgumentException("maxMessageSize must be 1 .. 1073741824 bytes, got " + bytes);
+        }
+        ConnectionOptions c = copy();
+        c.maxMessageSize = bytes;
+        return c;
+    }
+
     private static void positive(String name, int v) {
         if (v <= 0) {
             throw new IllegalArgumentException(name + " must be positive, got " + v);
@@ -322,20 +349,20 @@ public final class ConnectionOptions {
                 && localAckTimeout == c.localAckTimeout && drainTimeout.equals(c.drainTimeout)
                 && rearmAfterMigration == c.rearmAfterMigration && minRnrTimer == c.minRnrTimer
                 && keepaliveInterval.equals(c.keepaliveInterval) && keepaliveCount == c.keepaliveCount
-                && receiveMode == c.receiveMode;
+                && receiveMode == c.receiveMode && maxMessageSize == c.maxMessageSize;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, signalInterval,
                 responderResources, initiatorDepth, retryCount, rnrRetryCount, localAckTimeout, drainTimeout,
-                rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount, receiveMode);
+                rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount, receiveMode, maxMessageSize);
     }
 
     @Override
     public String toString() {
         return "ConnectionOptions[connectTimeout=" + connectTimeout + ", sendQueueDepth=" + sendQueueDepth
- + ", receiveMode=" + receiveMode
+ + ", receiveMode=" + receiveMode + ", maxMessageSize=" + maxMessageSize
                 + ", receiveWindow=" + receiveWindow + ", maxInline=" + maxInline + ", retryCount=" + retryCount
                 + ", rnrRetryCount=" + rnrRetryCount + ", localAckTimeout=" + localAckTimeout + ", keepalive="
                 + (keepalive() ? keepaliveInterval + "x" + keepaliveCount : "off") + "]";

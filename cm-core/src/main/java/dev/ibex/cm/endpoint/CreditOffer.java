@@ -10,16 +10,21 @@ import java.util.Arrays;
  * {@link ReceiveMode#WINDOW}) gives the connection a receive window of its own instead.
  *
  * <pre>
- *  field end - 8: 'I' 'B' 'X' version(1) flags(1) grant(16, big-endian) reserved(1)
+ *  field end - 8: 'I' 'B' 'X' version(1) flags(1) grant(16, big-endian) maxMessageLog2(1)
  * </pre>
+ *
+ * {@code maxMessageLog2} (with flag {@code LARGE}): "I reassemble messages of several buffers up to
+ * 2<sup>n</sup> bytes" ({@link ConnectionOptions#maxMessageSize()} rounded down to a power of two); 0, as ends before
+ * large messages wrote, means one buffer per message.
  *
  * The trailer sits at the end of the field the CM zero-pads (56 bytes on connect, 196 on accept), so a program that
  * reads its own data from the start never sees it; the application's share shrinks by 8 bytes.
  */
-record CreditOffer(int grant) {
+record CreditOffer(int grant, int maxMessageLog2) {
     static final int SIZE = 8;
     private static final byte VERSION = 1;
     private static final byte FLAG_CREDITS = 1;
+    private static final byte FLAG_LARGE = 2;
     /** The most private data an application may send with a connect when Ibex adds its offer. */
     static final int MAX_CONNECT_DATA = CmId.MAX_CONNECT_PRIVATE_DATA_TCP - SIZE;
     /** The most private data an application may send with an accept when Ibex adds its offer. */
@@ -29,6 +34,19 @@ record CreditOffer(int grant) {
         if (grant < 1 || grant > 0xFFFF) {
             throw new IllegalArgumentException("a credit grant is 1..65535 messages, got " + grant);
         }
+        if (maxMessageLog2 < 0 || maxMessageLog2 > 30) {
+            throw new IllegalArgumentException("maxMessageLog2 is 0..30, got " + maxMessageLog2);
+        }
+    }
+
+    /** An offer of {@code grant} credits and messages up to {@code maxMessageSize} bytes. */
+    static CreditOffer of(int grant, int maxMessageSize) {
+        return new CreditOffer(grant, 31 - Integer.numberOfLeadingZeros(maxMessageSize));
+    }
+
+    /** The largest message the offering end reassembles, or 0 when it takes one buffer per message. */
+    int maxMessageSize() {
+        return maxMessageLog2 == 0 ? 0 : 1 << maxMessageLog2;
     }
 
     /** {@code data} (the application's) followed, at the end of a {@code field}-byte field, by the offer. */
@@ -44,9 +62,10 @@ record CreditOffer(int grant) {
         out[o + 1] = 'B';
         out[o + 2] = 'X';
         out[o + 3] = VERSION;
-        out[o + 4] = FLAG_CREDITS;
+        out[o + 4] = (byte) (FLAG_CREDITS | (maxMessageLog2 > 0 ? FLAG_LARGE : 0));
         out[o + 5] = (byte) (grant >>> 8);
         out[o + 6] = (byte) grant;
+        out[o + 7] = (byte) maxMessageLog2;
         return out;
     }
 
@@ -61,7 +80,8 @@ record CreditOffer(int grant) {
             return null;
         }
         int grant = (privateData[o + 5] & 0xFF) << 8 | (privateData[o + 6] & 0xFF);
-        return grant == 0 ? null : new CreditOffer(grant);
+        int log2 = (privateData[o + 4] & FLAG_LARGE) != 0 ? privateData[o + 7] & 0xFF : 0;
+        return grant == 0 ? null : new CreditOffer(grant, log2 > 30 ? 30 : log2);
     }
 
     /** {@code privateData} without an offer at its end (what the application sent); the same array when none. */

@@ -439,7 +439,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
                 options.maxInline()), QpType.UD, false, this));
         qp.context(this);
         countedQp = qp;
-        sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, this);
+        sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, 0, this);
         rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, VerbsAbi.GRH_SIZE);
         rq.flush();
         if (rq.posted() == 0) {

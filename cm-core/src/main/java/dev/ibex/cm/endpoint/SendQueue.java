@@ -48,6 +48,9 @@ final class SendQueue implements Flushable {
 
         /** A {@link SendQueue#creditUpdate credit update} completed ({@code error == null}) or failed. */
         default void creditUpdateDone(int credits, RdmaException error) {}
+
+        /** A fragment of a message of several buffers (not its last) completed ({@code error == null}) or failed. */
+        default void fragmentDone(RdmaException error) {}
     }
 
     private final EventLoop loop;
@@ -57,8 +60,13 @@ final class SendQueue implements Flushable {
     private final int capacity;
     /** Slots the application may use; the rest ({@code capacity - userCapacity}) are the queue's own. */
     private final int userCapacity;
+    /** Slots kept for the queue's own work requests. */
+    private final int reserveCapacity;
     /** Slots in use by the queue's own work requests taken from the reserve. */
     private int reserveInUse;
+    /** Slots kept for the fragments of messages of several buffers (all but each message's last). */
+    private final int fragmentCapacity;
+    private int fragmentsInUse;
     private final int maxInline;
     private final SendBatch batch;
     private final Operation[] ops;
@@ -71,6 +79,7 @@ final class SendQueue implements Flushable {
     private final byte[] internal;
     private static final byte PROBE = 1;
     private static final byte UPDATE = 2;
+    private static final byte FRAGMENT = 3;
     private long head;
     private long tail;
     private int pending;
@@ -79,15 +88,20 @@ final class SendQueue implements Flushable {
 
     /**
      * @param reserve slots of {@code max_send_wr} kept for the queue's own work requests (LOCAL_INV, probes, credit
-     *     updates); the application gets the rest
+     *     updates)
+     * @param fragments slots of {@code max_send_wr} kept for fragments of messages of several buffers (so a message's
+     *     parts never take a slot an operation was promised: the message as a whole takes one, for its last part);
+     *     the application gets the rest
      */
-    SendQueue(EventLoop loop, QueuePair qp, int handle, int signalInterval, int reserve, Owner owner) {
+    SendQueue(EventLoop loop, QueuePair qp, int handle, int signalInterval, int reserve, int fragments, Owner owner) {
         this.loop = loop;
         this.qp = qp;
         this.handle = handle;
         this.owner = owner;
         this.capacity = qp.cap().maxSendWr();
-        this.userCapacity = Math.max(1, capacity - reserve);
+        this.userCapacity = Math.max(1, capacity - reserve - fragments);
+        this.reserveCapacity = reserve;
+        this.fragmentCapacity = Math.max(0, capacity - userCapacity - reserve);
         this.maxInline = qp.cap().maxInlineData();
         this.batch = SendBatch.allocate(Arena.ofAuto(), Math.max(1, Math.min(signalInterval, capacity)), 1);
         this.ops = new Operation[capacity];
@@ -111,7 +125,12 @@ final class SendQueue implements Flushable {
 
     /** Slots in use by the application's operations (and binds). */
     private int userOutstanding() {
-        return (int) (head - tail) - reserveInUse;
+        return (int) (head - tail) - reserveInUse - fragmentsInUse;
+    }
+
+    /** Whether a fragment (not a message's last part) may be posted now. */
+    boolean fragmentSlotFree() {
+        return fragmentsInUse < fragmentCapacity && head - tail < capacity;
     }
 
     int writableSlots() {
@@ -129,12 +148,27 @@ final class SendQueue implements Flushable {
      * @throws IllegalStateException when the queue is full or the buffer is not held
      */
     int begin(Operation op, Buffer buffer, long attachment) {
-        if (userOutstanding() >= userCapacity) {
+        return begin(op, buffer, attachment, false, false);
+    }
+
+    /**
+     * {@link #begin(Operation, Buffer, long)} for a buffer the caller lent already ({@code lent}), and for a fragment
+     * of a message of several buffers that is not its last ({@code fragment}: its completion goes to
+     * {@link Owner#fragmentDone}, not to the application).
+     */
+    int begin(Operation op, Buffer buffer, long attachment, boolean lent, boolean fragment) {
+        if (fragment ? !fragmentSlotFree() : userOutstanding() >= userCapacity) {
             throw new IllegalStateException("the send queue is full (" + userCapacity + " operations outstanding): "
                     + "wait for onWritabilityChanged(true) or check writableSlots()");
         }
-        buffer.lend();
+        if (!lent) {
+            buffer.lend();
+        }
         int slot = (int) (head % capacity);
+        internal[slot] = fragment ? FRAGMENT : 0;
+        if (fragment) {
+            fragmentsInUse++;
+        }
         ops[slot] = op;
         attachments[slot] = attachment;
         buffers[slot] = buffer;
@@ -151,7 +185,7 @@ final class SendQueue implements Flushable {
      */
     int beginLocal(Operation op, Exposure e) {
         boolean reserve = op == Operation.LOCAL_INV;
-        if (reserve ? reserveInUse >= capacity - userCapacity || head - tail >= capacity
+        if (reserve ? reserveInUse >= reserveCapacity || head - tail >= capacity
                 : userOutstanding() >= userCapacity) {
             throw new IllegalStateException("the send queue is full (" + (reserve ? "no slot left for LOCAL_INV"
                     : userCapacity + " operations outstanding") + "): wait for onWritabilityChanged(true)");
@@ -219,7 +253,7 @@ final class SendQueue implements Flushable {
 
     /** A reserved slot for the queue's own {@code kind} of work request, or -1 when none is free. */
     private int takeReserved(Operation op, byte kind, long attachment) {
-        if (reserveInUse >= capacity - userCapacity || head - tail >= capacity) {
+        if (reserveInUse >= reserveCapacity || head - tail >= capacity) {
             return -1;
         }
         int slot = (int) (head % capacity);
@@ -359,6 +393,15 @@ final class SendQueue implements Flushable {
         }
         if (kind == UPDATE) {
             owner.creditUpdateDone((int) attachment, error);
+            return;
+        }
+        if (kind == FRAGMENT) {
+            fragmentsInUse--;
+            if (b != null) {
+                b.reclaim();
+                b.release();
+            }
+            owner.fragmentDone(error);
             return;
         }
         if (e != null) {

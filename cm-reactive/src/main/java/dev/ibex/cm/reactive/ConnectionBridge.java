@@ -53,6 +53,15 @@ final class ConnectionBridge implements ConnectionHandler {
     }
 
     @Override
+    public void onMessage(Connection c, dev.ibex.cm.buffer.BufferList message) {
+        if (rc != null) {
+            rc.received(message);
+        } else {
+            message.release();
+        }
+    }
+
+    @Override
     public void onComplete(Connection c, Operation op, long attachment) {
         if (rc != null) {
             rc.completed(attachment);

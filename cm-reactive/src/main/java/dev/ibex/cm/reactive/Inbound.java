@@ -1,6 +1,7 @@
 package dev.ibex.cm.reactive;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferList;
 import dev.ibex.cm.loop.EventLoop;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
@@ -32,6 +33,11 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     interface Framing<T> {
         T open(Buffer buffer);
 
+        /** A message of several buffers (connections only). */
+        default T open(BufferList message) {
+            throw new IllegalStateException("this endpoint receives no message of several buffers");
+        }
+
         void afterDelivery(T element);
 
         /** Called for each delivered element (metrics); loop thread. */
@@ -42,7 +48,8 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     private final Framing<T> framing;
     private final String what;
     private final int limit;
-    private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
+    /** Each a {@link Buffer} or a {@link BufferList}. */
+    private final ArrayDeque<Object> queue = new ArrayDeque<>();
     private volatile long dropped; // written on the loop only
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private CoreSubscriber<? super T> actual;
@@ -68,7 +75,15 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     // ---- endpoint side (loop thread) ----
 
     /** A received buffer, held by the application side from now on. */
+    void offer(BufferList b) {
+        offerMessage(b);
+    }
+
     void offer(Buffer b) {
+        offerMessage(b);
+    }
+
+    private void offerMessage(Object b) {
         if (cancelled || terminated || done || (queue.size() >= limit && (actual == null || demand == 0))) {
             drop(b);
             return;
@@ -182,7 +197,8 @@ final class Inbound<T> extends Flux<T> implements Subscription {
                     if (demand != Long.MAX_VALUE) {
                         demand--;
                     }
-                    T element = framing.open(queue.poll());
+                    Object next = queue.poll();
+                    T element = next instanceof Buffer b ? framing.open(b) : framing.open((BufferList) next);
                     framing.delivered(element);
                     try {
                         actual.onNext(element);
@@ -213,15 +229,19 @@ final class Inbound<T> extends Flux<T> implements Subscription {
     }
 
     private void discardQueue() {
-        Buffer b;
+        Object b;
         while ((b = queue.poll()) != null) {
             drop(b);
         }
     }
 
-    private void drop(Buffer b) {
+    private void drop(Object b) {
         dropped++;
-        b.release();
+        if (b instanceof Buffer buffer) {
+            buffer.release();
+        } else {
+            ((BufferList) b).release();
+        }
     }
 
     private void onLoop(Runnable r) {

@@ -1,6 +1,7 @@
 package dev.ibex.cm.reactive;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferList;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -22,6 +23,10 @@ import java.nio.charset.StandardCharsets;
  * a queue) and release it there; put {@code .doOnDiscard(Message.class, Message::release)} at the end of such a
  * chain so that operators which drop retained messages release them.
  *
+ * <p>A message longer than one pool buffer (up to {@code ConnectionOptions.maxMessageSize}) arrives in several
+ * buffers ({@link #isComposite()}): {@link #buffers()} gives them without a copy; {@link #payload()} and the
+ * methods built on it copy the bytes into one heap segment first.
+ *
  * <p>Releasing is idempotent (a discard hook and an explicit release may both run); using the payload after
  * release throws {@link IllegalStateException}.
  */
@@ -40,6 +45,8 @@ public final class Message {
     }
 
     private final Buffer buffer;
+    /** The buffers of a message of several; {@code null} for one buffer. */
+    private final BufferList list;
     private final int offset;
     private final int length;
     private final boolean hasImm;
@@ -53,11 +60,27 @@ public final class Message {
 
     private Message(Buffer buffer, int offset, int length, boolean hasImm, int immData, boolean invalidated) {
         this.buffer = buffer;
+        this.list = null;
         this.offset = offset;
         this.length = length;
         this.hasImm = hasImm;
         this.immData = immData;
         this.invalidated = invalidated;
+    }
+
+    private Message(BufferList list) {
+        this.buffer = null;
+        this.list = list;
+        this.offset = 0;
+        this.length = (int) list.length();
+        this.hasImm = list.hasImmData();
+        this.immData = list.immData();
+        this.invalidated = false;
+    }
+
+    /** A received message of several buffers. */
+    static Message received(BufferList list) {
+        return new Message(list);
     }
 
     /** A received message framed by its buffer ({@link Buffer#offset()}/{@link Buffer#length()}). */
@@ -69,7 +92,34 @@ public final class Message {
     /** The payload, a slice of registered memory (valid until released). */
     public MemorySegment payload() {
         checkLive();
+        if (list != null) {
+            return MemorySegment.ofArray(list.toByteArray()); // several buffers: one copy to make them one
+        }
         return buffer.segment().asSlice(offset, length);
+    }
+
+    /** Whether the message lies in several buffers ({@link #buffers()}); then {@link #payload()} copies. */
+    public boolean isComposite() {
+        return list != null;
+    }
+
+    /**
+     * The buffers of a message of several (valid until released; do not release them directly), or {@code null} for
+     * a message of one buffer ({@link #buffer()}).
+     */
+    public BufferList buffers() {
+        checkLive();
+        return list;
+    }
+
+    /** Copies the payload to the start of {@code target}, from each buffer in turn (no intermediate copy). */
+    public void copyTo(MemorySegment target) {
+        checkLive();
+        if (list != null) {
+            list.copyTo(target);
+        } else {
+            MemorySegment.copy(buffer.segment(), offset, target, 0, length);
+        }
     }
 
     /** Payload length in bytes. */
@@ -122,6 +172,9 @@ public final class Message {
     /** The registered buffer behind the message (for zero-copy use; do not release it directly). */
     public Buffer buffer() {
         checkLive();
+        if (list != null) {
+            throw new IllegalStateException("a message of " + list.count() + " buffers: use buffers()");
+        }
         return buffer;
     }
 
@@ -152,7 +205,7 @@ public final class Message {
                 return false;
             }
         } while (!STATE.compareAndSet(this, s, RELEASED));
-        buffer.release();
+        free();
         return true;
     }
 
@@ -163,6 +216,14 @@ public final class Message {
     /** After {@code onNext} returned: release unless retained (or already released). */
     void afterDelivery() {
         if (STATE.compareAndSet(this, DELIVERING, RELEASED)) {
+            free();
+        }
+    }
+
+    private void free() {
+        if (list != null) {
+            list.release();
+        } else {
             buffer.release();
         }
     }
@@ -175,7 +236,7 @@ public final class Message {
 
     @Override
     public String toString() {
-        return "Message[" + length + " B" + (hasImm ? ", imm 0x" + Integer.toHexString(immData) : "")
+        return "Message[" + length + " B" + (list != null ? " in " + list.count() + " buffers" : "") + (hasImm ? ", imm 0x" + Integer.toHexString(immData) : "")
                 + (state == RELEASED ? ", released" : "") + "]";
     }
 }

@@ -2,6 +2,7 @@ package dev.ibex.cm.reactive;
 
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.BufferList;
 import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.endpoint.Connection;
@@ -48,6 +49,8 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     private MonoSink<Void> pendingAlternate;
     private MonoSink<Void> pendingMigration;
     private final Map<Exposure, ReactiveExposure> exposures = new IdentityHashMap<>();
+    /** The buffers of the message of several being posted (reused; empty between posts). */
+    private final BufferList outList = new BufferList(16);
 
     ReactiveConnection(Connection connection, ConnectionHooks hooks) {
         this.connection = connection;
@@ -61,6 +64,11 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
             @Override
             public Message open(Buffer buffer) {
                 return Message.received(buffer);
+            }
+
+            @Override
+            public Message open(BufferList message) {
+                return Message.received(message);
             }
 
             @Override
@@ -392,17 +400,39 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     }
 
     @Override
-    public boolean bufferAvailable(Runnable whenFree) {
+    public boolean bufferAvailable(Object item, Runnable whenFree) {
         dev.ibex.cm.buffer.BufferPool p = connection.pool();
-        if (p == null || p.canAcquire()) {
+        if (p == null) {
             return true; // (no pool: the post fails with the connection's state)
         }
-        p.whenFree(whenFree);
+        int needed = buffersFor(Payloads.size(item, p.bufferSize()), p);
+        if (needed <= 1 ? p.canAcquire() : needed > p.options().maxBuffers() || p.headroom() >= needed) {
+            return true; // (more than the pool ever holds: the post fails with a typed error)
+        }
+        if (needed > 1 && p.canAcquire()) {
+            // some are free, not enough: the pool wakes waiters per buffer, so look again a little later
+            loop.schedule(whenFree, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } else {
+            p.whenFree(whenFree);
+        }
         return false;
+    }
+
+    /** Buffers a payload of {@code size} bytes takes: one, or as many as a message of several buffers needs. */
+    private int buffersFor(long size, dev.ibex.cm.buffer.BufferPool p) {
+        if (size <= p.bufferSize() || size > connection.maxMessageSize()) {
+            return 1;
+        }
+        return (int) ((size + p.bufferSize() - 1) / p.bufferSize());
     }
 
     @Override
     public int post(Object item, long attachment) {
+        dev.ibex.cm.buffer.BufferPool p = connection.pool();
+        long size = p == null ? -1 : Payloads.size(item, p.bufferSize());
+        if (p != null && size > p.bufferSize()) {
+            return postLarge(item, size, p, attachment);
+        }
         Buffer b = allocateFor(item);
         int len;
         try {
@@ -426,6 +456,56 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         return len;
     }
 
+    /** A payload longer than a buffer: copied across as many, sent as one message of several buffers. */
+    private int postLarge(Object item, long size, dev.ibex.cm.buffer.BufferPool p, long attachment) {
+        int max = connection.maxMessageSize();
+        if (size > max) {
+            Payloads.discard(item, Context.empty());
+            throw new dev.ibex.cm.endpoint.MessageTooLargeException(size, max, max <= p.bufferSize()
+                    ? "the peer reassembles no message of several buffers (a C program, or an end in "
+                    + "ReceiveMode.WINDOW): send one buffer per message"
+                    : "raise ConnectionOptions.withMaxMessageSize at both ends (the limit is the smaller of the two)");
+        }
+        if (item instanceof WithInvalidate) {
+            Payloads.discard(item, Context.empty());
+            throw new IllegalArgumentException("SEND_WITH_INV carries one buffer: a " + size + "-byte payload is "
+                    + "longer (send the data first, then a short WithInvalidate)");
+        }
+        BufferList list = outList;
+        int n = buffersFor(size, p);
+        try {
+            for (int k = 0; k < n; k++) {
+                Buffer b = connection.tryAllocate();
+                if (b == null) {
+                    throw new dev.ibex.cm.buffer.PoolExhaustedException(p + " has no " + n + " buffers free for a "
+                            + size + "-byte message (raise BufferPool.Options.maxBuffers)");
+                }
+                list.add(b, 0, (int) Math.min(p.bufferSize(), size - (long) k * p.bufferSize()));
+            }
+        } catch (RuntimeException e) {
+            list.release();
+            Payloads.discard(item, Context.empty());
+            throw e;
+        }
+        try {
+            Payloads.copy(item, list);
+            if (item instanceof WithImmediate w) {
+                connection.sendWithImm(list, w.immData(), attachment);
+            } else if (item instanceof Message m && m.hasImmData()) {
+                connection.sendWithImm(list, m.immData(), attachment);
+            } else {
+                connection.send(list, attachment);
+            }
+        } catch (RuntimeException e) {
+            list.release();
+            throw e;
+        }
+        if (metrics != null) {
+            metrics.recordDataSent(remote, size);
+        }
+        return (int) size;
+    }
+
     // ---- callbacks (loop thread, through ConnectionBridge) ----
 
     void established() {
@@ -434,6 +514,10 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
 
     void received(Buffer b) {
         inbound.offer(b);
+    }
+
+    void received(BufferList m) {
+        inbound.offer(m);
     }
 
     void completed(long attachment) {

@@ -259,7 +259,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
         }
 
         @Override
-        public boolean bufferAvailable(Runnable whenFree) {
+        public boolean bufferAvailable(Object item, Runnable whenFree) {
             Datagram d = datagram;
             dev.ibex.cm.buffer.BufferPool p = d == null ? null : d.pool();
             if (p == null || p.canAcquire()) {

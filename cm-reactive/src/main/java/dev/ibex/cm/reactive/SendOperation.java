@@ -169,18 +169,18 @@ final class SendOperation extends Mono<Void> {
                 Payloads.discard(item, actual.currentContext());
                 return;
             }
-            if (!stalled.isEmpty() || !bufferFree()) {
+            if (!stalled.isEmpty() || !bufferFree(item)) {
                 stalled.add(item); // the pool is exhausted: wait for a buffer, in order
                 return;
             }
             postNow(item);
         }
 
-        private boolean bufferFree() {
+        private boolean bufferFree(Object item) {
             if (waitingForBuffer) {
                 return false;
             }
-            if (target.bufferAvailable(this::buffersFreed)) {
+            if (target.bufferAvailable(item, this::buffersFreed)) {
                 return true;
             }
             waitingForBuffer = true;
@@ -191,7 +191,7 @@ final class SendOperation extends Mono<Void> {
         private void buffersFreed() {
             waitingForBuffer = false;
             while (!stalled.isEmpty() && !terminated && !cancelled) {
-                if (!bufferFree()) {
+                if (!bufferFree(stalled.peek())) {
                     return;
                 }
                 postNow(stalled.poll());
@@ -283,9 +283,11 @@ final class SendOperation extends Mono<Void> {
             maybeUnregister();
         }
 
+        /** Gives back the slots granted and not used, but those of items still waiting for buffers. */
         private void returnGrant() {
-            int g = granted;
-            granted = 0;
+            int keep = Math.min(granted, stalled.size());
+            int g = granted - keep;
+            granted = keep;
             outbound.giveBack(g);
         }
 

@@ -18,8 +18,9 @@ interface SendTarget {
     int post(Object item, long attachment);
 
     /**
-     * Whether a registered buffer is free for the next post; when none is, {@code whenFree} runs (once, on the loop)
-     * after one comes back. An exhausted pool is back-pressure for the stream, not its failure.
+     * Whether the registered buffers {@code item} needs (one, or several for a message longer than a buffer) are free
+     * for its post; when they are not, {@code whenFree} runs (once, on the loop) after a buffer comes back. An
+     * exhausted pool is back-pressure for the stream, not its failure.
      */
-    boolean bufferAvailable(Runnable whenFree);
+    boolean bufferAvailable(Object item, Runnable whenFree);
 }

@@ -35,9 +35,10 @@ import org.HdrHistogram.Histogram;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write|reactive|rsocket|jmh|scale] [--no-jmh] [--jmh-log FILE]
+ *      [--only pingpong|write|reactive|rsocket|jmh|scale|large] [--no-jmh] [--jmh-log FILE]
  * </pre>
  * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
+ * {@code --only large} runs the scale workload's large-message part alone (about two minutes).
  * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
  * own options); the default set leaves it out.
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
@@ -48,7 +49,7 @@ public final class LoopbackBench {
     static final int WRITE = 64 * 1024;
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
-    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh|scale] "
+    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh|scale|large] "
             + "[--no-jmh] [--jmh-log FILE]\n   or: LoopbackBench --only failover [--cuts N] [--timeouts 8,10,12,14] "
             + "[--retries 1,3,7]\n   or: LoopbackBench --only soak|matrix|fuzz|cycles [soak options: "
             + dev.ibex.bench.soak.SoakBench.USAGE.substring("usage: SoakBench ".length()) + "]";
@@ -110,7 +111,8 @@ public final class LoopbackBench {
                 }
             }
         }
-        boolean scale = "scale".equals(only);
+        boolean large = "large".equals(only); // the scale workload's large messages alone
+        boolean scale = "scale".equals(only) || large;
         Watchdog w = Watchdog.start(Duration.ofMinutes(scale ? 40 : 10));
         LoopbackBench bench = new LoopbackBench(System.out, rounds, quick, w);
         RatioTable table = new RatioTable("Ibex on this host: soft-roce on loopback vs raw Java UDP, cm-reactive vs "
@@ -122,7 +124,8 @@ public final class LoopbackBench {
         }
         try {
             if (scale) {
-                ScaleBench.run(quick ? ScaleBench.Settings.QUICK : ScaleBench.Settings.FULL, System.out, w, table);
+                ScaleBench.Settings settings = quick ? ScaleBench.Settings.QUICK : ScaleBench.Settings.FULL;
+                ScaleBench.run(large ? settings.only("large") : settings, System.out, w, table);
             }
             if (only == null || only.equals("pingpong")) {
                 bench.pingPong(table);

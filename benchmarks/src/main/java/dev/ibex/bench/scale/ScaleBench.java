@@ -64,6 +64,12 @@ public final class ScaleBench {
         public static final Settings QUICK = new Settings(1_000, 2, 100, 200, 2_000, 5, 2, 256, true,
                 Path.of("benchmarks/target/scale-bench.md"), ALL);
 
+        /** These settings running only {@code parts} (comma-separated, of {@link #ALL}). */
+        public Settings only(String parts) {
+            return new Settings(connections, clients, concurrency, stormConnects, floodRate, floodSeconds,
+                    floodSources, groups, large, markdown, parts);
+        }
+
         boolean runs(String part) {
             return java.util.Arrays.asList(parts.split(",")).contains(part);
         }

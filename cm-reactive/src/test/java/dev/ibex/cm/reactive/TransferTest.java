@@ -119,8 +119,9 @@ class TransferTest {
         StepVerifier.create(client.send(Flux.just("ok", new Object())))
                 .expectErrorMatches(e -> e instanceof IllegalArgumentException && e.getMessage().contains("Object"))
                 .verify(WAIT);
-        StepVerifier.create(client.send(Mono.just(new byte[8192])))
-                .expectErrorMatches(e -> e instanceof IllegalArgumentException && e.getMessage().contains("8192"))
+        // past the connection's maximum message size (a longer one than a buffer is sent in several: LargeMessageTest)
+        StepVerifier.create(client.send(Mono.just(new byte[(1 << 20) + 1])))
+                .expectErrorMatches(e -> e instanceof IllegalArgumentException && e.getMessage().contains("1048577"))
                 .verify(WAIT);
         StepVerifier.create(client.send(Flux.error(new IllegalStateException("upstream"))))
                 .expectErrorMessage("upstream")
@@ -175,10 +176,10 @@ class TransferTest {
             assertThat(sent.get(i).copies).as("copies of %d", i).hasValue(1);
             assertThat(sent.get(i).releases).as("releases of %d", i).hasValue(1);
         }
-        // too large for a buffer: released without a copy, the send fails, the connection carries on
-        Owned tooLarge = new Owned(new byte[8192]);
+        // past the maximum message size: released without a copy, the send fails, the connection carries on
+        Owned tooLarge = new Owned(new byte[(1 << 20) + 1]);
         StepVerifier.create(client.send(Mono.just(tooLarge)))
-                .expectErrorMatches(e -> e instanceof IllegalArgumentException && e.getMessage().contains("8192"))
+                .expectErrorMatches(e -> e instanceof IllegalArgumentException && e.getMessage().contains("1048577"))
                 .verify(WAIT);
         assertThat(tooLarge.releases).hasValue(1);
         // after the connection is gone: released, never copied

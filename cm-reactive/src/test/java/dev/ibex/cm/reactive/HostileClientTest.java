@@ -130,7 +130,11 @@ class HostileClientTest {
     private static void refused(Mono<?> op, String what) {
         Throwable e = op.then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(WAIT);
         assertThat(e).as(what + ": must fail").isInstanceOf(WorkCompletionException.class);
-        assertThat(((WorkCompletionException) e).status()).as(what).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        // the victim NAKs (REM_ACCESS_ERR) and then disconnects; the NAK and the DREQ travel separate flows, so the
+        // DREQ may flush the attacker's request first (WR_FLUSH_ERR). Either way nothing was read or written: the
+        // callers check the victim's memory afterwards
+        assertThat(((WorkCompletionException) e).status()).as(what).isIn(WcStatus.REM_ACCESS_ERR,
+                WcStatus.WR_FLUSH_ERR);
     }
 
     /** Every neighbour still holds only the secret; the exposed buffer outside its exposure is untouched. */

@@ -17,7 +17,7 @@ import java.time.Duration;
 public record ListenOptions(int backlog, Duration requestTimeout, boolean childrenOnListenerLoop,
         ConnectionOptions connection, int maxHalfOpen, int maxHalfOpenPerSource) {
     public static final ListenOptions DEFAULT = new ListenOptions(128, Duration.ofSeconds(10), false,
-            ConnectionOptions.DEFAULT, 1024, 256);
+            ConnectionOptions.DEFAULT, 1024, 64);
 
     public ListenOptions {
         if (backlog <= 0 || requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()

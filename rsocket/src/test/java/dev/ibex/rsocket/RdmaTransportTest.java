@@ -231,12 +231,12 @@ class RdmaTransportTest {
 
     @Test
     void theServersCloseCompletesOnlyOnceEveryConnectionHasClosedAndReleasedWhatItHeld() {
-        java.util.List<io.rsocket.DuplexConnection> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<DuplexConnection> accepted = new CopyOnWriteArrayList<>();
         server = hosts.serverTransport().allocator(serverAlloc).start(dc -> {
             accepted.add(dc);
             return Mono.never();
         }).block(WAIT);
-        io.rsocket.DuplexConnection c = hosts.clientTransport(server).allocator(clientAlloc).connect().block(WAIT);
+        DuplexConnection c = hosts.clientTransport(server).allocator(clientAlloc).connect().block(WAIT);
         await().atMost(WAIT).until(() -> accepted.size() == 1);
         server.dispose();
         server.onClose().block(WAIT);

@@ -467,28 +467,22 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 srq.postRecv(batch, n);
             } catch (PostException e) {
                 posted = e.failedIndex();
-                for (int i = posted; i < n; i++) {
-                    Buffer b = pool.buffer(WrId.slot(batch.wrId(i)));
-                    b.reclaim();
-                    b.release();
-                }
                 LOG.warn("refilling the SRQ of {} stopped: {}", context.device().name(), e.getMessage());
-                srqPosted += posted;
-                markPosted(batch, posted);
-                return;
             } catch (RuntimeException e) {
-                // the SRQ went away under us (its device closed): nothing to refill any more
-                for (int i = 0; i < n; i++) {
-                    Buffer b = pool.buffer(WrId.slot(batch.wrId(i)));
-                    b.reclaim();
-                    b.release();
-                }
+                posted = 0; // the SRQ went away under us (its device closed): nothing to refill any more
                 LOG.debug("refilling the SRQ of {} stopped: {}", context.device().name(), e.toString());
-                return;
+            }
+            for (int i = posted; i < n; i++) { // what was not posted goes back to the pool
+                Buffer b = pool.buffer(WrId.slot(batch.wrId(i)));
+                b.reclaim();
+                b.release();
             }
             srqPosted += posted;
-            want -= posted;
             markPosted(batch, posted);
+            if (posted < n) {
+                return;
+            }
+            want -= posted;
         }
     }
 

@@ -217,25 +217,23 @@ final class Completer {
                         return EXIT; // a retry is already under way
                     }
                     timeoutRetry = false;
-                    if (retryCount == 0 && qp.paths().migrations() != retryMigrations) {
+                    if (retryCount == 0) {
                         // the QP migrated during this retry cycle (the peer's MigReq = 1, or a forced migration):
-                        // these retries were spent on the dead path, so the new primary gets a full count, from the
-                        // oldest unacknowledged PSN (rdmavt fails here; a peer that migrated first then lost us)
-                        retryCount = qp.retryCnt();
-                        retryMigrations = qp.paths().migrations();
-                        sender.requester.needRetry = true;
-                        startedRetry = true;
-                        return DONE;
-                    }
-                    if (retryCount == 0 && qp.paths().retriesExhausted() == PathMigration.Exhausted.MIGRATED) {
-                        // APM (rdmavt restart_rc): an ARMED QP migrates instead of failing, and the alternate gets
-                        // a full retry count, starting with a resend from the oldest unacknowledged PSN
-                        retryCount = qp.retryCnt();
-                        retryMigrations = qp.paths().migrations();
-                        migrations++;
-                        sender.requester.needRetry = true;
-                        startedRetry = true;
-                        return DONE;
+                        // these retries were spent on the dead path (rdmavt fails here); or it is ARMED and migrates
+                        // now instead of failing (rdmavt restart_rc). Either way the new primary gets a full count,
+                        // from the oldest unacknowledged PSN
+                        boolean migratedMeanwhile = qp.paths().migrations() != retryMigrations;
+                        if (migratedMeanwhile
+                                || qp.paths().retriesExhausted() == PathMigration.Exhausted.MIGRATED) {
+                            if (!migratedMeanwhile) {
+                                migrations++;
+                            }
+                            retryCount = qp.retryCnt();
+                            retryMigrations = qp.paths().migrations();
+                            sender.requester.needRetry = true;
+                            startedRetry = true;
+                            return DONE;
+                        }
                     }
                     if (retryCount > 0) {
                         if (!(retryCount == 7 && sender.retrySevenIsInfinite())) {

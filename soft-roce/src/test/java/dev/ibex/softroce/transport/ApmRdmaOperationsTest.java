@@ -124,13 +124,8 @@ class ApmRdmaOperationsTest {
                         .rdma(0, p.y.mr.address() + WRITE_AT, p.y.mr.rkey())
                         .single(0, p.x.mr.address() + WRITE_AT, 8, p.x.mr.lkey());
                 p.x.qp.postSend(sb, 1);
-                long until = System.nanoTime() + WAIT.toNanos();
-                int k;
-                while ((k = p.x.scq.poll(p.x.wc)) == 0) {
-                    assertThat(System.nanoTime()).as("the WRITE after the migration").isLessThan(until);
-                    Thread.onSpinWait();
-                }
-                assertThat(k).isEqualTo(1);
+                assertThat(Harness.pollAtLeast(p.x.scq, p.x.wc, 1, WAIT)).as("the WRITE after the migration")
+                        .isEqualTo(1);
                 assertThat(p.x.wc.status(0)).isEqualTo(WcStatus.SUCCESS);
             }
             p.awaitEvent(p.y, AsyncEventType.PATH_MIG, WAIT);

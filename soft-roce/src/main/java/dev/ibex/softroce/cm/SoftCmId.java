@@ -554,6 +554,8 @@ public final class SoftCmId implements CmId {
                     } catch (RuntimeException ex) {
                         int errno = ex instanceof RdmaException r && r.errnoValue() != 0 ? r.errnoValue()
                                 : Errno.EINVAL.number();
+                        // the event carries only the errno: say why here
+                        LOG.warn("attaching a QP to {} failed: {}", m.group, ex.toString(), ex);
                         return new CmEvent(CmEventType.MULTICAST_ERROR, this, null, -errno, null, null, e.ud(),
                                 e.context());
                     }

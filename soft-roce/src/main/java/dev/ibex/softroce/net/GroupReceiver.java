@@ -44,7 +44,7 @@ final class GroupReceiver {
     /** Datagrams read from one group's socket before the next ready socket is served. */
     static final int BATCH = 64;
 
-    private record Group(int ip, DatagramChannel channel, MembershipKey membership, SelectionKey key) {}
+    private record Group(int ip, DatagramChannel channel, MembershipKey membership) {}
 
     private final SoftPort port;
     private final String name;
@@ -80,11 +80,10 @@ final class GroupReceiver {
                 ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
                 ch.setOption(StandardSocketOptions.SO_RCVBUF, receiveBufferBytes);
                 ch.bind(new InetSocketAddress(address, udpPort));
-                MembershipKey membership = ch.join(address, nif);
+                Group g = new Group(group, ch, ch.join(address, nif));
                 ch.configureBlocking(false);
-                SelectionKey key = ch.register(selector, SelectionKey.OP_READ);
-                Group g = new Group(group, ch, membership, key);
-                key.attach(g);
+                // attached as it is registered: the socket may be ready (and served) before register returns
+                ch.register(selector, SelectionKey.OP_READ, g);
                 groups.put(group, g);
             } catch (IOException | RuntimeException e) {
                 ch.close();
@@ -152,10 +151,9 @@ final class GroupReceiver {
     }
 
     private static void release(Group g) {
-        g.key().cancel();
         g.membership().drop();
         try {
-            g.channel().close();
+            g.channel().close(); // cancels its key too
         } catch (IOException e) {
             LOG.debug("closing the socket of group {} failed: {}", Ipv4.toString(g.ip()), e.toString());
         }
@@ -197,6 +195,9 @@ final class GroupReceiver {
             // left while ready: whatever was queued for the group goes with its socket
         } catch (InterruptedException e) {
             throw new ReceiverInterrupted(e);
+        } catch (RuntimeException e) {
+            // one group's failure must not end the thread every group of the port is read by
+            LOG.warn("port {}: receiving for group {} failed", name, Ipv4.toString(g.ip()), e);
         }
     }
 

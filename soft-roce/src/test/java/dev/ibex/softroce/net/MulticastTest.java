@@ -145,6 +145,47 @@ class MulticastTest {
         }
     }
 
+    /**
+     * A group joined while its datagrams already pour in: its socket is ready the moment it is registered. The
+     * receive thread once met such a key before the join had attached its group, died of a NullPointerException,
+     * and every later join of the port failed (EINVAL from a closed selector) — seen in MulticastScaleTest.
+     */
+    @Test
+    void rejoiningGroupsUnderAFloodKeepsTheReceiverAlive() throws Exception {
+        SoftPort a = fx.open("127.0.0.2", 0, atA);
+        SoftPort b = fx.open("127.0.0.3", a.udpPort(), atB);
+        int base = (group & 0xFFFF_0000) | 0x8000;
+        int groups = 8;
+        java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread flood = Thread.ofPlatform().daemon().start(() -> {
+            java.nio.ByteBuffer d = datagram(7, 8);
+            while (flooding.get()) {
+                for (int i = 0; i < groups; i++) {
+                    a.send(d.clear(), UdpAddress.of(base + i, a.udpPort()));
+                }
+            }
+        });
+        String receiver = "ibex-softroce-rx-127.0.0.3:" + a.udpPort() + "-groups";
+        try {
+            for (int round = 0; round < 300; round++) {
+                for (int i = 0; i < groups; i++) {
+                    assertThat(b.joinMulticast(base + i)).isTrue();
+                }
+                for (int i = 0; i < groups; i++) {
+                    assertThat(b.leaveMulticast(base + i)).isTrue();
+                }
+            }
+        } finally {
+            flooding.set(false);
+            flood.join(5_000);
+        }
+        assertThat(SoftPortTest.threadsNamed("127.0.0.3:" + a.udpPort())).contains(receiver);
+        assertThat(b.joinMulticast(base)).isTrue();
+        atB.clear();
+        a.send(datagram(42, 8), UdpAddress.of(base, a.udpPort()));
+        assertThat(next(atB).tag()).isEqualTo(42);
+    }
+
     @Test
     void onlyMulticastAddressesCanBeJoined() throws Exception {
         SoftPort a = fx.open("127.0.0.2", 0, atA);

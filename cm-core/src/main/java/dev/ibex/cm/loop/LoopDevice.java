@@ -58,6 +58,8 @@ public final class LoopDevice implements BufferOwner, Flushable {
      * take the buffers sends and held messages need.
      */
     private final int srqDepth;
+    /** Receives missing from the SRQ before the loop tops it up (an eighth of it: posts go in batches). */
+    private final int refillBatch;
     private boolean flushQueued;
     /** Waiting for the pool to free a buffer to refill the SRQ with. */
     private boolean waitingForBuffers;
@@ -71,6 +73,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         this.attributes = context.queryDevice();
         this.srqDepth = loop.options().srqDepth() == 0 ? 0
                 : Math.max(1, Math.min(loop.options().srqDepth(), loop.options().buffers().maxBuffers() / 4));
+        this.refillBatch = Math.max(1, srqDepth / 8);
         try {
             pd = context.allocPd();
             channel = context.createCompletionChannel();
@@ -400,11 +403,20 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return qps.get(qpNum);
     }
 
-    /** An SRQ receive completed into buffer {@code index} (the loop counts it before dispatching). */
+    /**
+     * An SRQ receive completed into buffer {@code index} (the loop counts it before dispatching). The SRQ is topped
+     * up at the end of the turn once a batch is missing: consumption drives the refill, not only returned buffers or
+     * {@code SRQ_LIMIT_REACHED} — a slow consumer may hold every buffer it took, and the event may be handled before
+     * the completions it warned of were polled (the count here still high, so nothing posted, and the re-armed limit
+     * never crossed again by an empty queue).
+     */
     void srqConsumed(int index) {
         srqPosted--;
         if (index >= 0 && index < inSrq.length) {
             inSrq[index] = false;
+        }
+        if (srqDepth - srqPosted >= refillBatch) {
+            requestFlush();
         }
     }
 

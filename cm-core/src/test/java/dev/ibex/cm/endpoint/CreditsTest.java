@@ -132,6 +132,43 @@ class CreditsTest {
         slowServer.held.forEach(Buffer::release);
     }
 
+    /**
+     * Regression (SharedReceivesTest in CI): a slow consumer's messages took every receive of the SRQ, and the SRQ was
+     * refilled only when a buffer came back or on SRQ_LIMIT — whose handler read the loop's count of posted receives
+     * before the loop had polled the completions that consumed them, so it posted nothing, re-armed a limit the empty
+     * queue could never cross again, and every other connection of the loop got RNR NAKs for good. The loop refills
+     * as it consumes, whatever the event does.
+     */
+    @Test
+    void theSrqIsRefilledAsItIsConsumedEvenWithoutItsLimitEvent() throws Exception {
+        h.start(dev.ibex.cm.loop.LoopOptions.DEFAULT.withLoops(1).withSrqDepth(16));
+        h.fabric.srqLimitEvents(false);
+        h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(16), false);
+        Recorder slowServer = new Recorder();
+        slowServer.hold = true;
+        Recorder fastServer = new Recorder();
+        Recorder slowClient = new Recorder();
+        Connection slow = h.connect(slowClient, null, ConnectionOptions.DEFAULT);
+        h.request().accept(slowServer, null);
+        slowClient.established.get(5, TimeUnit.SECONDS);
+        h.resetRequest();
+        Recorder fastClient = new Recorder();
+        Connection fast = h.connect(fastClient, null, ConnectionOptions.DEFAULT);
+        h.request().accept(fastServer, null);
+        fastClient.established.get(5, TimeUnit.SECONDS);
+
+        for (int i = 0; i < 16; i++) { // the whole SRQ, held
+            ConnectionLoopbackTest.send(slow, "s" + i, i);
+        }
+        await().until(() -> slowServer.messages.size() == 16);
+        for (int i = 0; i < 40; i++) {
+            await().until(() -> ConnectionLoopbackTest.on(fast.loop(), fast::isWritable));
+            ConnectionLoopbackTest.send(fast, "f" + i, i);
+        }
+        await().until(() -> fastServer.messages.size() == 40);
+        slowServer.held.forEach(Buffer::release);
+    }
+
     @Test
     void aPeerThatOffersNoCreditsGetsAWindowWhenItConnects() throws Exception {
         h.start();

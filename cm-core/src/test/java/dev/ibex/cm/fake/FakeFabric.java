@@ -183,6 +183,16 @@ public final class FakeFabric implements Fabric {
         failingGroups.add(address(ip));
     }
 
+    volatile boolean srqLimitEvents = true;
+
+    /**
+     * Whether SRQs raise {@code SRQ_LIMIT_REACHED} (default true). Off, a consumer must keep its SRQ filled without
+     * the event — as it must when the event arrives after the completions it warned of have all been taken.
+     */
+    public void srqLimitEvents(boolean on) {
+        srqLimitEvents = on;
+    }
+
     /** Raises an async event on its device's source. */
     public void raise(AsyncEvent e) {
         ((FakeDevice) e.device()).asyncEvents().inject(e);

@@ -60,7 +60,7 @@ final class FakeSrq implements SharedReceiveQueue {
     /** Takes a receive for an arriving message (lock held), raising the limit event when it drops below. */
     FakeQp.Recv take() {
         FakeQp.Recv r = queue.poll();
-        if (r != null && limit > 0 && queue.size() < limit) {
+        if (r != null && limit > 0 && queue.size() < limit && fabric().srqLimitEvents) {
             limit = 0;
             fabric().raise(new AsyncEvent(AsyncEventType.SRQ_LIMIT_REACHED, pd.device(), null, null, this, 0));
         }

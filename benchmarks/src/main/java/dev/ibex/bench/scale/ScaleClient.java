@@ -256,6 +256,10 @@ public final class ScaleClient {
     }
 
     static String describe(Throwable e) {
+        if (e instanceof dev.ibex.cm.RdmaConnectException x) { // the reason, not the common message prefix
+            return ("RdmaConnectException:" + x.reason() + ":" + x.status() + (x.getMessage() != null
+                    && x.getMessage().contains("timeout") ? ":timeout" : "")).replace(' ', '_');
+        }
         String m = e.getMessage() == null ? "" : e.getMessage();
         int cut = m.indexOf(';');
         m = cut > 0 ? m.substring(0, cut) : m;

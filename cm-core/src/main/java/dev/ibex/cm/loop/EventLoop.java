@@ -74,6 +74,7 @@ public final class EventLoop implements Executor {
     private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
     private final List<AsyncEventSource> asyncSources = new ArrayList<>();
+    private final List<dev.ibex.cm.spi.EventSource> watched = new ArrayList<>();
     private final EndpointTable endpoints = new EndpointTable();
     private final Map<Class<?>, Object> attachments = new IdentityHashMap<>();
     private boolean dispatching;
@@ -279,6 +280,30 @@ public final class EventLoop implements Executor {
     /** Hands a callback failure to the loop's uncaught-exception policy (logs it). */
     public void reportUncaught(Throwable t) {
         group.reportUncaught(thread.getName(), t);
+    }
+
+    /**
+     * Polls {@code source} on this loop as well: {@code onReady} runs on the loop whenever it is ready (it must drain
+     * the source without blocking). For sources of the layers above (a CM channel or completion channel of their own,
+     * see cm-reactive's event streams). Call {@link #unwatch} before closing the source. Loop thread only.
+     *
+     * @throws IllegalStateException when the loop is shutting down
+     */
+    public void watch(dev.ibex.cm.spi.EventSource source, Runnable onReady) {
+        checkInLoop();
+        if (phase != RUNNING) {
+            throw new IllegalStateException("event loop " + thread.getName() + " is shutting down");
+        }
+        poller.register(source, (Source) () -> guarded(onReady));
+        watched.add(source);
+    }
+
+    /** Stops polling a source given to {@link #watch} (no-op when absent). Loop thread only. */
+    public void unwatch(dev.ibex.cm.spi.EventSource source) {
+        checkInLoop();
+        if (watched.remove(source)) {
+            poller.deregister(source);
+        }
     }
 
     Poller poller() {
@@ -612,6 +637,10 @@ public final class EventLoop implements Executor {
         for (AsyncEventSource s : asyncSources) {
             quietly(() -> poller.deregister(s));
         }
+        for (dev.ibex.cm.spi.EventSource s : watched) { // their owners close them; the poller must let go first
+            quietly(() -> poller.deregister(s));
+        }
+        watched.clear();
         quietly(() -> poller.deregister(cmChannel));
         quietly(cmChannel::close);
         quietly(poller::close);

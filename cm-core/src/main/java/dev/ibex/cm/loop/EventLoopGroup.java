@@ -11,11 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +41,7 @@ public final class EventLoopGroup implements AutoCloseable {
     private final EventLoop[] loops;
     private final AtomicInteger next = new AtomicInteger();
     private final Map<DeviceContext, EventLoop> asyncReaders = new ConcurrentHashMap<>();
+    private final Map<DeviceContext, List<Consumer<AsyncEvent>>> asyncWatchers = new ConcurrentHashMap<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final CompletableFuture<Void> terminated;
 
@@ -229,8 +232,35 @@ public final class EventLoopGroup implements AutoCloseable {
         });
     }
 
-    /** Sends an async event to the loop(s) it concerns. */
+    /**
+     * Hands every async event of {@code device} to {@code watcher} as well, on the loop that reads the device's events
+     * (started if none did yet), before the event is routed to the endpoints. The watcher must not block. Any thread.
+     *
+     * @return stops watching (idempotent, any thread)
+     */
+    public Runnable watchAsyncEvents(DeviceContext device, Consumer<AsyncEvent> watcher) {
+        asyncWatchers.computeIfAbsent(device, d -> new CopyOnWriteArrayList<>()).add(watcher);
+        ensureAsyncReader(device);
+        return () -> {
+            List<Consumer<AsyncEvent>> l = asyncWatchers.get(device);
+            if (l != null) {
+                l.remove(watcher);
+            }
+        };
+    }
+
+    /** Sends an async event to its watchers and to the loop(s) it concerns. */
     void route(AsyncEvent e) {
+        List<Consumer<AsyncEvent>> watchers = asyncWatchers.get(e.device());
+        if (watchers != null) {
+            for (Consumer<AsyncEvent> w : watchers) {
+                try {
+                    w.accept(e);
+                } catch (Throwable t) {
+                    reportUncaught("async event watcher", t);
+                }
+            }
+        }
         switch (e.type().element()) {
             case QP -> {
                 if (e.qp() != null && e.qp().context() instanceof LoopEndpoint ep) {

@@ -6,10 +6,6 @@ import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.PortSpace;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +38,6 @@ public final class RdmaCmChannel implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaCmChannel.class);
     /** Unrequested events a subscriber may have pending before it overflows. */
     public static final int DEFAULT_BUFFER = 256;
-    private static final long CLOSE_WAIT_SECONDS = 30;
 
     private final EventLoop loop;
     private final EventChannel channel;
@@ -69,7 +64,7 @@ public final class RdmaCmChannel implements AutoCloseable {
         if (buffer < 1) {
             throw new IllegalArgumentException("buffer must be at least 1, got " + buffer);
         }
-        return onLoop(loop, () -> {
+        return LoopCall.call(loop, () -> {
             EventChannel ch = loop.fabric().createEventChannel();
             RdmaCmChannel c = new RdmaCmChannel(loop, ch, buffer);
             try {
@@ -95,7 +90,7 @@ public final class RdmaCmChannel implements AutoCloseable {
     /** {@code rdma_create_id} on this channel. From any thread (waits for the loop when called off it). */
     public CmId createId(PortSpace portSpace, Object context) {
         requireOpen();
-        return onLoop(loop, () -> channel.createId(portSpace, context));
+        return LoopCall.call(loop, () -> channel.createId(portSpace, context));
     }
 
     /**
@@ -103,7 +98,7 @@ public final class RdmaCmChannel implements AutoCloseable {
      * called from outside the loop. Failures are rethrown as they were.
      */
     public <T> T onLoop(java.util.concurrent.Callable<T> action) {
-        return onLoop(loop, action);
+        return LoopCall.call(loop, action);
     }
 
     /** Every event of the channel's ids, from subscription on; completes when the channel is closed. */
@@ -153,44 +148,12 @@ public final class RdmaCmChannel implements AutoCloseable {
             channel.close(); // the loop is gone: nothing more is emitted
             return;
         }
-        onLoop(loop, () -> {
-            close.run();
-            return null;
-        });
+        LoopCall.run(loop, close);
     }
 
     private void requireOpen() {
         if (closed.get()) {
             throw new IllegalStateException("the CM event channel " + channel + " is closed");
-        }
-    }
-
-    private static <T> T onLoop(EventLoop loop, java.util.concurrent.Callable<T> action) {
-        if (loop.inEventLoop()) {
-            try {
-                return action.call();
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        CompletableFuture<T> f = loop.submit(action);
-        try {
-            return f.get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for " + loop, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(loop + " did not run the call within " + CLOSE_WAIT_SECONDS + " s", e);
         }
     }
 

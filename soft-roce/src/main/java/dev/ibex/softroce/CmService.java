@@ -21,6 +21,15 @@ public interface CmService extends AutoCloseable {
     /** {@code rdma_create_event_channel}. */
     EventChannel createEventChannel();
 
+    /**
+     * The network device under {@code address} failed over to another slave of its bond, so the address now has
+     * another hardware address: ids bound to it get {@code ADDR_CHANGE}, as the kernel's CM reports
+     * {@code NETDEV_BONDING_FAILOVER}. Returns how many ids were told.
+     */
+    default int bondingFailover(java.net.InetAddress address) {
+        return 0;
+    }
+
     /** Closes every channel and id still open; called by {@link SoftFabric#close()}. */
     @Override
     void close();

@@ -205,6 +205,22 @@ public final class SoftFabric implements Fabric {
         return null;
     }
 
+    /**
+     * Plays a bonding failover under {@code address} (soft-roce has no hardware address of its own, so this is the
+     * control that moves it): the CM reports {@code RDMA_CM_EVENT_ADDR_CHANGE} to every id bound to the address,
+     * as the kernel does on {@code NETDEV_BONDING_FAILOVER}; traffic is not affected. Any thread.
+     *
+     * @return how many ids were told
+     * @throws IllegalArgumentException when no device of this fabric has the address
+     */
+    public int bondingFailover(InetAddress address) {
+        requireOpen();
+        if (cm == null) {
+            throw new IllegalStateException("the soft-roce fabric has no connection manager");
+        }
+        return cm.bondingFailover(address);
+    }
+
     /** The device that owns {@code address}, or {@code null} (IPv6 addresses never match). */
     public SoftDevice deviceByAddress(InetAddress address) {
         return address instanceof java.net.Inet4Address ? deviceByAddress(Ipv4.toInt(address)) : null;

@@ -29,11 +29,11 @@ public final class ConnectionFailedException extends RdmaException {
         LOCAL_ERROR,
         /** Keepalive probes went unanswered ({@link ConnectionOptions#withKeepalive}). */
         KEEPALIVE,
-        /** The device reported a fatal QP, CQ, SRQ or device event. */
+        /** The device reported a fatal QP, CQ or SRQ event. */
         FATAL_EVENT,
         /** The CM reported an error on the established connection. */
         CM_ERROR,
-        /** The RDMA device was removed. */
+        /** The RDMA device was removed (the CM's DEVICE_REMOVAL or the device's DEVICE_FATAL, whichever came first). */
         DEVICE_REMOVAL,
         /** The QP refused to post work (it is in error). */
         POST_FAILED
@@ -84,6 +84,10 @@ public final class ConnectionFailedException extends RdmaException {
     }
 
     static ConnectionFailedException fatalEvent(InetSocketAddress remote, AsyncEventType type, String device) {
+        if (type == AsyncEventType.DEVICE_FATAL) { // the device is gone: the same end as the CM's DEVICE_REMOVAL
+            return new ConnectionFailedException(Reason.DEVICE_REMOVAL, remote, "DEVICE_FATAL on " + device
+                    + ": the RDMA device is gone", null);
+        }
         return new ConnectionFailedException(Reason.FATAL_EVENT, remote, type + " on " + device
                 + ": the connection cannot continue", null);
     }

@@ -75,6 +75,7 @@ public final class EventLoop implements Executor {
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
     private final List<AsyncEventSource> asyncSources = new ArrayList<>();
     private final List<dev.ibex.cm.spi.EventSource> watched = new ArrayList<>();
+    private final List<DeviceContext> removedDevices = new ArrayList<>(1);
     private final EndpointTable endpoints = new EndpointTable();
     private final Map<Class<?>, Object> attachments = new IdentityHashMap<>();
     private boolean dispatching;
@@ -260,6 +261,9 @@ public final class EventLoop implements Executor {
     public void unregister(int handle, LoopEndpoint endpoint) {
         checkInLoop();
         endpoints.remove(handle, endpoint);
+        if (!removedDevices.isEmpty()) {
+            releaseRemovedDevices();
+        }
     }
 
     /** Endpoints registered now. */
@@ -589,6 +593,33 @@ public final class EventLoop implements Executor {
                     ep.onAsyncEvent(e);
                 } catch (Throwable t) {
                     reportUncaught(t);
+                }
+            }
+        }
+        if (e.type() == dev.ibex.cm.spi.AsyncEventType.DEVICE_FATAL && devices.containsKey(e.device())) {
+            removedDevices.add(e.device());
+            releaseRemovedDevices();
+        }
+    }
+
+    /**
+     * A device that raised DEVICE_FATAL is gone: once no endpoint of this loop uses it any more (they end on the
+     * event or on the CM's DEVICE_REMOVAL), its loop resources (SRQ, CQs, completion channel, buffers, PD) are
+     * released at once rather than at shutdown, so the provider can let the device go.
+     */
+    private void releaseRemovedDevices() {
+        for (java.util.Iterator<DeviceContext> it = removedDevices.iterator(); it.hasNext(); ) {
+            DeviceContext d = it.next();
+            boolean used = false;
+            for (LoopEndpoint ep : endpoints.snapshot()) {
+                used |= ep.device() == d;
+            }
+            if (!used) {
+                it.remove();
+                LoopDevice ld = devices.remove(d);
+                if (ld != null) {
+                    LOG.debug("{}: releasing the resources on removed device {}", thread.getName(), d.device().name());
+                    ld.close();
                 }
             }
         }

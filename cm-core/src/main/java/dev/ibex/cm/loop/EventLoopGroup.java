@@ -251,7 +251,7 @@ public final class EventLoopGroup implements AutoCloseable {
 
     /** Sends an async event to its watchers and to the loop(s) it concerns. */
     void route(AsyncEvent e) {
-        List<Consumer<AsyncEvent>> watchers = asyncWatchers.get(e.device());
+        List<Consumer<AsyncEvent>> watchers = e.device() == null ? null : asyncWatchers.get(e.device());
         if (watchers != null) {
             for (Consumer<AsyncEvent> w : watchers) {
                 try {

@@ -77,6 +77,23 @@ public final class RdmaCm implements dev.ibex.softroce.CmService {
         });
     }
 
+    @Override
+    public int bondingFailover(java.net.InetAddress address) {
+        CmDevice device = env.device(address);
+        if (device == null) {
+            throw new IllegalArgumentException("no device of this fabric has address " + address.getHostAddress());
+        }
+        return locked(() -> {
+            int told = 0;
+            for (SoftCmId id : new ArrayList<>(ids)) {
+                if (id.device() != null && id.cmDevice() == device && id.addressChanged()) {
+                    told++;
+                }
+            }
+            return told;
+        });
+    }
+
     /** The fault hooks (ARP timeouts, path query failures). */
     public CmFaults faults() {
         return faults;

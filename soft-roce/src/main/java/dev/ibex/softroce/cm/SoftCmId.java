@@ -1148,6 +1148,15 @@ public final class SoftCmId implements CmId {
         emit(CmEventType.DEVICE_REMOVAL, 0);
     }
 
+    /** Its address moved to another hardware address (a bonding failover): a hint, the id's state stays. */
+    boolean addressChanged() {
+        if (closed || state == RdmaCmState.DEVICE_REMOVAL) {
+            return false;
+        }
+        emit(CmEventType.ADDR_CHANGE, 0);
+        return true;
+    }
+
     private void cancelWork() {
         if (work != null) {
             work.cancel();

@@ -225,4 +225,24 @@ class SoftFabricCmTest {
         assertThat(ch.poll()).isNull(); // the wildcard listener is not bound to the device
         l.close();
     }
+
+    @Test
+    void aBondingFailoverIsAnAddressChangeForTheIdsBoundToTheAddress() throws Exception {
+        CmId onA = listener(7474, PortSpace.TCP);
+        CmId onB = ch.createId(PortSpace.TCP, null);
+        onB.bind(new InetSocketAddress("127.0.0.3", 0));
+        CmId any = ch.createId(PortSpace.TCP, "wildcard");
+        any.bind(new InetSocketAddress("0.0.0.0", 7475));
+        any.listen(1);
+        assertThat(h.fabric.bondingFailover(java.net.InetAddress.getByName("127.0.0.2"))).isEqualTo(1);
+        CmEvent e = expect(ch, CmEventType.ADDR_CHANGE);
+        assertThat(e.id()).isSameAs(onA);
+        assertThat(e.status()).isZero();
+        assertThat(ch.poll()).isNull(); // neither the id on the other device nor the wildcard listener
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> h.fabric.bondingFailover(
+                java.net.InetAddress.getByName("127.0.0.9"))).isInstanceOf(IllegalArgumentException.class);
+        onA.close();
+        onB.close();
+        any.close();
+    }
 }

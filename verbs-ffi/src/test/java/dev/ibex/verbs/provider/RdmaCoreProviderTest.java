@@ -3,6 +3,7 @@ package dev.ibex.verbs.provider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
@@ -10,13 +11,24 @@ import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.ProviderStatus;
 import dev.ibex.cm.spi.Providers;
 import dev.ibex.cm.spi.RdmaProvider;
+import dev.ibex.verbs.ffi.Libraries;
 import dev.ibex.verbs.ffi.RdmaAvailability;
 import org.junit.jupiter.api.Test;
 
-/** The provider on a machine without RDMA: unavailable with a readable reason, typed errors, no crash. */
+/**
+ * The provider on a machine without RDMA: unavailable with a readable reason, typed errors, no crash. The
+ * no-device cases need rdma-core's libraries (they assert what the kernel answers); the missing-library case
+ * runs where they are absent (a bare machine, or {@code mvn test} before the README's install step).
+ */
 class RdmaCoreProviderTest {
 
+    private static boolean librariesPresent() {
+        return Libraries.ibverbs().isAvailable() && Libraries.rdmacm().isAvailable();
+    }
+
     private static void assumeNoRdma() {
+        assumeTrue(librariesPresent(), "rdma-core libraries are not installed (" + Libraries.INSTALL
+                + "): the no-device answers come from them");
         assumeFalse(RdmaAvailability.probe().usable(), "this machine has a usable RDMA device");
     }
 
@@ -39,6 +51,18 @@ class RdmaCoreProviderTest {
             assertThat(s.reason()).as("a kernel without RDMA support").contains("ENOSYS (Function not implemented)")
                     .contains("the kernel has no RDMA support");
         }
+    }
+
+    @Test
+    void withoutTheLibrariesProbeAndOpenSayWhatToInstall() {
+        assumeFalse(librariesPresent(), "rdma-core libraries are installed; this case needs them absent");
+        ProviderStatus s = new RdmaCoreProvider().probe();
+        assertThat(s.available()).isFalse();
+        assertThat(s.reason()).contains("not found").contains(Libraries.INSTALL);
+        assertThatThrownBy(() -> new RdmaCoreProvider().open(ProviderConfig.DEFAULT))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.ELIBACC))
+                .hasMessageContaining(Libraries.INSTALL);
+        assertThat(Providers.select("rdma-core").name()).isEqualTo("rdma-core");
     }
 
     @Test

@@ -24,8 +24,8 @@ class ProvidersTest {
         @Override public Fabric open(ProviderConfig config) { throw new UnsupportedOperationException(); }
     }
 
-    // Not registered in META-INF/services: cm-core's test-jar is reused by other modules, which must not see a
-    // second provider called "soft-roce".
+    // Not registered in META-INF/services: these stand-ins are for this test only; a registration would put a
+    // second provider called "soft-roce" beside the real one wherever cm-core's test classes are on the path.
     private static final List<RdmaProvider> PROVIDERS = List.of(new NoDeviceProvider(), new FallbackProvider());
 
     private static RdmaProvider select(String explicit) {

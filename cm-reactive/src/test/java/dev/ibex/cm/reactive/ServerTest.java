@@ -145,7 +145,7 @@ class ServerTest {
         ProviderConfig own = ProviderConfig.of(Map.of("ibex.softroce.port", Integer.toString(hosts.udpPort),
                 "ibex.softroce.devices", "own=127.0.0.4", "ibex.softroce.timerScale", "0.1"));
         DisposableServer server = RdmaServer.create()
-                // by instance: cm-core's test-jar registers a stand-in named "soft-roce" for its provider tests
+                // by instance, not by name: the server owns loops of this provider
                 .runOn(new SoftRoceProvider(), own, LoopOptions.DEFAULT.withLoops(1).withThreadName("own-loop"))
                 .host("127.0.0.4")
                 .handle(c -> c.send(c.receive()))

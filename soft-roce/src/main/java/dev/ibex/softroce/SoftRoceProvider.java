@@ -15,6 +15,10 @@ public final class SoftRoceProvider implements RdmaProvider {
     /** The provider's name. */
     public static final String NAME = "soft-roce";
 
+    /** The provider; {@link java.util.ServiceLoader} creates it, applications choose it by {@link #NAME}. */
+    public SoftRoceProvider() {
+    }
+
     @Override
     public String name() {
         return NAME;

@@ -59,6 +59,10 @@ public final class QpAttr {
     private int altTimeout;
     private int rateLimit;
 
+    /** Attributes with nothing to change (an empty mask). */
+    public QpAttr() {
+    }
+
     /** The {@code ibv_qp_attr_mask} of the attributes set. */
     public int mask() {
         return mask;

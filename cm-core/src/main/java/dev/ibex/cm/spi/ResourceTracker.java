@@ -21,6 +21,10 @@ public final class ResourceTracker {
     private final AtomicIntegerArray counts = new AtomicIntegerArray(ResourceKind.values().length);
     private final LinkedHashSet<Tracked> open = new LinkedHashSet<>();
 
+    /** A tracker with nothing open. */
+    public ResourceTracker() {
+    }
+
     /** A resource registered with a tracker. */
     public interface Tracked extends AutoCloseable {
         ResourceKind kind();

@@ -140,7 +140,7 @@ public final class Downcalls {
             return LINKER.downcallHandle(address.get(), descriptor, options);
         } catch (IllegalCallerException e) {
             RdmaException denied = new RdmaException(symbol, Errno.EPERM.number(),
-                    "native access is denied; run java with --enable-native-access=ALL-UNNAMED", e);
+                    "native access is denied; run java with " + NativeLibrary.nativeAccessFlag(), e);
             return thrower(type, MethodHandles.constant(RdmaException.class, denied));
         }
     }

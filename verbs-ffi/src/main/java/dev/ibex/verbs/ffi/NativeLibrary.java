@@ -42,10 +42,19 @@ public final class NativeLibrary {
             // IllegalArgumentException: dlopen failed; IllegalCallerException: native access denied
             String why = e instanceof IllegalCallerException
                     ? soname + " cannot be loaded: native access is denied (" + e.getMessage()
-                            + "); run java with --enable-native-access=ALL-UNNAMED"
+                            + "); run java with " + nativeAccessFlag()
                     : soname + " not found: " + install;
             return new NativeLibrary(soname, install, null, why);
         }
+    }
+
+    /**
+     * The flag that grants these bindings native access: by module name on the module path, {@code ALL-UNNAMED}
+     * on the class path.
+     */
+    static String nativeAccessFlag() {
+        Module m = NativeLibrary.class.getModule();
+        return "--enable-native-access=" + (m.isNamed() ? m.getName() : "ALL-UNNAMED");
     }
 
     /** The C library and everything the JVM process already loaded ({@link Linker#defaultLookup()}). */

@@ -31,6 +31,10 @@ public final class RdmaCoreProvider implements RdmaProvider {
     /** Config key: nanoseconds a poller spins (non-blocking {@code epoll_wait}) before blocking; 0 = never. */
     public static final String POLLER_SPIN_NANOS = "ibex.rdma.poller.spinNanos";
 
+    /** The provider; {@link java.util.ServiceLoader} creates it, applications choose it by {@link #NAME}. */
+    public RdmaCoreProvider() {
+    }
+
     @Override
     public String name() {
         return NAME;

@@ -150,6 +150,12 @@ class NoDeviceTest {
     }
 
     @Test
+    void deniedNativeAccessIsAdvisedWithTheFlagForTheClassPath() {
+        // tests run on the class path; on the module path the advice names the module (dev.ibex.verbs)
+        assertThat(NativeLibrary.nativeAccessFlag()).isEqualTo("--enable-native-access=ALL-UNNAMED");
+    }
+
+    @Test
     void aMissingOptionalSymbolIsReportedByName() {
         NativeLibrary libc = Libraries.libc();
         Downcalls d = Downcalls.of(libc);

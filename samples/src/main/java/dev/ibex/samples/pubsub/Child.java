@@ -17,8 +17,9 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * A subscriber process of the pub/sub sample: this JVM's {@code java} and class path running {@code main} with
- * {@code args}; its output read line by line, each line handed to a listener and kept. {@link #close()} kills it.
+ * A subscriber process of the pub/sub sample: this JVM's {@code java} and module or class path running
+ * {@code main} with {@code args}; its output read line by line, each line handed to a listener and kept.
+ * {@link #close()} kills it.
  */
 final class Child implements AutoCloseable {
     private final String name;
@@ -28,10 +29,15 @@ final class Child implements AutoCloseable {
 
     Child(String name, Class<?> main, List<String> jvmOptions, List<String> args, Consumer<String> listener) {
         this.name = name;
-        List<String> cmd = new ArrayList<>(List.of(javaCommand(), "--enable-native-access=ALL-UNNAMED",
+        Module module = main.getModule();
+        List<String> cmd = new ArrayList<>(List.of(javaCommand(),
+                "--enable-native-access=" + (module.isNamed() ? "dev.ibex.verbs" : "ALL-UNNAMED"),
                 "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC", "-Xss512k"));
         cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-cp", classPath(), main.getName()));
+        // the child runs the way this JVM does: on the module path (./ibex demo) or on the class path (tests)
+        cmd.addAll(module.isNamed()
+                ? List.of("-p", System.getProperty("jdk.module.path"), "-m", module.getName() + "/" + main.getName())
+                : List.of("-cp", classPath(), main.getName()));
         cmd.addAll(args);
         try {
             process = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -20,11 +20,11 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
- * An RSocket {@link DuplexConnection} over one Ibex RC connection: frames go out through a {@link FrameSender}
- * (one long-lived {@code send}, bounded by the send queue) and come in through a {@link FrameReceiver} (demand =
- * receive credit), split and joined by {@link MessageFraming}.
+ * An RSocket {@link DuplexConnection} over one Ibex RC connection: frames go out through a {@code FrameSender}
+ * (one long-lived {@code send}, bounded by the send queue) and come in through a {@code FrameReceiver} (demand =
+ * receive credit), split and joined by {@code MessageFraming}.
  *
- * <p>Life: {@link #open} starts both directions and the {@link Handshake} hello; {@link #ready()} emits once the
+ * <p>Life: {@code open} starts both directions and the {@code Handshake} hello; {@code ready()} emits once the
  * peer's hello arrived (its receive buffer size fixes the framing). {@link #dispose()} disconnects (frames still
  * queued are released, posted ones complete as flushed); {@link #sendErrorAndClose} sends an ERROR frame after what
  * is queued and disconnects once the peer has it (bounded by {@code closeTimeout}). {@link #onClose()} completes

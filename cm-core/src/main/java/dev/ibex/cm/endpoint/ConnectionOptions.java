@@ -294,7 +294,7 @@ public final class ConnectionOptions {
      * {@code interval}, a probe is sent — a zero-length RDMA WRITE, which the IBA lets a responder accept without
      * a memory key (C9-88) and which consumes no receive at the peer. Activity of any kind counts as an answer.
      * When {@code count} probes in a row stay unanswered, or a probe fails (RETRY_EXC_ERR once the retries are
-     * exhausted), the connection fails with a {@link KeepaliveException}. A dead peer is so detected within about
+     * exhausted), the connection fails with a {@link ConnectionFailedException}. A dead peer is so detected within about
      * {@code interval × (count + 1)}, or sooner by the transport's own retry bound. {@code Duration.ZERO} turns it
      * off.
      */

@@ -62,14 +62,19 @@ class CompletionStreamTest {
     long nextWrId;
 
     CompletionStreamTest() {
+        connect(cqp, sqp);
+    }
+
+    /** Connects a client QP and a server QP by hand (RESET → INIT → RTR → RTS). */
+    void connect(QueuePair c, QueuePair s) {
         int access = Access.mask(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-        for (QueuePair qp : List.of(cqp, sqp)) {
+        for (QueuePair qp : List.of(c, s)) {
             qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(access));
         }
-        toRtr(cqp, sdev, sqp.qpNum(), 0x200);
-        toRtr(sqp, cdev, cqp.qpNum(), 0x100);
-        cqp.modify(new QpAttr().state(QpState.RTS).timeout(18).retryCnt(7).rnrRetry(7).sqPsn(0x100).maxRdAtomic(1));
-        sqp.modify(new QpAttr().state(QpState.RTS).timeout(18).retryCnt(7).rnrRetry(7).sqPsn(0x200).maxRdAtomic(1));
+        toRtr(c, sdev, s.qpNum(), 0x200);
+        toRtr(s, cdev, c.qpNum(), 0x100);
+        c.modify(new QpAttr().state(QpState.RTS).timeout(18).retryCnt(7).rnrRetry(7).sqPsn(0x100).maxRdAtomic(1));
+        s.modify(new QpAttr().state(QpState.RTS).timeout(18).retryCnt(7).rnrRetry(7).sqPsn(0x200).maxRdAtomic(1));
     }
 
     private static void toRtr(QueuePair qp, DeviceContext peer, int peerQpn, int peerPsn) {
@@ -93,11 +98,15 @@ class CompletionStreamTest {
 
     /** Posts {@code n} signaled 8-byte RDMA WRITEs with the next wr ids. */
     void write(int n) {
+        write(cqp, n);
+    }
+
+    void write(QueuePair qp, int n) {
         for (int i = 0; i < n; i++) {
             batch.clear(i).wrId(i, nextWrId++).opcode(i, WrOpcode.RDMA_WRITE).flags(i, SendFlags.SIGNALED)
                     .rdma(i, smr.address() + 8L * i, smr.rkey()).single(i, cmr.address(), 8, cmr.lkey());
         }
-        cqp.postSend(batch, n);
+        qp.postSend(batch, n);
     }
 
     /** A subscriber that requests only what the test says. */
@@ -195,5 +204,36 @@ class CompletionStreamTest {
         cqp.close(); // QPs first, then the CQ
         stream.close();
         await().atMost(WAIT).until(() -> t.completed);
+    }
+
+    @Test
+    void anOverrunCqIsCqErrAndQpFatalOnTheDevicesEventStream() {
+        List<dev.ibex.cm.spi.AsyncEvent> events = new CopyOnWriteArrayList<>();
+        reactor.core.Disposable watching = RdmaDeviceEvents.of(hosts.client, cdev).subscribe(events::add);
+        LoopCall.call(hosts.client.loops().get(0), () -> true); // the subscription is watching
+        CompletionQueue tiny = cdev.createCompletionQueue(2, null, 0);
+        QueuePair c = cpd.createQueuePair(new QpInitAttr(tiny, tiny, null, new QpCap(16, 1, 1, 1, 0), QpType.RC,
+                false, null));
+        QueuePair s = spd.createQueuePair(new QpInitAttr(scq, scq, null, new QpCap(1, 1, 1, 1, 0), QpType.RC,
+                false, null));
+        try {
+            connect(c, s);
+            write(c, 8); // nobody polls a CQ of two entries
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(events).anySatisfy(e -> {
+                    assertThat(e.type()).isEqualTo(dev.ibex.cm.spi.AsyncEventType.CQ_ERR);
+                    assertThat(e.cq()).isSameAs(tiny);
+                });
+                assertThat(events).anySatisfy(e -> {
+                    assertThat(e.type()).isEqualTo(dev.ibex.cm.spi.AsyncEventType.QP_FATAL);
+                    assertThat(e.qp()).isSameAs(c);
+                });
+            });
+        } finally {
+            watching.dispose();
+            c.close();
+            s.close();
+            tiny.close();
+        }
     }
 }

@@ -117,7 +117,8 @@ public final class RdmaCmChannel implements AutoCloseable {
     /** Loop thread, when the channel is ready: copy (the provider acked), then emit. */
     private void read() {
         CmEvent e;
-        while ((e = channel.poll()) != null) {
+        // a subscriber may close the channel on an event: polling a closed channel is an error (rdma-core throws)
+        while (!closed.get() && (e = channel.poll()) != null) {
             RdmaCmEvent copy = RdmaCmEvent.of(e);
             LOG.debug("{}: {}", channel, copy);
             broadcast.emit(copy);

@@ -285,4 +285,32 @@ class CmEventStreamTest {
         }
         assertThatThrownBy(() -> small.createId(PortSpace.TCP, null)).isInstanceOf(IllegalStateException.class);
     }
+
+    /**
+     * Closing from {@code onNext} (on the loop, possibly between two events read in one pass) ends every stream of the
+     * channel and destroys its ids; the loop stops reading the closed channel (rdma-core's {@code poll} would throw).
+     */
+    @Test
+    void aSubscriberMayCloseTheChannelOnAnEvent() {
+        RdmaCmChannel own = RdmaCmChannel.open(hosts.client.next(), 8);
+        CmId a = own.createId(PortSpace.TCP, null);
+        CmId b = own.createId(PortSpace.TCP, null);
+        List<RdmaCmEvent> got = new CopyOnWriteArrayList<>();
+        Idle idle = new Idle();
+        own.events().subscribe(e -> {
+            got.add(e);
+            own.close(); // on the loop, between two events read in one pass
+        });
+        own.events().subscribe(idle);
+        idle.request(1);
+        own.onLoop(() -> { // two events queued before the loop reads either
+            a.resolveAddr(null, new InetSocketAddress(SoftHosts.SERVER_IP, 7999), 2000);
+            b.resolveAddr(null, new InetSocketAddress(SoftHosts.SERVER_IP, 7999), 2000);
+            return null;
+        });
+        await().atMost(WAIT).until(() -> idle.completed);
+        assertThat(got).hasSize(1);
+        assertThat(hosts.clientFabric.resources().get(dev.ibex.cm.spi.ResourceKind.CM_ID)).isZero();
+        assertThat(hosts.uncaught).isEmpty();
+    }
 }

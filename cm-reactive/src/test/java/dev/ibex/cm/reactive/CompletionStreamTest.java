@@ -153,6 +153,7 @@ class CompletionStreamTest {
         Taker first = new Taker();
         stream.completions().subscribe(first);
         first.request(3); // the CQ is empty: armed, then woken by the first completion
+        LoopCall.call(stream.loop(), () -> true); // the subscription and its request reached the loop: armed now
         write(10);
         await().atMost(WAIT).until(() -> first.got.size() == 3);
         assertThat(first.ids()).isEqualTo(range(0, 3));

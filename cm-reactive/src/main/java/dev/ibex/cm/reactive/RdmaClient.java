@@ -1,6 +1,7 @@
 package dev.ibex.cm.reactive;
 
 import dev.ibex.cm.RdmaConnectException;
+import dev.ibex.cm.RejectReason;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.loop.EventLoopGroup;
@@ -14,11 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
+import reactor.util.retry.Retry;
 
 /**
  * Connects reliable RDMA connections, the reactive way (an immutable builder, like reactor-netty's
@@ -38,6 +42,7 @@ import reactor.util.context.Context;
  * CONNECT_ERROR, TIMEOUT …). Cancelling it tears the half-made connection down (every resource is released).
  */
 public final class RdmaClient {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaClient.class);
 
     private record Config(Supplier<EventLoopGroup> loops, InetSocketAddress remote, String host, int port,
             byte[] privateData, ConnectionOptions options,
@@ -178,6 +183,11 @@ public final class RdmaClient {
     /**
      * Connects when subscribed: emits the established connection (on its loop) or fails with an
      * {@link RdmaConnectException}. Cancelling closes the attempt and releases everything it had created.
+     *
+     * <p>An Ibex server that refuses the request because too many are half-open at once ({@link
+     * RejectReason#OVERLOADED}: its admission bound, per listener or per source address) is asked again after a short
+     * randomised back-off, as long as the connect timeout leaves time: a connect storm from one client queues instead
+     * of failing. Every other refusal, and the last overloaded one, fails the connect as before.
      */
     public Mono<RdmaConnection> connect() {
         Config cfg = config;
@@ -186,7 +196,8 @@ public final class RdmaClient {
             InetSocketAddress remote = remote(cfg);
             InetSocketAddress local = cfg.local;
             if (!needsLookup(remote) && !needsLookup(local)) { // IP literals: nothing to look up, no thread hop
-                return connect(cfg, lookUp(local, true), lookUp(remote, false), cfg.options.connectTimeout());
+                return connectQueuing(cfg, lookUp(local, true), lookUp(remote, false), start,
+                        cfg.options.connectTimeout());
             }
             // names are resolved off the event loops (a lookup blocks) and count against the connect timeout
             Duration timeout = cfg.options.connectTimeout();
@@ -195,11 +206,36 @@ public final class RdmaClient {
                     .timeout(timeout, Mono.error(() -> new RdmaConnectException(RdmaConnectException.Reason.TIMEOUT,
                             0, null, remote, false, "resolving the host name took longer than the connect timeout ("
                             + timeout.toMillis() + " ms)")))
-                    .flatMap(a -> {
-                        Duration left = timeout.minusNanos(System.nanoTime() - start);
-                        return connect(cfg, a[0], a[1], left.toMillis() < 1 ? Duration.ofMillis(1) : left);
-                    });
+                    .flatMap(a -> connectQueuing(cfg, a[0], a[1], start, timeout));
         }).doOnDiscard(RdmaConnection.class, RdmaConnection::dispose);
+    }
+
+    /** Back-off before asking an overloaded server again: 5 ms doubling to 160 ms, then ±50 % at random. */
+    static long overloadBackoffNanos(long retries) {
+        long base = Duration.ofMillis(5).toNanos() << Math.min(retries, 5);
+        return base / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(base);
+    }
+
+    static boolean overloaded(Throwable e) {
+        return e instanceof RdmaConnectException x && x.reason() == RdmaConnectException.Reason.REJECTED
+                && x.rejectReason() == RejectReason.OVERLOADED;
+    }
+
+    /** Attempts within the connect timeout counted from {@code start}; an overloaded server is asked again. */
+    private static Mono<RdmaConnection> connectQueuing(Config cfg, InetSocketAddress local, InetSocketAddress remote,
+            long start, Duration timeout) {
+        return Mono.defer(() -> {
+            Duration left = timeout.minusNanos(System.nanoTime() - start);
+            return connect(cfg, local, remote, left.toMillis() < 1 ? Duration.ofMillis(1) : left);
+        }).retryWhen(Retry.from(signals -> signals.concatMap(s -> {
+            long backoff = overloadBackoffNanos(s.totalRetries());
+            long left = timeout.toNanos() - (System.nanoTime() - start);
+            if (!overloaded(s.failure()) || backoff >= left) {
+                return Mono.error(s.failure());
+            }
+            LOG.debug("{} is overloaded; asking again in {} ms", remote, backoff / 1_000_000);
+            return Mono.delay(Duration.ofNanos(backoff));
+        })));
     }
 
     private static Mono<RdmaConnection> connect(Config cfg, InetSocketAddress local, InetSocketAddress remote,

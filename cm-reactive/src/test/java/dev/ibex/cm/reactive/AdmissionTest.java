@@ -26,6 +26,54 @@ class AdmissionTest {
         hosts.close();
     }
 
+    /**
+     * Regression (ScaleBench: 128 of 1,000 connects refused): a client that opens more connections at once than the
+     * server's per-source half-open bound had the excess refused (OVERLOADED) — a legitimate connect storm failed.
+     * The reactive client asks an overloaded server again within its connect timeout, so the storm queues.
+     */
+    @Test
+    void aConnectStormPastTheServersPerSourceBoundQueuesInsteadOfFailing() {
+        DisposableServer server = hosts.rdmaServer()
+                .options(ListenOptions.DEFAULT.withHalfOpen(64, 2))
+                .handle(c -> c.send(c.receive().map(Message::retain)))
+                .bindNow();
+        java.util.List<RdmaConnection> all = Flux.range(0, 40)
+                .flatMap(i -> hosts.rdmaClient(server).connectTimeout(Duration.ofSeconds(15)).connect(), 40)
+                .collectList().block(WAIT);
+        assertThat(all).hasSize(40);
+        assertThat(server.refusedRequests()).as("the bound did refuse some, which were asked again").isPositive();
+        for (RdmaConnection c : all) {
+            String echo = c.receive().map(Message::asString).take(1)
+                    .mergeWith(c.send(Flux.just("queued")).then(reactor.core.publisher.Mono.empty()))
+                    .blockFirst(WAIT);
+            assertThat(echo).isEqualTo("queued");
+        }
+        all.forEach(RdmaConnection::dispose);
+        server.disposeNow(WAIT);
+    }
+
+    /** An overloaded server that stays so fails the connect typed once the connect timeout is spent. */
+    @Test
+    void aServerThatStaysOverloadedFailsTheConnectTypedWithinTheTimeout() throws Exception {
+        int perSource = 1;
+        DisposableServer server = hosts.rdmaServer()
+                .options(ListenOptions.DEFAULT.withHalfOpen(1, perSource))
+                .bindNow();
+        try (RequestFlood flood = new RequestFlood(InetAddress.getByName(NOBODY_IP),
+                InetAddress.getByName(SoftHosts.SERVER_IP), hosts.udpPort, server.port(), 7)) {
+            flood.send(); // one forged REQ holds the listener's only half-open place until its request times out
+            await().atMost(WAIT).until(() -> server.halfOpenConnections() == 1);
+            long start = System.nanoTime();
+            reactor.test.StepVerifier.create(hosts.rdmaClient(server).connectTimeout(Duration.ofMillis(500)).connect())
+                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(
+                            dev.ibex.cm.RdmaConnectException.class, x -> assertThat(x.rejectReason())
+                                    .isEqualTo(dev.ibex.cm.RejectReason.OVERLOADED)))
+                    .verify(WAIT);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        }
+        server.disposeNow(WAIT);
+    }
+
     /** Regression: every forged REQ got a QP and a receive window; 2,000/s grew the server by gigabytes. */
     @Test
     void aRequestFloodFromOneAddressIsBoundedAndOtherClientsStillConnect() throws Exception {

@@ -197,7 +197,7 @@ public final class RdmaClient {
             InetSocketAddress local = cfg.local;
             if (!needsLookup(remote) && !needsLookup(local)) { // IP literals: nothing to look up, no thread hop
                 return connectQueuing(cfg, lookUp(local, true), lookUp(remote, false), start,
-                        cfg.options.connectTimeout());
+                        cfg.options.connectTimeout(), false);
             }
             // names are resolved off the event loops (a lookup blocks) and count against the connect timeout
             Duration timeout = cfg.options.connectTimeout();
@@ -206,7 +206,7 @@ public final class RdmaClient {
                     .timeout(timeout, Mono.error(() -> new RdmaConnectException(RdmaConnectException.Reason.TIMEOUT,
                             0, null, remote, false, "resolving the host name took longer than the connect timeout ("
                             + timeout.toMillis() + " ms)")))
-                    .flatMap(a -> connectQueuing(cfg, a[0], a[1], start, timeout));
+                    .flatMap(a -> connectQueuing(cfg, a[0], a[1], start, timeout, true));
         }).doOnDiscard(RdmaConnection.class, RdmaConnection::dispose);
     }
 
@@ -223,8 +223,12 @@ public final class RdmaClient {
 
     /** Attempts within the connect timeout counted from {@code start}; an overloaded server is asked again. */
     private static Mono<RdmaConnection> connectQueuing(Config cfg, InetSocketAddress local, InetSocketAddress remote,
-            long start, Duration timeout) {
+            long start, Duration timeout, boolean lookedUp) {
+        AtomicInteger attempts = new AtomicInteger();
         return Mono.defer(() -> {
+            if (attempts.getAndIncrement() == 0 && !lookedUp) {
+                return connect(cfg, local, remote, timeout); // the first attempt has the whole timeout (and says so)
+            }
             Duration left = timeout.minusNanos(System.nanoTime() - start);
             return connect(cfg, local, remote, left.toMillis() < 1 ? Duration.ofMillis(1) : left);
         }).retryWhen(Retry.from(signals -> signals.concatMap(s -> {

@@ -263,8 +263,10 @@ final class Completer {
                 }
                 case ERROR -> {
                     wqe.state = SendWqe.ERROR;
-                    complete(wqe);
+                    // ERR first: whoever polls the error completion must find the QP in ERR (the flush that
+                    // follows runs later in this same send task, so the error still completes before it)
                     qp.error();
+                    complete(wqe);
                     return EXIT;
                 }
                 default -> throw new IllegalStateException("completer state " + state);

@@ -133,6 +133,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private ArrayDeque<Object> early;
     private final AlternatePaths paths = new AlternatePaths(this);
     private final Exposures exposures = new Exposures(this);
+    /** Large messages by rendezvous, when both ends offered it (see {@link Rendezvous}). */
+    private final Rendezvous rendezvous = new Rendezvous(this);
 
     private Connection(EventLoop loop, ConnectionOptions options, InetSocketAddress remote, Listener listener,
             ConnectionHandler handler) {
@@ -556,6 +558,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 notifyClosed();
             }
             case PEER_DISCONNECT -> {
+                if (rendezvous.reading()) {
+                    Throwable err = ConnectionFailedException.cm(remote,
+                            ConnectionFailedException.Reason.MESSAGE_CUT_SHORT, "the peer disconnected while this end "
+                            + "was reading a message from it by rendezvous", null);
+                    failure = err;
+                    notifyError(err);
+                }
                 stopReceives();
                 disconnectQuietly();
                 armTimer(options.drainTimeout());
@@ -709,7 +718,16 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     /** What this end offers in its private data: its credit grant and the largest message it reassembles. */
     private CreditOffer offer() {
-        return CreditOffer.of(options.receiveWindow(), options.maxMessageSize());
+        return CreditOffer.of(options.receiveWindow(), options.maxMessageSize(), speaksRendezvous());
+    }
+
+    /**
+     * Whether this end offers the rendezvous: it is on, READs are allowed both ways and the connection has fragment
+     * slots (for its binds, descriptors and READs).
+     */
+    private boolean speaksRendezvous() {
+        return options.rendezvousThreshold() > 0 && options.initiatorDepth() > 0 && options.responderResources() > 0
+                && device != null && fragmentSlots() > 0 && device.attributes().maxQpInitRdAtom() > 0;
     }
 
     /** {@link ConnectionOptions#localAckTimeout()}: before the CM moves the QP to RTS. */
@@ -742,6 +760,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             }
         }
         paths.established(id.localAddress(), id.peerAddress());
+        rendezvous.negotiate(peerReassembles() && peerOffer.rendezvous() && speaksRendezvous(),
+                options.rendezvousThreshold());
         if (rq != null) {
             rq.open();
         }
@@ -877,9 +897,11 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (sq != null) {
             sq.failAll();
         }
+        rendezvous.failPosted();
         failBacklog();
         fragments.abandon();
         exposures.closeAll(); // the QP is gone: no window can be reached any more
+        rendezvous.closeReceives();
         if (rq != null) {
             rq.reclaimAll();
         }
@@ -1005,8 +1027,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             if (updatePending) {
                 sendCreditUpdate();
             }
+            if (rendezvous.owesDones()) {
+                rendezvous.retryDones();
+            }
             if (!backlog.isEmpty()) {
                 pump();
+            }
+            if (rendezvous.wantsSlots()) {
+                rendezvous.pump();
             }
         }
         checkDrained();
@@ -1031,6 +1059,14 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (credits != null && Credits.isUpdate(wc.byteLen(i), (wc.flags(i) & WcFlags.WITH_IMM) != 0, wc.immData(i))) {
             recycle(b, srq);
             creditsReturned(Credits.count(wc.immData(i)));
+            return;
+        }
+        if (rendezvous.isOn() && Rendezvous.isDone(wc.byteLen(i), (wc.flags(i) & WcFlags.WITH_IMM) != 0,
+                wc.immData(i))) {
+            recycle(b, srq);
+            if (state == ESTABLISHED || state == DISCONNECTING) {
+                rendezvous.done(wc.immData(i) & 0xFF_FFFF);
+            }
             return;
         }
         if (wc.opcode(i) == WcOpcode.RECV_RDMA_WITH_IMM) {
@@ -1114,7 +1150,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     /** The peer broke the large-message protocol: the connection fails (its sender is not an Ibex end that obeys). */
-    private void protocolError(String what) {
+    void protocolError(String what) {
         if (state == ESTABLISHED) {
             fatal = new RdmaException("ibv_poll_cq", Errno.EMSGSIZE, "the peer sent " + what + "; closing");
             input(Input.FATAL, null);
@@ -1122,6 +1158,23 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     private void deliver(BufferList m) {
+        if (rendezvous.inbound(m)) {
+            return; // a descriptor, or a message that waits behind one being read
+        }
+        deliverNow(m);
+    }
+
+    /** Hands a message to the application now (a rendezvous delivers in order through this). */
+    void deliverNow(Object message) {
+        if (message instanceof Buffer b) {
+            try {
+                handler.onMessage(this, b);
+            } catch (Throwable t) {
+                loop.reportUncaught(t);
+            }
+            return;
+        }
+        BufferList m = (BufferList) message;
         try {
             handler.onMessage(this, m);
         } catch (Throwable t) {
@@ -1129,7 +1182,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
     }
 
-    private static void releaseMessage(Object m) {
+    static void releaseMessage(Object m) {
         if (m instanceof Buffer b) {
             b.release();
         } else {
@@ -1144,11 +1197,19 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     private void deliver(Buffer b) {
-        try {
-            handler.onMessage(this, b);
-        } catch (Throwable t) {
-            loop.reportUncaught(t);
+        if (rendezvous.inbound(b)) {
+            return;
         }
+        deliverNow(b);
+    }
+
+    /**
+     * A buffer a rendezvous READ filled becomes part of a received message: held by the application, and when
+     * released back to the pool (it holds no credit: the descriptor's went back when it was read).
+     */
+    void adoptRead(Buffer b, int length) {
+        b.deliver(0, length, 0, 0, qp == null ? 0 : qp.qpNum(), fragmentOwner);
+        sharedHeld++;
     }
 
     private void recycle(Buffer b, boolean srq) {
@@ -1354,6 +1415,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                         + ", not to this connection's " + device.pool() + " (allocate with connection.allocate())");
             }
         }
+        if (withImm && rendezvous.isOn() && imm >>> 24 == Rendezvous.DESCRIPTOR_TAG) {
+            throw new IllegalArgumentException("with the rendezvous, immediate data 0xC7xxxxxx is Ibex's (a "
+                    + "descriptor); use another immediate value");
+        }
         int max = maxMessageSize();
         if (message.length() > max || (n > 1 && !peerReassembles())) {
             throw new MessageTooLargeException(message.length(), max, !peerReassembles()
@@ -1361,6 +1426,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                     + "ReceiveMode.WINDOW): send one buffer per message" : "raise ConnectionOptions.withMaxMessageSize "
                     + "(the limit is the smaller of both ends', " + options.maxMessageSize() + " B here, "
                     + peerOffer.maxMessageSize() + " B at the peer)");
+        }
+        if (rendezvous.takes(message.length())) {
+            sendByRendezvous(message, withImm, imm, attachment);
+            return;
         }
         if (n == 1) {
             if (withImm) {
@@ -1395,6 +1464,38 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         pump();
     }
 
+    /**
+     * A message of at least {@link ConnectionOptions#rendezvousThreshold()} bytes to a peer that speaks the
+     * rendezvous: one backlog entry, whose turn exposes the buffers and sends the descriptor (see {@link Rendezvous});
+     * it completes when the peer has read it.
+     */
+    private void sendByRendezvous(BufferList message, boolean withImm, int imm, long attachment) {
+        if (withImm && MessageFragments.isReserved(imm)) {
+            throw new IllegalArgumentException("with the rendezvous, immediate data 0xC6xxxxxx and 0xC7xxxxxx is "
+                    + "Ibex's (fragments, rendezvous); use another immediate value");
+        }
+        checkCredit(withImm ? Operation.SEND_WITH_IMM : Operation.SEND);
+        checkMessageSlot();
+        for (int k = 0; k < message.count(); k++) {
+            Buffer b = message.buffer(k);
+            b.lend(); // throws for a buffer that is not held, before anything is taken
+            b.reclaim(); // (it stays held: the peer reads it through a window)
+        }
+        rendezvous.send(message, withImm, imm, attachment);
+        message.clear();
+        backlog.add(SendBacklog.RENDEZVOUS, withImm ? Operation.SEND_WITH_IMM : Operation.SEND, null, 0, 0, 0,
+                attachment);
+        spendCredit(); // the descriptor takes the message's one credit
+        pump();
+    }
+
+    /** A rendezvous got the buffers it waited for: post what waits (loop thread). */
+    void pumpBacklog() {
+        if (state == ESTABLISHED && !backlog.isEmpty()) {
+            pump();
+        }
+    }
+
     /** The send queue has a slot for one more message (whose last part will take it). */
     private void checkMessageSlot() {
         if (sq.writableSlots() - backlog.messages() <= 0) {
@@ -1422,6 +1523,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         try {
             while (!backlog.isEmpty() && state == ESTABLISHED) {
                 byte role = backlog.role();
+                if (role == SendBacklog.RENDEZVOUS) {
+                    if (!rendezvous.advance()) {
+                        break; // binds and descriptor parts wait for fragment slots
+                    }
+                    backlog.poll();
+                    continue;
+                }
                 boolean internal = role == SendBacklog.FIRST || role == SendBacklog.MIDDLE;
                 if (internal ? !sq.fragmentSlotFree() : sq.writableSlots() == 0) {
                     break; // (a message's own slot is always there: it was counted when the message was accepted)
@@ -1455,6 +1563,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             Buffer b = backlog.buffer();
             long attachment = backlog.attachment();
             backlog.poll();
+            if (role == SendBacklog.RENDEZVOUS) {
+                rendezvous.failNext(); // its buffers go back, and it fails as flushed, in its place
+                continue;
+            }
             b.reclaim();
             b.release();
             if (role == SendBacklog.SINGLE || role == SendBacklog.LAST) {
@@ -1474,6 +1586,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         if (credits != null && Credits.isUpdate(length, true, immData)) {
             throw new IllegalArgumentException("with credits, a zero-length message with immediate data 0xC5xxxxxx "
                     + "is Ibex's credit update; give it a byte or another immediate value");
+        }
+        if (rendezvous.isOn() && Rendezvous.isDone(length, true, immData)) {
+            throw new IllegalArgumentException("with the rendezvous, a zero-length message with immediate data "
+                    + "0xC8xxxxxx is Ibex's \"done\"; give it a byte or another immediate value");
         }
         if (peerReassembles() && MessageFragments.isReserved(immData)) {
             throw new IllegalArgumentException("with large messages, immediate data 0xC6xxxxxx and 0xC7xxxxxx on a "
@@ -1685,6 +1801,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     }
 
     void exposureEnded(Exposure e) {
+        if (e.internal) {
+            rendezvous.exposureEnded(e);
+            return;
+        }
         try {
             handler.onExposureEnded(this, e);
         } catch (Throwable t) {
@@ -1758,6 +1878,42 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
             fatal = error; // the message's last fragment will be flushed: the application hears of it there
             input(Input.FATAL, null);
         }
+    }
+
+    @Override
+    public void rendezvousReadDone(RdmaException error) {
+        rendezvous.readDone(error);
+        if (error != null && state == ESTABLISHED && error instanceof WorkCompletionException w && !w.isFlush()) {
+            fatal = error; // the peer's keys failed (REM_ACCESS_ERR) or it is gone: the message cannot arrive
+            input(Input.FATAL, null);
+        }
+    }
+
+    Exposures exposures() {
+        return exposures;
+    }
+
+    /** RDMA READs a rendezvous keeps outstanding at most: the connection's initiator depth. */
+    int readDepth() {
+        return Math.max(1, Math.min(options.initiatorDepth(), device.attributes().maxQpInitRdAtom()));
+    }
+
+    /** Messages going out or coming in by rendezvous (loop thread; for tests and leak checks). */
+    public int rendezvousInFlight() {
+        return rendezvous.inFlight();
+    }
+
+    /**
+     * What the peer exposed for the last message this end read by rendezvous (loop thread; diagnostics): one
+     * descriptor per buffer of the peer's. Once the message was read the peer revokes the keys, so they reach nothing.
+     */
+    public java.util.List<RemoteBuffer> lastRendezvousSources() {
+        return rendezvous.lastSources();
+    }
+
+    /** Whether messages of at least {@link ConnectionOptions#rendezvousThreshold()} go by rendezvous (loop thread). */
+    public boolean usesRendezvous() {
+        return rendezvous.isOn();
     }
 
     @Override

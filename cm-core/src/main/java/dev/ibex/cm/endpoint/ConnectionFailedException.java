@@ -36,7 +36,9 @@ public final class ConnectionFailedException extends RdmaException {
         /** The RDMA device was removed (the CM's DEVICE_REMOVAL or the device's DEVICE_FATAL, whichever came first). */
         DEVICE_REMOVAL,
         /** The QP refused to post work (it is in error). */
-        POST_FAILED
+        POST_FAILED,
+        /** The peer disconnected while this end was reading a message from it by rendezvous: the message is lost. */
+        MESSAGE_CUT_SHORT
     }
 
     private final Reason reason;

@@ -38,6 +38,7 @@ public final class ConnectionOptions {
     private int keepaliveCount = 3;
     private ReceiveMode receiveMode = ReceiveMode.SHARED;
     private int maxMessageSize = 1 << 20;
+    private int rendezvousThreshold = 64 << 10;
 
     private ConnectionOptions() {}
 
@@ -61,6 +62,7 @@ public final class ConnectionOptions {
         c.keepaliveCount = keepaliveCount;
         c.receiveMode = receiveMode;
         c.maxMessageSize = maxMessageSize;
+        c.rendezvousThreshold = rendezvousThreshold;
         return c;
     }
 
@@ -333,6 +335,25 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * Messages of at least this many bytes go by rendezvous (the receiver READs them from buffers this end exposes;
+     * see {@link Connection#send(dev.ibex.cm.buffer.BufferList, long)}) when both ends support it; 0: never, every
+     * message goes eagerly. Default 64 KiB.
+     */
+    public int rendezvousThreshold() {
+        return rendezvousThreshold;
+    }
+
+    /** {@link #rendezvousThreshold()}: 0 (off) or at least 1 byte. */
+    public ConnectionOptions withRendezvousThreshold(int bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("rendezvousThreshold must be 0 (off) or positive, got " + bytes);
+        }
+        ConnectionOptions c = copy();
+        c.rendezvousThreshold = bytes;
+        return c;
+    }
+
     private static void positive(String name, int v) {
         if (v <= 0) {
             throw new IllegalArgumentException(name + " must be positive, got " + v);
@@ -349,20 +370,23 @@ public final class ConnectionOptions {
                 && localAckTimeout == c.localAckTimeout && drainTimeout.equals(c.drainTimeout)
                 && rearmAfterMigration == c.rearmAfterMigration && minRnrTimer == c.minRnrTimer
                 && keepaliveInterval.equals(c.keepaliveInterval) && keepaliveCount == c.keepaliveCount
-                && receiveMode == c.receiveMode && maxMessageSize == c.maxMessageSize;
+                && receiveMode == c.receiveMode && maxMessageSize == c.maxMessageSize
+                && rendezvousThreshold == c.rendezvousThreshold;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, signalInterval,
                 responderResources, initiatorDepth, retryCount, rnrRetryCount, localAckTimeout, drainTimeout,
-                rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount, receiveMode, maxMessageSize);
+                rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount, receiveMode, maxMessageSize,
+                rendezvousThreshold);
     }
 
     @Override
     public String toString() {
         return "ConnectionOptions[connectTimeout=" + connectTimeout + ", sendQueueDepth=" + sendQueueDepth
  + ", receiveMode=" + receiveMode + ", maxMessageSize=" + maxMessageSize
+                + ", rendezvousThreshold=" + rendezvousThreshold
                 + ", receiveWindow=" + receiveWindow + ", maxInline=" + maxInline + ", retryCount=" + retryCount
                 + ", rnrRetryCount=" + rnrRetryCount + ", localAckTimeout=" + localAckTimeout + ", keepalive="
                 + (keepalive() ? keepaliveInterval + "x" + keepaliveCount : "off") + "]";

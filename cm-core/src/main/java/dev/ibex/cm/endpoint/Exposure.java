@@ -92,6 +92,8 @@ public final class Exposure implements BufferExposure {
     End pendingEnd;
     /** Why the LOCAL_INV in flight was posted. */
     End endingFor;
+    /** Made by a {@link Rendezvous} ({@link #attachment} is its message id): its steps are not the application's. */
+    boolean internal;
 
     Exposure(Exposures owner, Buffer buffer, int offset, int length, int access, Mode mode, long attachment) {
         this.owner = owner;

@@ -74,6 +74,19 @@ final class Exposures {
 
     /** Starts exposing {@code buffer[offset, offset + length)}; the outcome is reported with {@code attachment}. */
     Exposure expose(Buffer buffer, int offset, int length, Set<RemoteAccess> rights, Mode asked, long attachment) {
+        return expose(buffer, offset, length, rights, asked, attachment, false);
+    }
+
+    /**
+     * Exposes {@code buffer[offset, offset + length)} READ-only for a rendezvous ({@link Rendezvous}): its bind takes a
+     * fragment slot and its steps go to the rendezvous, not to the application's handler ({@code id}: the message).
+     */
+    Exposure exposeForRendezvous(Buffer buffer, int offset, int length, int id) {
+        return expose(buffer, offset, length, Set.of(RemoteAccess.READ), Mode.AUTO, id, true);
+    }
+
+    private Exposure expose(Buffer buffer, int offset, int length, Set<RemoteAccess> rights, Mode asked,
+            long attachment, boolean internal) {
         Objects.requireNonNull(buffer, "buffer");
         Objects.requireNonNull(asked, "mode");
         int access = RemoteAccess.mask(rights);
@@ -92,11 +105,12 @@ final class Exposures {
         }
         Mode mode = resolve(asked, d);
         SendQueue sq = connection.sendQueue();
-        if (mode != Mode.REGION && sq.writableSlots() == 0) {
+        if (mode != Mode.REGION && (internal ? !sq.fragmentSlotFree() : sq.writableSlots() == 0)) {
             throw new IllegalStateException("the send queue is full (" + sq.capacity() + " operations outstanding): "
                     + "wait for onWritabilityChanged(true) or check writableSlots()");
         }
         Exposure e = new Exposure(this, buffer, offset, length, access, mode, attachment);
+        e.internal = internal;
         long addr = buffer.address() + offset;
         switch (mode) {
             case REGION -> {
@@ -116,7 +130,7 @@ final class Exposures {
             e.window = d.takeWindow();
             e.rkey = e.window.nextRkey();
             MemoryRegion mr = e.region != null ? e.region : buffer.region();
-            int i = sq.beginLocal(Operation.BIND_MW, e);
+            int i = sq.beginLocal(Operation.BIND_MW, e, internal);
             sq.batch().bindMw(i, e.window.mw(), e.rkey, mr, addr, length, access);
             sq.commitLocal(i);
         } catch (RuntimeException ex) {
@@ -196,11 +210,17 @@ final class Exposures {
                 e.state = State.ENDED;
                 e.end = End.FAILED;
                 release(e, true);
-                connection.exposureFailed(e.attachment, error);
+                if (e.internal) {
+                    connection.exposureEnded(e);
+                } else {
+                    connection.exposureFailed(e.attachment, error);
+                }
                 return;
             }
             e.state = State.ACTIVE;
-            connection.exposureBound(e.attachment);
+            if (!e.internal) {
+                connection.exposureBound(e.attachment);
+            }
             if (e.pendingEnd != null && e.state == State.ACTIVE) {
                 invalidate(e, e.pendingEnd);
             }
@@ -227,6 +247,10 @@ final class Exposures {
                 e.state = State.ENDED;
                 e.end = End.FAILED;
                 release(e, true);
+                if (e.internal) {
+                    connection.exposureEnded(e);
+                    continue;
+                }
                 connection.exposureFailed(e.attachment, new WorkCompletionException(Operation.BIND_MW,
                         dev.ibex.cm.spi.WcStatus.WR_FLUSH_ERR, 0));
             } else if (e.state != State.ENDED) {

@@ -17,6 +17,8 @@ final class SendBacklog {
     static final byte MIDDLE = 2;
     /** The last fragment: it carries the application's attachment (and immediate data). */
     static final byte LAST = 3;
+    /** A message going by rendezvous: its turn posts binds and descriptor (see {@link Rendezvous#advance}). */
+    static final byte RENDEZVOUS = 4;
 
     private Buffer[] buffers = new Buffer[16];
     private int[] offsets = new int[16];
@@ -51,7 +53,7 @@ final class SendBacklog {
         ops[k] = op;
         attachments[k] = attachment;
         size++;
-        if (role == SINGLE || role == FIRST) {
+        if (role == SINGLE || role == FIRST || role == RENDEZVOUS) {
             messages++;
         }
     }
@@ -91,7 +93,7 @@ final class SendBacklog {
         ops[head] = null;
         head = (head + 1) & (buffers.length - 1);
         size--;
-        if (role == SINGLE || role == LAST) {
+        if (role == SINGLE || role == LAST || role == RENDEZVOUS) {
             messages--;
         }
     }

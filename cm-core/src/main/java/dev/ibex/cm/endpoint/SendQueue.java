@@ -51,6 +51,9 @@ final class SendQueue implements Flushable {
 
         /** A fragment of a message of several buffers (not its last) completed ({@code error == null}) or failed. */
         default void fragmentDone(RdmaException error) {}
+
+        /** A rendezvous READ ({@link SendQueue#beginRead}) completed ({@code error == null}) or failed. */
+        default void rendezvousReadDone(RdmaException error) {}
     }
 
     private final EventLoop loop;
@@ -80,6 +83,8 @@ final class SendQueue implements Flushable {
     private static final byte PROBE = 1;
     private static final byte UPDATE = 2;
     private static final byte FRAGMENT = 3;
+    private static final byte RENDEZVOUS_READ = 4;
+    private static final byte RENDEZVOUS_DONE = 5;
     private long head;
     private long tail;
     private int pending;
@@ -178,14 +183,33 @@ final class SendQueue implements Flushable {
     }
 
     /**
+     * Claims a fragment slot for a rendezvous READ into {@code buffer}, which the caller lent already (one buffer may
+     * take several READs); its completion goes to {@link Owner#rendezvousReadDone} and leaves the buffer lent. The
+     * caller sets the remote address and commits.
+     */
+    int beginRead(Buffer buffer) {
+        int i = begin(Operation.READ, buffer, 0, true, true);
+        internal[(int) ((head) % capacity)] = RENDEZVOUS_READ;
+        return i;
+    }
+
+    /**
      * Claims the next slot for a work request that moves no data (BIND_MW, LOCAL_INV) on behalf of {@code e}; the
      * caller sets its operands in {@link #batch()} and calls {@link #commitLocal}.
      *
      * @throws IllegalStateException when the queue is full
      */
     int beginLocal(Operation op, Exposure e) {
+        return beginLocal(op, e, false);
+    }
+
+    /**
+     * {@link #beginLocal(Operation, Exposure)}; a bind the queue makes for a rendezvous ({@code fragment}) takes a
+     * fragment slot, as the parts of a message do, never one the application was promised.
+     */
+    int beginLocal(Operation op, Exposure e, boolean fragment) {
         boolean reserve = op == Operation.LOCAL_INV;
-        if (reserve ? reserveInUse >= reserveCapacity || head - tail >= capacity
+        if (fragment ? !fragmentSlotFree() : reserve ? reserveInUse >= reserveCapacity || head - tail >= capacity
                 : userOutstanding() >= userCapacity) {
             throw new IllegalStateException("the send queue is full (" + (reserve ? "no slot left for LOCAL_INV"
                     : userCapacity + " operations outstanding") + "): wait for onWritabilityChanged(true)");
@@ -196,8 +220,12 @@ final class SendQueue implements Flushable {
         buffers[slot] = null;
         exposures[slot] = e;
         fromReserve[slot] = reserve;
+        internal[slot] = fragment ? FRAGMENT : 0;
         if (reserve) {
             reserveInUse++;
+        }
+        if (fragment) {
+            fragmentsInUse++;
         }
         int i = pending;
         batch.wrId(i, WrId.encode(op.wrKind(), handle, slot)).opcode(i, op.opcode());
@@ -247,6 +275,23 @@ final class SendQueue implements Flushable {
         batch.wrId(i, WrId.encode(Operation.SEND_WITH_IMM.wrKind(), handle, slot))
                 .opcode(i, Operation.SEND_WITH_IMM.opcode()).immData(i, Credits.update(credits)).numSge(i, 0)
                 .flags(i, 0);
+        queued();
+        return true;
+    }
+
+    /**
+     * Queues a rendezvous "done" (see {@link Rendezvous}): a zero-length SEND with immediate data {@code imm} that needs
+     * no credit. Returns false when no reserved slot is free.
+     */
+    boolean rendezvousDone(int imm) {
+        int slot = takeReserved(Operation.SEND_WITH_IMM, RENDEZVOUS_DONE, 0);
+        if (slot < 0) {
+            return false;
+        }
+        int i = pending;
+        inline[i] = false;
+        batch.wrId(i, WrId.encode(Operation.SEND_WITH_IMM.wrKind(), handle, slot))
+                .opcode(i, Operation.SEND_WITH_IMM.opcode()).immData(i, imm).numSge(i, 0).flags(i, 0);
         queued();
         return true;
     }
@@ -393,6 +438,20 @@ final class SendQueue implements Flushable {
         }
         if (kind == UPDATE) {
             owner.creditUpdateDone((int) attachment, error);
+            return;
+        }
+        if (kind == RENDEZVOUS_DONE) {
+            owner.fragmentDone(error); // a failed "done" fails the connection as a failed fragment does
+            return;
+        }
+        if (kind == RENDEZVOUS_READ) {
+            fragmentsInUse--;
+            owner.rendezvousReadDone(error); // the buffer stays lent: the rendezvous hands it out whole
+            return;
+        }
+        if (kind == FRAGMENT && e != null) {
+            fragmentsInUse--;
+            owner.exposureStep(op, e, error);
             return;
         }
         if (kind == FRAGMENT) {

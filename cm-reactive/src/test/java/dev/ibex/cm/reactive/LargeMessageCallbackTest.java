@@ -36,7 +36,7 @@ class LargeMessageCallbackTest {
     static final Duration WAIT = Duration.ofSeconds(60);
     static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULT.withMaxMessageSize(LargeMessageTest.MAX);
 
-    final SoftHosts hosts = new SoftHosts();
+    final SoftHosts hosts = new SoftHosts(LargeMessageTest.POOL);
     Listener listener;
 
     @AfterEach

@@ -25,8 +25,14 @@ class LargeMessageTest {
     static final int BUFFER = 4096;
     static final int MAX = 2 << 20;
     static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULT.withMaxMessageSize(MAX);
+    /**
+     * 16 MiB per loop: beside the SRQ's 512 buffers, messages from 64 KiB on go by rendezvous, and a sender holds
+     * each until the peer has read it while the echo comes back the same way (two 2 MiB messages each way).
+     */
+    static final dev.ibex.cm.buffer.BufferPool.Options POOL = dev.ibex.cm.loop.LoopOptions.DEFAULT.buffers()
+            .withBufferSize(BUFFER).withSlabs(64, 4096);
 
-    final SoftHosts hosts = new SoftHosts();
+    final SoftHosts hosts = new SoftHosts(POOL);
 
     @AfterEach
     void close() {

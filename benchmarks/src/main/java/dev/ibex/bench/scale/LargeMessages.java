@@ -29,9 +29,11 @@ import reactor.core.publisher.Mono;
  * Messages of 64 KiB, 1 MiB and 16 MiB: SEND throughput through the public reactive API ({@code RdmaConnection.send}
  * of one payload of that size; default options but {@code maxMessageSize} 16 MiB at both ends, 8 KiB pool buffers)
  * against RDMA WRITE of the same size (callback API, into a buffer the server announced), two soft-roce devices on
- * loopback in this process. A SEND larger than one pool buffer goes out as a message of several buffers (one SEND
- * per buffer, reassembled by the receiver); where the API refuses the size, the row says so with the refusal, and
- * still shows the WRITE figure. Alone: {@code ./ibex bench --only large}.
+ * loopback in this process. Each size is sent twice: eagerly ({@code rendezvousThreshold} 0: one SEND per buffer,
+ * reassembled by the receiver) and by rendezvous (the default threshold, 64 KiB: the receiver READs the sender's
+ * buffers through READ-only windows), so the table shows both against WRITE and the rendezvous against the eager path
+ * of the same run; where the API refuses the size, the row says so with the refusal, and still shows the WRITE
+ * figure. Alone: {@code ./ibex bench --only large}.
  */
 final class LargeMessages {
     static final int[] SIZES = {64 << 10, 1 << 20, 16 << 20};
@@ -39,6 +41,7 @@ final class LargeMessages {
     static final long VOLUME = 128L << 20;
     static final Duration LIMIT = Duration.ofSeconds(120);
     static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULT.withMaxMessageSize(16 << 20);
+    static final ConnectionOptions EAGER = OPTIONS.withRendezvousThreshold(0);
 
     private LargeMessages() {}
 
@@ -52,14 +55,22 @@ final class LargeMessages {
                 out.println("   " + label(size) + " WRITE failed: " + e.getMessage());
                 write = Double.NaN;
             }
-            Result send = send(size);
-            out.printf(Locale.ROOT, "   %s: WRITE %.1f MB/s, SEND %s%n", label(size), write,
-                    send.error == null ? String.format(Locale.ROOT, "%.1f MB/s", send.megabytesPerSecond)
-                            : "refused (" + send.error + ")");
+            Result eager = send(size, EAGER);
+            Result send = send(size, OPTIONS);
+            out.printf(Locale.ROOT, "   %s: WRITE %.1f MB/s, SEND eager %s, SEND rendezvous %s%n", label(size), write,
+                    figure(eager), figure(send));
             table.add(new Comparison(label(size) + " messages: SEND vs RDMA WRITE (MB/s)", write,
-                    send.megabytesPerSecond, Target.none(), send.error == null ? "reactive send vs callback WRITE"
-                    : "SEND refused: " + send.error));
+                    send.megabytesPerSecond, Target.none(), send.error == null ? "reactive send (default options: "
+                    + "rendezvous from 64 KiB) vs callback WRITE" : "SEND refused: " + send.error));
+            table.add(new Comparison(label(size) + " messages: rendezvous vs eager SEND (MB/s)",
+                    eager.megabytesPerSecond, send.megabytesPerSecond, Target.none(), "same run, same API; eager = "
+                    + "rendezvousThreshold 0" + (eager.error == null ? "" : "; eager failed: " + eager.error)));
         }
+    }
+
+    private static String figure(Result r) {
+        return r.error == null ? String.format(Locale.ROOT, "%.1f MB/s", r.megabytesPerSecond)
+                : "refused (" + r.error + ")";
     }
 
     static String label(int size) {
@@ -80,7 +91,7 @@ final class LargeMessages {
     private record Result(double megabytesPerSecond, String error) {}
 
     /** SENDs of {@code size} bytes through cm-reactive; the refusal when the API has none. */
-    static Result send(int size) {
+    static Result send(int size, ConnectionOptions options) {
         int udp = FreePort.on(LoopbackHosts.SERVER, LoopbackHosts.CLIENT);
         EventLoopGroup serverLoops = EventLoopGroup.open("soft-roce", config("srv=" + LoopbackHosts.SERVER, udp),
                 LoopOptions.DEFAULT.withLoops(1).withThreadName("large-srv"));
@@ -92,12 +103,12 @@ final class LargeMessages {
         RdmaConnection conn = null;
         try {
             server = RdmaServer.create().runOn(serverLoops).host(LoopbackHosts.SERVER).port(0)
-                    .options(ListenOptions.DEFAULT.withConnection(OPTIONS))
+                    .options(ListenOptions.DEFAULT.withConnection(options))
                     .handle(c -> c.receive().doOnNext(m -> {
                         bytes.addAndGet(m.length());
                         received.incrementAndGet();
                     }).then()).bindNow(LIMIT);
-            conn = RdmaClient.create().runOn(clientLoops).localHost(LoopbackHosts.CLIENT).options(OPTIONS)
+            conn = RdmaClient.create().runOn(clientLoops).localHost(LoopbackHosts.CLIENT).options(options)
                     .remoteAddress(new InetSocketAddress(LoopbackHosts.SERVER, server.port())).connectNow(LIMIT);
             byte[] payload = new byte[size];
             try {

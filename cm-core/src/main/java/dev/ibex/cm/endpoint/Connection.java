@@ -1476,10 +1476,19 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
         checkCredit(withImm ? Operation.SEND_WITH_IMM : Operation.SEND);
         checkMessageSlot();
-        for (int k = 0; k < message.count(); k++) {
-            Buffer b = message.buffer(k);
-            b.lend(); // throws for a buffer that is not held, before anything is taken
-            b.reclaim(); // (it stays held: the peer reads it through a window)
+        int n = message.count();
+        for (int k = 0; k < n; k++) {
+            try {
+                message.buffer(k).lend(); // throws for a buffer not held, or listed twice, before anything is taken
+            } catch (IllegalStateException e) {
+                for (int j = 0; j < k; j++) {
+                    message.buffer(j).reclaim();
+                }
+                throw e;
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            message.buffer(k).reclaim(); // (held again: the peer reads it through a window)
         }
         rendezvous.send(message, withImm, imm, attachment);
         message.clear();

@@ -438,7 +438,7 @@ final class Rendezvous {
                 in.filling = b;
                 in.filled = 0;
             }
-            int len = (int) Math.min(in.lengths[in.segment] - in.segmentOffset, size - in.filled);
+            int len = Math.min(in.lengths[in.segment] - in.segmentOffset, size - in.filled);
             Buffer b = in.filling;
             int i = sq.beginRead(b);
             sq.batch().rdma(i, in.addresses[in.segment] + in.segmentOffset, in.rkeys[in.segment]);

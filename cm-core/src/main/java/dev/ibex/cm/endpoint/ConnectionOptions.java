@@ -38,7 +38,7 @@ public final class ConnectionOptions {
     private int keepaliveCount = 3;
     private ReceiveMode receiveMode = ReceiveMode.SHARED;
     private int maxMessageSize = 1 << 20;
-    private int rendezvousThreshold = 64 << 10;
+    private int rendezvousThreshold = 1 << 20;
 
     private ConnectionOptions() {}
 
@@ -338,7 +338,9 @@ public final class ConnectionOptions {
     /**
      * Messages of at least this many bytes go by rendezvous (the receiver READs them from buffers this end exposes;
      * see {@link Connection#send(dev.ibex.cm.buffer.BufferList, long)}) when both ends support it; 0: never, every
-     * message goes eagerly. Default 64 KiB.
+     * message goes eagerly. Default 1 MiB: below it the rendezvous' fixed cost (descriptor, "done", a bind and an
+     * invalidation per buffer) outweighs keeping the message out of the receiver's shared receive queue
+     * (docs/benchmarks.md, "Large messages").
      */
     public int rendezvousThreshold() {
         return rendezvousThreshold;

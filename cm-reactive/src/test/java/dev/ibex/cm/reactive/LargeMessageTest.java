@@ -26,7 +26,7 @@ class LargeMessageTest {
     static final int MAX = 2 << 20;
     static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULT.withMaxMessageSize(MAX);
     /**
-     * 16 MiB per loop: beside the SRQ's 512 buffers, messages from 64 KiB on go by rendezvous, and a sender holds
+     * 16 MiB per loop: beside the SRQ's 512 buffers, messages from 1 MiB on go by rendezvous, and a sender holds
      * each until the peer has read it while the echo comes back the same way (two 2 MiB messages each way).
      */
     static final dev.ibex.cm.buffer.BufferPool.Options POOL = dev.ibex.cm.loop.LoopOptions.DEFAULT.buffers()

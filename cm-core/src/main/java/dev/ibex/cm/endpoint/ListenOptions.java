@@ -5,7 +5,10 @@ import java.time.Duration;
 /**
  * How a {@link Listener} listens.
  *
- * @param backlog {@code rdma_listen} backlog
+ * @param backlog {@code rdma_listen} backlog: requests the provider holds for the loop to take; beyond it they are
+ *     dropped silently (as the kernel's rdma_cm does) and asked again only after the CM response timeout (4.3 s).
+ *     The default equals the default {@code maxHalfOpen}, so what bounds a burst is the half-open limit, whose REJ
+ *     the reactive client asks again at once, not a silent drop while the loop is busy
  * @param requestTimeout how long a request may wait for accept/reject before it is rejected
  * @param childrenOnListenerLoop keep accepted connections on the listener's loop instead of spreading them
  *     round-robin over the group
@@ -16,7 +19,7 @@ import java.time.Duration;
  */
 public record ListenOptions(int backlog, Duration requestTimeout, boolean childrenOnListenerLoop,
         ConnectionOptions connection, int maxHalfOpen, int maxHalfOpenPerSource) {
-    public static final ListenOptions DEFAULT = new ListenOptions(128, Duration.ofSeconds(10), false,
+    public static final ListenOptions DEFAULT = new ListenOptions(1024, Duration.ofSeconds(10), false,
             ConnectionOptions.DEFAULT, 1024, 64);
 
     public ListenOptions {

@@ -81,6 +81,12 @@ final class SoftHosts implements AutoCloseable {
                 "cli=" + CLIENT_IP, 18, Map.of(), tune);
     }
 
+    /** The default devices with provider properties added ({@code extra}) and both groups' loop options changed. */
+    static SoftHosts with(Map<String, String> extra, UnaryOperator<LoopOptions> tune) {
+        return new SoftHosts(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "srv=" + SERVER_IP,
+                "cli=" + CLIENT_IP, 18, extra, tune);
+    }
+
     /** Both hosts' devices given (the first address of each should be {@link #SERVER_IP} / {@link #CLIENT_IP}). */
     SoftHosts(String serverDevices, String clientDevices, Map<String, String> extra) {
         this(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), serverDevices, clientDevices,

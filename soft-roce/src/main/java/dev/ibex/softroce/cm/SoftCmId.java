@@ -87,6 +87,9 @@ public final class SoftCmId implements CmId {
     private int responderResources;
     private int initiatorDepth;
     private int backlog;
+    private int backlogSize;
+    /** Requests dropped because the backlog was full (listener only; under the CM lock). */
+    private long backlogDrops;
     private boolean connectError;
     private SoftCmId listener;
     private CmTimer.Cancellable work;
@@ -467,6 +470,7 @@ public final class SoftCmId implements CmId {
             }
             ibId = l;
             this.backlog = backlog > 0 && backlog < MAX_BACKLOG ? backlog : MAX_BACKLOG;
+            this.backlogSize = this.backlog;
             state = RdmaCmState.LISTEN;
         });
     }
@@ -491,7 +495,14 @@ public final class SoftCmId implements CmId {
             return -Errno.EINVAL.number();
         }
         if (backlog == 0) {
-            return -IbCmId.ENOMEM; // dropped silently: the peer's retry may find room
+            // dropped silently, as the kernel's rdma_cm: the peer's retry (after its CM response timeout) may find room
+            if (backlogDrops++ % 1000 == 0) {
+                LOG.warn("listener {}: backlog of {} undelivered requests full, a request from {} dropped ({} so far;"
+                        + " the peer asks again after its CM response timeout): the application takes its"
+                        + " CONNECT_REQUEST events too slowly or its backlog is too small", src, backlogSize,
+                        hdr.source(), backlogDrops);
+            }
+            return -IbCmId.ENOMEM;
         }
         backlog--;
         IbCmId child = e.id();

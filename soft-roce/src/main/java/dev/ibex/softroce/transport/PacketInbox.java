@@ -21,9 +21,13 @@ final class PacketInbox {
     private int[] lengths;
     private int[] sources;
     private int[] destinations;
-    private volatile long dropped;
+    /** Producers on several receive threads drop at once: an atomic count, not a {@code volatile ++}. */
+    private final AtomicLong dropped = new AtomicLong();
 
     PacketInbox(int slots, int slotSize) {
+        if (slots < 2) { // with one slot "written at t" and "free again for t + slots" are the same sequence number
+            throw new IllegalArgumentException("an inbox needs at least 2 slots, got " + slots);
+        }
         this.slots = slots;
         this.slotSize = slotSize;
     }
@@ -48,7 +52,7 @@ final class PacketInbox {
      */
     boolean offer(MemorySegment src, long offset, int length, int srcIp, int dstIp) {
         if (length > slotSize) {
-            dropped++;
+            dropped.incrementAndGet();
             return false;
         }
         if (memory == null) {
@@ -66,7 +70,7 @@ final class PacketInbox {
                     break;
                 }
             } else if (dif < 0) {
-                dropped++;
+                dropped.incrementAndGet();
                 return false;
             }
             Thread.onSpinWait();
@@ -126,6 +130,6 @@ final class PacketInbox {
     }
 
     long dropped() {
-        return dropped;
+        return dropped.get();
     }
 }

@@ -26,8 +26,8 @@ public final class ConnectionOptions {
     private int receiveWindow = 64;
     private int maxInline = 64;
     private int signalInterval = 16;
-    private int responderResources = 4;
-    private int initiatorDepth = 4;
+    private int responderResources = 16;
+    private int initiatorDepth = 16;
     private int retryCount = 6;
     private int rnrRetryCount = 7;
     private int localAckTimeout = -1;

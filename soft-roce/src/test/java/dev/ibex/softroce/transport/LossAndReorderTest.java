@@ -46,7 +46,9 @@ class LossAndReorderTest {
 
     @Test
     void everyMessageArrivesExactlyOnceInOrderIntact() {
-        try (Harness h = new Harness(Map.of(SoftRoceConfig.TIMER_SCALE, "0.015"))) {
+        // retry_cnt 7 retries for ever (as rxe): a starved host must not turn the scaled ACK timeout into RETRY_EXC_ERR
+        try (Harness h = new Harness(Map.of(SoftRoceConfig.TIMER_SCALE, "0.015",
+                SoftRoceConfig.RETRY_SEVEN_INFINITE, "true"))) {
             FaultInjector faults = h.fabric.faults();
             CompletionChannel xch = h.a.createCompletionChannel();
             CompletionChannel ych = h.b.createCompletionChannel();

@@ -120,6 +120,8 @@ public final class BufferPool implements AutoCloseable {
     private volatile boolean closed;
     /** One-shot tasks waiting for a free buffer (owner thread), and how they are woken. */
     private final java.util.ArrayDeque<Runnable> waiters = new java.util.ArrayDeque<>();
+    /** One-shot tasks of receive queues waiting for a buffer beyond the {@link #receiveReserve()}. */
+    private final java.util.ArrayDeque<Runnable> receiveWaiters = new java.util.ArrayDeque<>();
     private Runnable wakeScheduler;
     private boolean wakeQueued;
     private Runnable growthListener;
@@ -192,6 +194,40 @@ public final class BufferPool implements AutoCloseable {
         return b;
     }
 
+    /**
+     * Buffers receives leave to sends: receive queues and the SRQ take no buffer that would leave the pool with
+     * {@code receiveReserve()} or fewer to hand out, so a pool whose receives could take it all (windows of their own
+     * for every connection) still has buffers to send from. One sixteenth of {@link Options#maxBuffers()}, between 1
+     * and 64.
+     */
+    public int receiveReserve() {
+        return Math.max(1, Math.min(64, options.maxBuffers() / 16));
+    }
+
+    /**
+     * {@link #tryAcquire()} for a receive: {@code null} as well when only the {@link #receiveReserve()} is left, unless
+     * {@code essential} (the queue has no receive posted at all: it must never be deaf while a buffer is free).
+     */
+    public Buffer tryAcquireForReceive(boolean essential) {
+        checkOwner();
+        if (!essential && headroom() <= receiveReserve()) {
+            return null;
+        }
+        return tryAcquire();
+    }
+
+    /**
+     * Runs {@code task} once, on the owner thread, after more than the {@link #receiveReserve()} is free again: for a
+     * receive queue that {@link #tryAcquireForReceive} refused.
+     */
+    public void whenReceivable(Runnable task) {
+        checkOwner();
+        receiveWaiters.add(task);
+        if (headroom() > receiveReserve()) {
+            wake();
+        }
+    }
+
     private int lowestWithFree() {
         for (int w = 0; w < withFree.length; w++) {
             if (withFree[w] != 0) {
@@ -251,7 +287,7 @@ public final class BufferPool implements AutoCloseable {
     }
 
     private void wake() {
-        if (!wakeQueued && wakeScheduler != null && !waiters.isEmpty()) {
+        if (!wakeQueued && wakeScheduler != null && (!waiters.isEmpty() || !receiveWaiters.isEmpty())) {
             wakeQueued = true;
             wakeScheduler.run();
         }
@@ -264,12 +300,24 @@ public final class BufferPool implements AutoCloseable {
         for (int i = 0; i < n && !closed && canAcquire(); i++) {
             Runnable r = waiters.poll();
             if (r == null) {
-                return;
+                break;
             }
             try {
                 r.run();
             } catch (RuntimeException e) {
                 LOG.warn("a task waiting for a buffer of {} failed", name, e);
+            }
+        }
+        int m = receiveWaiters.size();
+        for (int i = 0; i < m && !closed && headroom() > receiveReserve(); i++) {
+            Runnable r = receiveWaiters.poll();
+            if (r == null) {
+                return;
+            }
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.warn("a receive queue waiting for a buffer of {} failed", name, e);
             }
         }
     }
@@ -403,7 +451,7 @@ public final class BufferPool implements AutoCloseable {
         if (o != null) {
             o.released(b);
         }
-        if (!waiters.isEmpty()) {
+        if (!waiters.isEmpty() || !receiveWaiters.isEmpty() && freeCount + options.maxBuffers() - count > receiveReserve()) {
             wake();
         }
     }

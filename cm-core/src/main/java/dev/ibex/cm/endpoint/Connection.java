@@ -689,13 +689,15 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         LoopDevice d = loop.device(id.device());
         boolean window = isPassive() ? !offersCredits() || d.sharedReceives() == null
                 : options.receiveMode() == ReceiveMode.WINDOW || d.sharedReceives() == null;
-        int needed = window ? Math.min(options.receiveWindow(), HANDSHAKE_RECEIVES) : 1;
+        // and the pool's send reserve: receives never take it, so a connection admitted into it could not receive
+        int needed = (window ? Math.min(options.receiveWindow(), HANDSHAKE_RECEIVES) : 1) + d.pool().receiveReserve();
         int headroom = d.pool().headroom();
         if (headroom >= needed) {
             return null;
         }
         return "no receive buffers: " + d.pool() + " has " + headroom + " of "
-                + d.pool().options().maxBuffers() + " left, " + needed + " needed (raise BufferPool.Options.maxBuffers, "
+                + d.pool().options().maxBuffers() + " left, " + needed + " needed with the "
+                + d.pool().receiveReserve() + " kept for sends (raise BufferPool.Options.maxBuffers, "
                 + "or release what the application holds)";
     }
 

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * instead of growing memory. Posted buffers form a ring in posting order (a receive queue completes in order), so
  * teardown can reclaim them. When the pool has no buffer left, the queue waits for the pool to free one
  * ({@link BufferPool#whenFree}) and posts again until its window is posted: a queue is never left short (or, worse, empty: deaf to every datagram) just because
- * the pool was exhausted when it last looked. Loop-confined.
+ * the pool was exhausted when it last looked. It leaves the pool's {@link BufferPool#receiveReserve()} to sends unless
+ * it has no receive posted at all. Loop-confined.
  */
 final class ReceiveQueue implements Flushable {
     private static final Logger LOG = LoggerFactory.getLogger(ReceiveQueue.class);
@@ -99,7 +100,7 @@ final class ReceiveQueue implements Flushable {
         while (want > 0) {
             int n = 0;
             while (n < want && n < batch.capacity()) {
-                Buffer b = pool.tryAcquire();
+                Buffer b = pool.tryAcquireForReceive(posted() + n == 0); // sends keep the pool's reserve
                 if (b == null) {
                     break;
                 }
@@ -152,7 +153,11 @@ final class ReceiveQueue implements Flushable {
         }
         if (!waitingForBuffers && !stopped) {
             waitingForBuffers = true;
-            pool.whenFree(buffersFreed);
+            if (posted() == 0) {
+                pool.whenFree(buffersFreed); // deaf: any buffer will do
+            } else {
+                pool.whenReceivable(buffersFreed); // short: once more than the send reserve is free
+            }
         }
     }
 

@@ -455,7 +455,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         while (want > 0) {
             int n = 0;
             while (n < batch.capacity() && n < want) {
-                Buffer b = pool.tryAcquire();
+                Buffer b = pool.tryAcquireForReceive(srqPosted + n == 0); // sends keep the pool's reserve
                 if (b == null) {
                     break;
                 }
@@ -467,10 +467,15 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 if (!waitingForBuffers) {
                     // the pool is dry: refill as soon as any buffer comes back, not only an SRQ buffer
                     waitingForBuffers = true;
-                    pool.whenFree(() -> {
+                    Runnable refill = () -> {
                         waitingForBuffers = false;
                         requestFlush();
-                    });
+                    };
+                    if (srqPosted == 0) {
+                        pool.whenFree(refill);
+                    } else {
+                        pool.whenReceivable(refill); // once more than the send reserve is free
+                    }
                 }
                 return;
             }

@@ -53,6 +53,39 @@ class BufferPoolTest {
         assertThat(scheduled).as("no waiter left: no wake-up").isEmpty();
     }
 
+    /**
+     * Receives leave the send reserve (a sixteenth of the pool) alone unless their queue has nothing posted, and a
+     * receive queue refused for the reserve is woken only once more than the reserve is free — not on every buffer
+     * that comes back (it would spin on the loop).
+     */
+    @Test
+    void receivesLeaveTheSendReserveAndAreWokenOnlyWhenMoreIsFree() {
+        BufferPool p = pool(8, 32, false);
+        assertThat(p.receiveReserve()).isEqualTo(2);
+        List<Runnable> scheduled = new ArrayList<>();
+        p.wakeWith(() -> scheduled.add(p::runWaiters));
+        List<Buffer> taken = new ArrayList<>();
+        for (Buffer b; (b = p.tryAcquireForReceive(false)) != null; ) {
+            taken.add(b);
+        }
+        assertThat(taken).as("receives stop at the reserve").hasSize(30);
+        assertThat(p.headroom()).isEqualTo(2);
+        Buffer essential = p.tryAcquireForReceive(true);
+        assertThat(essential).as("a queue with nothing posted may dip into it").isNotNull();
+        List<String> woken = new ArrayList<>();
+        p.whenReceivable(() -> woken.add("receive"));
+        Buffer send = p.tryAcquire();
+        assertThat(send).as("a send takes the last of the reserve").isNotNull();
+        send.release(); // headroom 0 → 1
+        essential.release(); // 1 → 2: still only the reserve
+        assertThat(scheduled).as("not woken for the reserve").isEmpty();
+        taken.remove(0).release(); // 2 → 3
+        assertThat(scheduled).hasSize(1);
+        scheduled.remove(0).run();
+        assertThat(woken).containsExactly("receive");
+        taken.forEach(Buffer::release);
+    }
+
     @Test
     void growsASlabAtATimeRegisteringEachOnceUpToTheLimit() {
         BufferPool p = pool(4, 10, false);

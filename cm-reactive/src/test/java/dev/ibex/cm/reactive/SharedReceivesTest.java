@@ -58,6 +58,57 @@ class SharedReceivesTest {
         server.disposeNow(WAIT);
     }
 
+    /**
+     * A server whose pool cannot give one more connection its receives (windows of 64, no shared receive queue, 256
+     * buffers) refuses the next request at connect time, typed (REJ no resources, {@code RejectReason.NO_RESOURCES}
+     * with the figures) — it never accepts a connection it would starve — and the connections it has keep echoing;
+     * once one closes, a new client gets in.
+     */
+    @Test
+    void aServerWithoutBuffersForOneMoreConnectionRefusesItTypedAndTheOthersGoOn() throws InterruptedException {
+        try (SoftHosts h = SoftHosts.split(
+                o -> o.withSrqDepth(0).withBuffers(o.buffers().withSlabs(64, 256)), o -> o)) {
+            DisposableServer server = h.rdmaServer().handle(c -> c.send(c.receive().map(Message::retain)))
+                    .bindNow();
+            List<RdmaConnection> fit = new ArrayList<>();
+            List<java.util.concurrent.BlockingQueue<String>> echoes = new ArrayList<>();
+            for (int i = 0; i < 4; i++) { // 4 windows of 64 take the server's 256 buffers (but its send reserve)
+                RdmaConnection c = h.rdmaClient(server).connectNow(WAIT);
+                java.util.concurrent.BlockingQueue<String> q = new java.util.concurrent.LinkedBlockingQueue<>();
+                c.receive().map(Message::asString).subscribe(q::add);
+                fit.add(c);
+                echoes.add(q);
+            }
+            for (int i = 0; i < 4; i++) { // established, and the server can still send: it kept buffers for that
+                fit.get(i).send(Mono.just("before")).block(WAIT);
+                assertThat(echoes.get(i).poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                        .as("echo on connection %d", i).isEqualTo("before");
+            }
+            reactor.test.StepVerifier.create(h.rdmaClient(server).connect())
+                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(
+                            dev.ibex.cm.RdmaConnectException.class, x -> {
+                                assertThat(x.rejectReason()).isEqualTo(dev.ibex.cm.RejectReason.NO_RESOURCES);
+                                assertThat(x.getMessage()).contains("no receive buffers");
+                            }))
+                    .verify(WAIT);
+            for (int i = 0; i < 4; i++) {
+                fit.get(i).send(Mono.just("after")).block(WAIT);
+                assertThat(echoes.get(i).poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                        .as("the refusal ended no other connection").isEqualTo("after");
+            }
+            RdmaConnection gone = fit.remove(0);
+            gone.dispose();
+            gone.onDispose().block(WAIT);
+            RdmaConnection next = org.awaitility.Awaitility.await().atMost(WAIT).ignoreExceptions()
+                    .until(() -> h.rdmaClient(server).connectNow(WAIT), c -> c != null);
+            assertThat(echo(next, "room again")).isEqualTo("room again");
+            fit.add(next);
+            fit.forEach(RdmaConnection::dispose);
+            Flux.fromIterable(fit).flatMap(RdmaConnection::onDispose).blockLast(WAIT);
+            server.disposeNow(WAIT);
+        }
+    }
+
     @Test
     void aSlowConsumerStallsItsOwnSenderOnlyAndLosesNothing() {
         List<RdmaConnection> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -93,8 +93,19 @@ final class SoftHosts implements AutoCloseable {
                 18, extra, UnaryOperator.identity());
     }
 
+    /** The default hosts with the server's and the client's loop options changed apart. */
+    static SoftHosts split(UnaryOperator<LoopOptions> serverTune, UnaryOperator<LoopOptions> clientTune) {
+        return new SoftHosts(LoopOptions.DEFAULT.buffers().withBufferSize(4096).withSlabs(64, 1024), "srv=" + SERVER_IP,
+                "cli=" + CLIENT_IP, 18, Map.of(), serverTune, clientTune);
+    }
+
     private SoftHosts(BufferPool.Options buffers, String serverDevices, String clientDevices, int caAckDelay,
             Map<String, String> extra, UnaryOperator<LoopOptions> tune) {
+        this(buffers, serverDevices, clientDevices, caAckDelay, extra, tune, tune);
+    }
+
+    private SoftHosts(BufferPool.Options buffers, String serverDevices, String clientDevices, int caAckDelay,
+            Map<String, String> extra, UnaryOperator<LoopOptions> tune, UnaryOperator<LoopOptions> clientTune) {
         this.caAckDelay = caAckDelay;
         this.extra = extra;
         serverFabric = open(serverDevices);
@@ -102,9 +113,8 @@ final class SoftHosts implements AutoCloseable {
         LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
                 .withBuffers(buffers.withLeakTracking(true)) // local access only: peers get exposures
                 .withUncaughtHandler(uncaught::add);
-        options = tune.apply(options);
-        server = EventLoopGroup.of(serverFabric, options.withThreadName("srv-loop"));
-        client = EventLoopGroup.of(clientFabric, options.withThreadName("cli-loop"));
+        server = EventLoopGroup.of(serverFabric, tune.apply(options).withThreadName("srv-loop"));
+        client = EventLoopGroup.of(clientFabric, clientTune.apply(options).withThreadName("cli-loop"));
     }
 
     private Fabric open(String devices) {

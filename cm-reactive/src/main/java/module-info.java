@@ -6,4 +6,6 @@ module dev.ibex.cm.reactive {
     requires org.slf4j;
 
     exports dev.ibex.cm.reactive;
+
+    uses dev.ibex.cm.reactive.RdmaMetricsRecorderProvider;
 }

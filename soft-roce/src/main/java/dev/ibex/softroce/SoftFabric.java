@@ -5,6 +5,7 @@ import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.Fabric;
 import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.RdmaCounter;
 import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.cm.spi.ResourceTracker;
 import dev.ibex.softroce.net.FaultInjector;
@@ -12,7 +13,9 @@ import dev.ibex.softroce.net.SocketDrops;
 import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.transport.Timers;
 import dev.ibex.softroce.transport.WorkQueue;
+import dev.ibex.softroce.verbs.DropCounts;
 import dev.ibex.softroce.verbs.Link;
+import dev.ibex.softroce.verbs.QpCounter;
 import dev.ibex.softroce.verbs.SoftDevice;
 import dev.ibex.softroce.verbs.SoftPoller;
 import dev.ibex.softroce.wire.Ipv4;
@@ -21,6 +24,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -181,6 +185,32 @@ public final class SoftFabric implements Fabric {
     @Override
     public ResourceCounts resources() {
         return tracker.snapshot();
+    }
+
+    /**
+     * Per device (tag {@code device}): the QP counters of {@link QpCounter} (retransmissions, RNR NAKs both ways,
+     * out-of-sequence and duplicate requests, invalid responses, path migrations, UD drops) and the drops on arrival
+     * of {@link DropCounts} ({@code drops.malformed}, {@code drops.unknown.qp}, {@code drops.off.path},
+     * {@code drops.wrong.transport}).
+     */
+    @Override
+    public List<RdmaCounter> counters() {
+        List<RdmaCounter> all = new ArrayList<>();
+        for (SoftDevice d : devices) {
+            Map<String, String> tags = Map.of("device", d.name());
+            for (QpCounter c : QpCounter.values()) {
+                all.add(new RdmaCounter(c.counterName(), c.description(), tags, () -> d.count(c)));
+            }
+            all.add(new RdmaCounter("drops.malformed", "datagrams dropped on arrival: not valid RoCEv2 or a bad ICRC",
+                    tags, () -> d.dropCounts().malformed()));
+            all.add(new RdmaCounter("drops.unknown.qp", "datagrams dropped on arrival: addressed to no QP of the device",
+                    tags, () -> d.dropCounts().unknownQp()));
+            all.add(new RdmaCounter("drops.off.path", "RC packets and CM MADs dropped on arrival: not from their "
+                    + "connection's path (forged, or a stranger)", tags, () -> d.dropCounts().offPath()));
+            all.add(new RdmaCounter("drops.wrong.transport", "datagrams dropped on arrival: another service type than "
+                    + "the QP they name", tags, () -> d.dropCounts().wrongTransport()));
+        }
+        return all;
     }
 
     // ---- for the CM (see CONTRACT.md) -------------------------------------------------------------------

@@ -1291,6 +1291,9 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     private void spendCredit() {
         if (credits != null) {
             credits.spend();
+            if (!credits.canSend()) {
+                loop.countCreditStall();
+            }
             updateWritability();
         }
     }

@@ -91,6 +91,8 @@ public final class EventLoop implements Executor {
     private long timerSeq;
     private long shutdownDeadline;
     private long pollFailures;
+    /** Written on the loop only (single writer), read from any thread by metrics. */
+    private volatile long creditStalls;
 
     EventLoop(EventLoopGroup group, int index, LoopOptions options) {
         this.group = group;
@@ -690,6 +692,16 @@ public final class EventLoop implements Executor {
         } catch (RuntimeException e) {
             LOG.warn("closing a resource of {} failed: {}", thread.getName(), e.toString());
         }
+    }
+
+    /** A connection of this loop spent its last send credit: it waits for the peer to return some. Loop thread. */
+    public void countCreditStall() {
+        creditStalls++; // one writer: the loop
+    }
+
+    /** How many times a connection of this loop ran out of send credits (any thread; racy snapshot). */
+    public long creditStalls() {
+        return creditStalls;
     }
 
     @Override

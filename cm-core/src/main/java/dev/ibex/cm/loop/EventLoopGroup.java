@@ -116,6 +116,25 @@ public final class EventLoopGroup implements AutoCloseable {
         return List.of(loops);
     }
 
+    /**
+     * Every counter of this group, for a metrics system: the fabric's ({@link Fabric#counters()}) and each loop's
+     * {@code credit.stalls} (tag {@code loop}), all tagged with {@code provider}. Read lazily; see
+     * {@link dev.ibex.cm.spi.RdmaCounter}.
+     */
+    public List<dev.ibex.cm.spi.RdmaCounter> counters() {
+        List<dev.ibex.cm.spi.RdmaCounter> all = new ArrayList<>();
+        String provider = fabric.providerName();
+        for (dev.ibex.cm.spi.RdmaCounter c : fabric.counters()) {
+            all.add(c.withTag("provider", provider));
+        }
+        for (EventLoop l : loops) {
+            all.add(new dev.ibex.cm.spi.RdmaCounter("credit.stalls", "times a connection spent its last send credit "
+                    + "and waited for its peer to return some", Map.of("provider", provider, "loop", l.toString()),
+                    l::creditStalls));
+        }
+        return all;
+    }
+
     /** Whether the calling thread is one of this group's loops. */
     public boolean inEventLoop() {
         for (EventLoop l : loops) {

@@ -26,6 +26,15 @@ public interface Fabric extends AutoCloseable {
     /** Counts of every live resource, for leak checks and debugging. */
     ResourceCounts resources();
 
+    /**
+     * The provider's own counters (retransmissions, RNR NAKs, drops …; see {@link RdmaCounter}), tagged by device or
+     * port, read lazily. Called when a metrics system registers them, not per read; the suppliers stay valid (and
+     * stop growing) after the fabric closes. None by default.
+     */
+    default java.util.List<RdmaCounter> counters() {
+        return List.of();
+    }
+
     @Override
     void close();
 }

@@ -26,7 +26,8 @@ import reactor.util.context.Context;
  * closes everything it started.
  */
 final class BoundServer implements DisposableServer, ListenerHandler {
-    private static final Logger LOG = LoggerFactory.getLogger(BoundServer.class);
+    /** The server's lifecycle log: one logger name for the component. */
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaServer.class);
 
     private final RdmaServer.Config config;
     private final EventLoopGroup group;
@@ -147,6 +148,7 @@ final class BoundServer implements DisposableServer, ListenerHandler {
                 LOG.warn("doOnBound threw", t);
             }
         }
+        LOG.info("{} listening (provider {})", this, group.fabric().providerName());
         bindSink.success(this);
     }
 
@@ -170,7 +172,14 @@ final class BoundServer implements DisposableServer, ListenerHandler {
 
     @Override
     public void onConnectionRequest(ConnectionRequest request) {
+        WireLog tap = config.hooks().wiretap();
+        if (tap != null) {
+            byte[] pd = request.privateData();
+            tap.cm("REQUEST", request.peerAddress(), (pd == null ? 0 : pd.length) + "B of private data");
+        }
         if (disposed.get()) {
+            LOG.debug("rejected a connection request from {}: the server is closing", WireLog.format(
+                    request.peerAddress()));
             request.reject(RejectReason.CLOSING.encode(null));
             return;
         }
@@ -198,6 +207,10 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     private void accept(ConnectionRequest request, byte[] privateData, long startNanos) {
         accepting.incrementAndGet();
         record(request, startNanos, "ACCEPTED");
+        LOG.debug("accepting a connection request from {}", WireLog.format(request.peerAddress()));
+        if (config.hooks().wiretap() != null) {
+            config.hooks().wiretap().cm("ACCEPT", request.peerAddress(), null);
+        }
         dev.ibex.cm.endpoint.Connection conn = request.connection();
         handshaking.add(conn);
         try {
@@ -212,6 +225,14 @@ final class BoundServer implements DisposableServer, ListenerHandler {
 
     private void reject(ConnectionRequest request, byte[] privateData, long startNanos) {
         record(request, startNanos, "REJECTED");
+        if (LOG.isDebugEnabled() || config.hooks().wiretap() != null) {
+            String why = RejectReason.of(privateData) != null ? RejectReason.of(privateData) + " "
+                    + RejectReason.detail(privateData) : "by the accept policy";
+            LOG.debug("rejected a connection request from {}: {}", WireLog.format(request.peerAddress()), why);
+            if (config.hooks().wiretap() != null) {
+                config.hooks().wiretap().cm("REJECT", request.peerAddress(), why);
+            }
+        }
         request.reject(privateData);
     }
 
@@ -255,7 +276,13 @@ final class BoundServer implements DisposableServer, ListenerHandler {
         public void failed(Throwable error) {
             handshaking.remove(connection);
             accepting.decrementAndGet();
-            LOG.debug("an accepted connection failed before it was established: {}", error.toString());
+            if (disposed.get()) { // the server closed it: no failure
+                LOG.debug("an accepted connection from {} was closed with the server before it was established",
+                        WireLog.format(connection.remoteAddress()));
+            } else {
+                LOG.warn("an accepted connection from {} failed before it was established: {}",
+                        WireLog.format(connection.remoteAddress()), error.toString());
+            }
             maybeFinish();
         }
     }
@@ -323,6 +350,9 @@ final class BoundServer implements DisposableServer, ListenerHandler {
             } catch (Throwable t) {
                 LOG.warn("doOnUnbound threw", t);
             }
+        }
+        if (bound) {
+            LOG.info("{} stopped listening", this);
         }
         if (ownsGroup) {
             group.shutdownGracefully().whenComplete((v, e) -> terminated.tryEmitEmpty());

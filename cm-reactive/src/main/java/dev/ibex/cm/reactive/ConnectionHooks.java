@@ -6,28 +6,33 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a server or client calls as its connections live: the observer, the metrics recorder (may be {@code null}),
- * and the {@code doOnConnected}/{@code doOnDisconnected} callbacks. Immutable; each builder step makes a new one.
+ * the wiretap (may be {@code null}) and the {@code doOnConnected}/{@code doOnDisconnected} callbacks. Immutable; each
+ * builder step makes a new one.
  */
-record ConnectionHooks(ConnectionObserver observer, RdmaMetricsRecorder metrics,
+record ConnectionHooks(ConnectionObserver observer, RdmaMetricsRecorder metrics, WireLog wiretap,
         Consumer<? super RdmaConnection> onConnected, Consumer<? super RdmaConnection> onDisconnected) {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionHooks.class);
 
-    static final ConnectionHooks NONE = new ConnectionHooks(ConnectionObserver.NONE, null, null, null);
+    static final ConnectionHooks NONE = new ConnectionHooks(ConnectionObserver.NONE, null, null, null, null);
 
     ConnectionHooks observe(ConnectionObserver o) {
-        return new ConnectionHooks(observer.then(o), metrics, onConnected, onDisconnected);
+        return new ConnectionHooks(observer.then(o), metrics, wiretap, onConnected, onDisconnected);
     }
 
     ConnectionHooks metrics(RdmaMetricsRecorder m) {
-        return new ConnectionHooks(observer, m, onConnected, onDisconnected);
+        return new ConnectionHooks(observer, m, wiretap, onConnected, onDisconnected);
+    }
+
+    ConnectionHooks wiretap(WireLog w) {
+        return new ConnectionHooks(observer, metrics, w, onConnected, onDisconnected);
     }
 
     ConnectionHooks doOnConnected(Consumer<? super RdmaConnection> c) {
-        return new ConnectionHooks(observer, metrics, chain(onConnected, c), onDisconnected);
+        return new ConnectionHooks(observer, metrics, wiretap, chain(onConnected, c), onDisconnected);
     }
 
     ConnectionHooks doOnDisconnected(Consumer<? super RdmaConnection> c) {
-        return new ConnectionHooks(observer, metrics, onConnected, chain(onDisconnected, c));
+        return new ConnectionHooks(observer, metrics, wiretap, onConnected, chain(onDisconnected, c));
     }
 
     private static Consumer<? super RdmaConnection> chain(Consumer<? super RdmaConnection> a,
@@ -41,9 +46,12 @@ record ConnectionHooks(ConnectionObserver observer, RdmaMetricsRecorder metrics,
         };
     }
 
-    /** Tells the observer and, on ESTABLISHED/CLOSED, the connected/disconnected callbacks. Never throws. */
+    /** Tells the wiretap, the observer and, on ESTABLISHED/CLOSED, the connected/disconnected callbacks. Never throws. */
     void event(RdmaConnection c, ConnectionEvent e) {
         try {
+            if (wiretap != null) {
+                wiretap.event(c, e);
+            }
             if (e.type() == ConnectionEvent.Type.ESTABLISHED && onConnected != null) {
                 onConnected.accept(c);
             }

@@ -174,6 +174,35 @@ public final class RdmaClient {
         return hooks(config.hooks.metrics(recorder));
     }
 
+    /**
+     * Turns metrics on or off, as reactor-netty's {@code metrics(true)}: on, the recorder the
+     * {@link RdmaMetricsRecorderProvider} on the path makes for {@code "client"} (with {@code ibex-micrometer}: meters
+     * {@code ibex.rdma.client.*} in Micrometer's global registry, and the provider's counters).
+     *
+     * @throws UnsupportedOperationException when enabling and no provider is on the path
+     */
+    public RdmaClient metrics(boolean enable) {
+        return hooks(config.hooks.metrics(enable ? RdmaMetricsRecorderProvider.load("client") : null));
+    }
+
+    /**
+     * Logs every connect attempt and its outcome, every connection event and every message (length and the first
+     * 64 bytes as a hex dump) at DEBUG under the logger {@code dev.ibex.wiretap.client}, like reactor-netty's
+     * {@code wiretap(true)}; {@code false} turns it off.
+     */
+    public RdmaClient wiretap(boolean enable) {
+        return hooks(config.hooks.wiretap(enable ? WireLog.of("client") : null));
+    }
+
+    /**
+     * The wiretap under the logger {@code category}, dumping the first {@code hexDumpBytes} bytes of each message
+     * (0: lengths only).
+     */
+    public RdmaClient wiretap(String category, int hexDumpBytes) {
+        Objects.requireNonNull(category, "category");
+        return hooks(config.hooks.wiretap(new WireLog(category, hexDumpBytes)));
+    }
+
     private RdmaClient hooks(ConnectionHooks h) {
         Config c = config;
         return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, c.privateData, c.options, c.handler, h,
@@ -248,7 +277,13 @@ public final class RdmaClient {
                 : cfg.options.withConnectTimeout(timeout);
         return Mono.create(sink -> {
             EventLoopGroup group = cfg.loops.get();
+            if (cfg.hooks.metrics() != null) {
+                cfg.hooks.metrics().registerCounters(group);
+            }
             Attempt a = new Attempt(sink, cfg, remote);
+            if (cfg.hooks.wiretap() != null) {
+                cfg.hooks.wiretap().cm("CONNECT", remote, local == null ? null : "from " + WireLog.format(local));
+            }
             sink.onCancel(a::cancel);
             Connection c = Connection.connect(group.next(), local, remote, cfg.privateData, options,
                     new ConnectionBridge(cfg.hooks, a));
@@ -343,6 +378,9 @@ public final class RdmaClient {
                 return;
             }
             record("SUCCESS");
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("{} connected in {} ms", WireLog.prefix(rc), (System.nanoTime() - startNanos) / 1_000_000);
+            }
             if (config.handler != null) {
                 ConnectionHandlerSubscriber.run(rc, config.handler, Context.of(sink.contextView()));
             }
@@ -352,7 +390,18 @@ public final class RdmaClient {
         @Override
         public void failed(Throwable error) {
             if (state.compareAndSet(PENDING, DONE)) {
-                record(error instanceof RdmaConnectException x ? x.reason().name() : "ERROR");
+                String status = error instanceof RdmaConnectException x ? x.reason().name() : "ERROR";
+                record(status);
+                if (config.hooks.wiretap() != null) {
+                    config.hooks.wiretap().cm("CONNECT FAILED " + status, remote, error);
+                }
+                if (overloaded(error)) {
+                    LOG.debug("connecting to {} failed: {}", WireLog.format(remote), error.toString()); // asked again
+                } else if (error instanceof RdmaConnectException) { // typed: its message says what happened
+                    LOG.warn("connecting to {} failed ({}): {}", WireLog.format(remote), status, error.getMessage());
+                } else {
+                    LOG.warn("connecting to {} failed", WireLog.format(remote), error);
+                }
                 sink.error(error);
             }
         }
@@ -360,6 +409,7 @@ public final class RdmaClient {
         void cancel() {
             if (state.compareAndSet(PENDING, CANCELLED)) {
                 record("CANCELLED");
+                LOG.debug("connecting to {} cancelled", WireLog.format(remote));
                 Connection c = connection;
                 if (c != null) {
                     c.close();

@@ -7,7 +7,9 @@ import java.time.Duration;
  * Where servers and clients report what metrics systems want (the shape of reactor-netty's
  * {@code ChannelMetricsRecorder}, without a metrics dependency: adapt it to Micrometer or anything else). Every
  * method has a no-op default; calls happen on event loops and must not block. Installed with
- * {@code metrics(recorder)}; nothing is recorded (and nothing is computed for it) without one.
+ * {@code metrics(recorder)}, or with {@code metrics(true)}, which takes the recorder an
+ * {@link RdmaMetricsRecorderProvider} on the module or class path makes (the {@code ibex-micrometer} artifact has
+ * one); nothing is recorded (and nothing is computed for it) without one.
  */
 public interface RdmaMetricsRecorder {
 
@@ -30,4 +32,12 @@ public interface RdmaMetricsRecorder {
 
     /** An operation failed or the connection broke. */
     default void incrementErrorsCount(InetSocketAddress remote) {}
+
+    /**
+     * A server bound, or a client connects, on {@code group}: a recorder may register the group's counters
+     * ({@link dev.ibex.cm.loop.EventLoopGroup#counters()}: the provider's figures and the loops' credit stalls), read
+     * lazily. Called on every bind and connect attempt (not on a loop): register once per group, and let go of them
+     * when {@link dev.ibex.cm.loop.EventLoopGroup#terminationFuture()} completes.
+     */
+    default void registerCounters(dev.ibex.cm.loop.EventLoopGroup group) {}
 }

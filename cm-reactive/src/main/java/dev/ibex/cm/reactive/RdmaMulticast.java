@@ -23,6 +23,9 @@ import reactor.core.publisher.Mono;
  * }</pre>
  */
 public final class RdmaMulticast {
+    /** Joins and leaves: one logger name for the component. */
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RdmaMulticast.class);
+
 
     /** {@code loop}: where the next join lands (the next loop of a group, or one pinned loop). */
     private record Config(Supplier<EventLoop> loop, String host, DatagramOptions options, int queue,
@@ -118,7 +121,15 @@ public final class RdmaMulticast {
             ReactiveDatagram d = new ReactiveDatagram(c.loop.get(), group, c.sendOnly,
                     c.sendOnly ? 0 : RdmaDatagram.queue(c.queue, options), null);
             d.start(RdmaDatagram.address(c.host, 0), options, sink);
-        }).doOnDiscard(RdmaMembership.class, RdmaMembership::dispose);
+        }).doOnSuccess(m -> {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("[{} {}] joined {}{}", m.loop(), c.host, WireLog.format(group), c.sendOnly ? " send-only" : "");
+                m.onDispose().subscribe(null, e -> LOG.debug("[{} {}] left {}: {}", m.loop(), c.host,
+                        WireLog.format(group), e.toString()), () -> LOG.debug("[{} {}] left {}", m.loop(), c.host,
+                        WireLog.format(group)));
+            }
+        }).doOnError(e -> LOG.warn("joining {} from {} failed: {}", WireLog.format(group), c.host, e.toString()))
+                .doOnDiscard(RdmaMembership.class, RdmaMembership::dispose);
     }
 
     /** {@link #join} and wait up to the join deadline plus a second; never on an event loop. */

@@ -196,6 +196,35 @@ public final class RdmaServer {
         return hooks(config.hooks.metrics(recorder));
     }
 
+    /**
+     * Turns metrics on or off, as reactor-netty's {@code metrics(true)}: on, the recorder the
+     * {@link RdmaMetricsRecorderProvider} on the path makes for {@code "server"} (with {@code ibex-micrometer}: meters
+     * {@code ibex.rdma.server.*} in Micrometer's global registry, and the provider's counters).
+     *
+     * @throws UnsupportedOperationException when enabling and no provider is on the path
+     */
+    public RdmaServer metrics(boolean enable) {
+        return hooks(config.hooks.metrics(enable ? RdmaMetricsRecorderProvider.load("server") : null));
+    }
+
+    /**
+     * Logs every connection request and decision, every connection event and every message (length and the first
+     * 64 bytes as a hex dump) at DEBUG under the logger {@code dev.ibex.wiretap.server}, like reactor-netty's
+     * {@code wiretap(true)}; {@code false} turns it off.
+     */
+    public RdmaServer wiretap(boolean enable) {
+        return hooks(config.hooks.wiretap(enable ? WireLog.of("server") : null));
+    }
+
+    /**
+     * The wiretap under the logger {@code category}, dumping the first {@code hexDumpBytes} bytes of each message
+     * (0: lengths only).
+     */
+    public RdmaServer wiretap(String category, int hexDumpBytes) {
+        Objects.requireNonNull(category, "category");
+        return hooks(config.hooks.wiretap(new WireLog(category, hexDumpBytes)));
+    }
+
     /** Called once listening, before {@link #bind()} emits. */
     public RdmaServer doOnBound(Consumer<? super DisposableServer> callback) {
         Objects.requireNonNull(callback, "callback");
@@ -226,6 +255,9 @@ public final class RdmaServer {
         Config cfg = config;
         return Mono.<DisposableServer>create(sink -> {
             EventLoopGroup group = cfg.loops.open();
+            if (cfg.hooks.metrics() != null) {
+                cfg.hooks.metrics().registerCounters(group);
+            }
             BoundServer s = new BoundServer(cfg, group, cfg.loops.owned(), sink,
                     Context.of(sink.contextView()));
             sink.onCancel(s::bindCancelled);

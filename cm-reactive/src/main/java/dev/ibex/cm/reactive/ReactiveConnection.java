@@ -33,9 +33,13 @@ import reactor.util.context.Context;
  * Callbacks arrive through {@link ConnectionBridge} on the loop; public methods may be called from any thread.
  */
 final class ReactiveConnection implements RdmaConnection, SendTarget {
+    /** The lifecycle log of every reactive connection (one logger name for the component). */
+    static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RdmaConnection.class);
+
     private final Connection connection;
     private final ConnectionHooks hooks;
     private final RdmaMetricsRecorder metrics;
+    private final WireLog wiretap;
     private final EventLoop loop;
     private final InetSocketAddress remote;
     private final Inbound<Message> inbound;
@@ -45,6 +49,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     private volatile boolean disposeRequested;
     private volatile boolean closed;
     private volatile Throwable failure;
+    private boolean peerDisconnected; // loop-confined
     // loop-confined
     private MonoSink<Void> pendingAlternate;
     private MonoSink<Void> pendingMigration;
@@ -56,6 +61,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         this.connection = connection;
         this.hooks = hooks;
         this.metrics = hooks.metrics();
+        this.wiretap = hooks.wiretap();
         this.loop = connection.loop();
         this.remote = connection.remoteAddress();
         this.outbound = new Outbound(connection::writableSlots);
@@ -108,6 +114,9 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
                 Buffer b = allocateFor(data);
                 try {
                     int len = Payloads.copy(data, b);
+                    if (wiretap != null) { // before posting: the buffer is the device's afterwards
+                        wiretap.message(ReactiveConnection.this, "WRITE", b.segment(), 0, len, len);
+                    }
                     connection.write(b, 0, len, target, targetOffset, attachment);
                     if (metrics != null) {
                         metrics.recordDataSent(remote, len);
@@ -437,6 +446,9 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         int len;
         try {
             len = Payloads.copy(item, b);
+            if (wiretap != null) { // before posting: the buffer is the device's afterwards
+                wiretap.message(this, "SEND", b.segment(), 0, len, len);
+            }
             if (item instanceof WithImmediate w) {
                 connection.sendWithImm(b, 0, len, w.immData(), attachment);
             } else if (item instanceof WithInvalidate v) {
@@ -489,6 +501,9 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         }
         try {
             Payloads.copy(item, list);
+            if (wiretap != null) {
+                wiretap.message(this, "SEND", list.buffer(0).segment(), list.offset(0), list.length(0), size);
+            }
             if (item instanceof WithImmediate w) {
                 connection.sendWithImm(list, w.immData(), attachment);
             } else if (item instanceof Message m && m.hasImmData()) {
@@ -509,14 +524,23 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     // ---- callbacks (loop thread, through ConnectionBridge) ----
 
     void established() {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} established", WireLog.prefix(this));
+        }
         emit(ConnectionEvent.ESTABLISHED);
     }
 
     void received(Buffer b) {
+        if (wiretap != null) {
+            wiretap.message(this, "RECEIVED", b.segment(), b.offset(), b.length(), b.length());
+        }
         inbound.offer(b);
     }
 
     void received(BufferList m) {
+        if (wiretap != null) {
+            wiretap.message(this, "RECEIVED", m.buffer(0).segment(), m.offset(0), m.length(0), m.length());
+        }
         inbound.offer(m);
     }
 
@@ -543,6 +567,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     }
 
     void disconnected() {
+        peerDisconnected = true;
         emit(ConnectionEvent.DISCONNECTED);
         // receive() completes at CLOSED: messages that arrived before the disconnect may still be delivered
         outbound.close(new IllegalStateException(this + ": the peer disconnected"));
@@ -596,6 +621,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
 
     void error(Throwable t) {
         failure = t;
+        LOG.warn("{} failed: {}", WireLog.prefix(this), t.toString());
         if (metrics != null) {
             metrics.incrementErrorsCount(remote);
         }
@@ -619,6 +645,10 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     void closed() {
         closed = true;
         Throwable f = failure;
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} closed: {}", WireLog.prefix(this), f != null ? "it failed (" + f + ")"
+                    : peerDisconnected ? "the peer disconnected" : disposeRequested ? "disposed" : "its loop closed");
+        }
         IllegalStateException gone = f != null ? failedEarlier(f) : new IllegalStateException(this + " is closed");
         outbound.close(gone);
         inbound.finish();

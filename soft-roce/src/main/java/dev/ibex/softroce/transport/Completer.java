@@ -92,6 +92,8 @@ final class Completer {
 
     /** Responses dropped because their PSN lies ahead of every request sent. */
     long invalidPsn;
+    /** RNR NAKs received (the peer had no receive posted); the send task writes it, metrics read it racily. */
+    long rnrNaks;
 
     void onResponse(RocePacket pkt) {
         if (Psn.compare(pkt.psn(), sender.requester.highestPsn) > 0) {
@@ -350,6 +352,7 @@ final class Completer {
                         return WRITE_SEND;
                     }
                     case RNR_NAK -> {
+                        rnrNaks++;
                         return RNR_RETRY;
                     }
                     case NAK -> {

@@ -86,6 +86,7 @@ public final class Responder {
     private long udTooLong;
     private long duplicates;
     private long outOfSequence;
+    private long rnrNaksSent;
 
     /** READ response packets a receive thread sends before it hands the rest to the work queue. */
     static final int RECEIVE_THREAD_BUDGET = 32;
@@ -275,6 +276,7 @@ public final class Responder {
             return;
         }
         if (needsReceive(op) && !takeReceive()) {
+            rnrNaksSent++;
             sendAck(Aeth.rnrNak(qp.minRnrTimer()), pkt.psn()); // class B: the requester retries later
             return;
         }
@@ -805,12 +807,27 @@ public final class Responder {
         grh.set(ValueLayout.JAVA_BYTE, at + 3, (byte) v);
     }
 
-    /** The receive side's state, for diagnostics. */
+    /** RNR NAKs this responder sent: a request found no receive posted (racy snapshot). */
+    public long rnrNaksSent() {
+        return rnrNaksSent;
+    }
+
+    /** Requests that arrived ahead of the expected PSN (a lost packet before them; racy snapshot). */
+    public long outOfSequence() {
+        return outOfSequence;
+    }
+
+    /** Requests that arrived again (a retransmission of what was already executed; racy snapshot). */
+    public long duplicates() {
+        return duplicates;
+    }
+
     /** UD datagrams dropped on arrival, by reason (racy snapshot). */
     public DatagramDrops datagramDrops() {
         return new DatagramDrops(udBadQkey, udNoReceive, udTooLong);
     }
 
+    /** The receive side's state, for diagnostics. */
     public String describe() {
         return "resp{handled=" + handled + " dup=" + duplicates + " ooo=" + outOfSequence + " psn=0x"
                 + Integer.toHexString(psn) + " ackPsn=0x" + Integer.toHexString(ackPsn) + " msn=" + msn

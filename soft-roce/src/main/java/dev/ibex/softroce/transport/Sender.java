@@ -332,6 +332,16 @@ public final class Sender {
         return retries;
     }
 
+    /** How many times the retransmit timer expired (racy snapshot). */
+    public long timeouts() {
+        return timeouts;
+    }
+
+    /** RNR NAKs the peer sent this QP: it had no receive posted (racy snapshot). */
+    public long rnrNaksReceived() {
+        return completer.rnrNaks;
+    }
+
     /** The PSN of the next request packet (a racy snapshot from another thread). */
     public int nextPsn() {
         return requester.psn;

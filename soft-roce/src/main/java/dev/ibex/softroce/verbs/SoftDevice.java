@@ -81,6 +81,8 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final SecureRandom random = seededRandom();
     /** QPs by QPN: random 24-bit numbers (0, 1 and the multicast QPN excepted). */
     private final KeyTable<SoftQueuePair> qps = new KeyTable<>(MAX_QP - 3, random, 1, 0xFFFFFF);
+    /** Counts of the QPs closed so far, by {@link QpCounter} ordinal (guarded by itself). */
+    private final long[] retired = new long[QpCounter.values().length];
     /** Memory regions and windows by {@code key >>> 8}: 24 random bits per key. */
     private final KeyTable<Object> memoryKeys = new KeyTable<>(MAX_MR, random);
     private final AccessGuard accessGuard;
@@ -469,7 +471,27 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     }
 
     void unregisterQueuePair(SoftQueuePair qp) {
-        qps.remove(qp.qpNum(), qp);
+        synchronized (retired) { // a closing QP's counts move to the retired totals in one step for readers
+            for (QpCounter c : QpCounter.values()) {
+                retired[c.ordinal()] += qp.count(c);
+            }
+            qps.remove(qp.qpNum(), qp);
+        }
+    }
+
+    /**
+     * The device's total of {@code c}: every live QP's plus those of the QPs closed before (so it never decreases).
+     * Walks the QP table: call it for statistics, not per packet.
+     */
+    public long count(QpCounter c) {
+        synchronized (retired) {
+            long[] sum = {retired[c.ordinal()]};
+            qps.find(qp -> {
+                sum[0] += qp.count(c);
+                return false;
+            });
+            return sum[0];
+        }
     }
 
     /**

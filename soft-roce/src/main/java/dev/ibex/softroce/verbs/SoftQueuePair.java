@@ -917,6 +917,21 @@ public final class SoftQueuePair implements QueuePair {
         device.tracker().closed(this);
     }
 
+    /** One of this QP's counters (a racy snapshot), for its device's totals. */
+    public long count(QpCounter c) {
+        return switch (c) {
+            case RETRANSMISSIONS -> sender.retries();
+            case RETRANSMIT_TIMEOUTS -> sender.timeouts();
+            case RNR_NAKS_RECEIVED -> sender.rnrNaksReceived();
+            case RNR_NAKS_SENT -> responder.rnrNaksSent();
+            case OUT_OF_SEQUENCE -> responder.outOfSequence();
+            case DUPLICATES -> responder.duplicates();
+            case INVALID_RESPONSES -> sender.invalidResponses();
+            case PATH_MIGRATIONS -> paths.migrations();
+            case DATAGRAM_DROPS -> receiveDrops.get();
+        };
+    }
+
     /** How many go-back-N retries the send side made (diagnostics and tests). */
     public long retries() {
         return sender.retries();

@@ -164,6 +164,17 @@ final class NativeFabric implements Fabric {
         return tracker.snapshot();
     }
 
+    /**
+     * The kernel's port counters of each device, read from sysfs when read ({@code port.*} from
+     * {@code ports/<n>/counters}, {@code hw.*} from {@code hw_counters}; tags {@code device} and {@code port}); none
+     * where sysfs does not show them.
+     */
+    @Override
+    public List<dev.ibex.cm.spi.RdmaCounter> counters() {
+        return PortCounters.of(java.nio.file.Path.of("/sys/class/infiniband"),
+                devices.stream().map(d -> d.device().name()).toList());
+    }
+
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {

@@ -157,6 +157,28 @@ class MicrometerMetricsTest {
     }
 
     @Test
+    void recordingAMessageAllocatesNothing() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        InetSocketAddress peer = new InetSocketAddress(Hosts.SERVER_IP, 7471);
+        for (boolean remoteTag : new boolean[] {false, true}) {
+            MicrometerRdmaMetricsRecorder r = MicrometerRdmaMetricsRecorder.create(registry, "client", remoteTag);
+            for (int i = 0; i < 20_000; i++) { // warm up: meters registered, code compiled
+                r.recordDataSent(peer, 64);
+                r.recordDataReceived(peer, 64);
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 10_000; i++) {
+                r.recordDataSent(peer, 64);
+                r.recordDataReceived(peer, 64);
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(allocated).as("bytes allocated by 20,000 records (remote tag %s)", remoteTag)
+                    .isLessThan(2_000);
+        }
+    }
+
+    @Test
     void metricsTrueFindsThisModuleAndRecordsIntoTheGlobalRegistry() {
         Metrics.addRegistry(registry);
         try {

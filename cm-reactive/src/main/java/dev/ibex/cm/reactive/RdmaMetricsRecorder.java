@@ -36,8 +36,9 @@ public interface RdmaMetricsRecorder {
     /**
      * A server bound, or a client connects, on {@code group}: a recorder may register the group's counters
      * ({@link dev.ibex.cm.loop.EventLoopGroup#counters()}: the provider's figures and the loops' credit stalls), read
-     * lazily. Called on every bind and connect attempt (not on a loop): register once per group, and let go of them
-     * when {@link dev.ibex.cm.loop.EventLoopGroup#terminationFuture()} completes.
+     * lazily. Called on every bind and connect attempt, on the subscriber's thread (which may be a loop: do not
+     * block): register once per group, and let go of them when
+     * {@link dev.ibex.cm.loop.EventLoopGroup#terminationFuture()} completes.
      */
     default void registerCounters(dev.ibex.cm.loop.EventLoopGroup group) {}
 }

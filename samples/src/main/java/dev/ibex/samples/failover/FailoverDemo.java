@@ -118,6 +118,8 @@ public final class FailoverDemo implements Callable<Integer> {
         private DisposableServer server;
         private RdmaConnection client;
         private Disposable stream;
+        private final reactor.core.publisher.Sinks.Empty<Void> stop = reactor.core.publisher.Sinks.empty();
+        private final java.util.concurrent.CompletableFuture<Void> streamEnded = new java.util.concurrent.CompletableFuture<>();
 
         Run(PrintStream out, Options options) {
             this.out = out;
@@ -164,14 +166,21 @@ public final class FailoverDemo implements Callable<Integer> {
             client.alternatePath(new InetSocketAddress(CLIENT_ALT, 0), new InetSocketAddress(SERVER_ALT, 0))
                     .block(options.timeout());
             log("connected over " + client.primaryPath() + "; alternate loaded on both ends");
+            // the stream ends by completing, not by being disposed: send() then posts every message it was given
+            // before it completes, so "sent" counts only messages that went out (a dispose could drop one that the
+            // map had counted but send() had not yet posted, and the demo then waited for it in vain)
             stream = client.send(Flux.interval(Duration.ofNanos(1_000_000_000L / options.messagesPerSecond()))
                     .onBackpressureDrop()
+                    .takeUntilOther(stop.asMono())
                     .map(i -> {
                         long seq = sent.getAndIncrement();
                         byte[] b = new byte[8];
                         ByteBuffer.wrap(b).order(ByteOrder.nativeOrder()).putLong(seq);
                         return b;
-                    })).subscribe(v -> { }, e -> log("stream failed: " + e));
+                    })).subscribe(v -> { }, e -> {
+                        log("stream failed: " + e);
+                        streamEnded.complete(null);
+                    }, () -> streamEnded.complete(null));
             awaitArmed();
             pause(options.settle());
             cutAndMigrate(CLIENT, SERVER, 1);
@@ -183,7 +192,19 @@ public final class FailoverDemo implements Callable<Integer> {
             pause(options.settle());
             cutAndMigrate(CLIENT_ALT, SERVER_ALT, 2);
             pause(options.settle());
-            stream.dispose();
+            stop.tryEmitEmpty();
+            try {
+                streamEnded.get(options.timeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                stream.dispose();
+                throw new IllegalStateException("the stream did not finish within " + options.timeout(), e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stream.dispose();
+                throw new IllegalStateException("interrupted while the stream finished", e);
+            }
             long total = sent.get();
             await(() -> received(total), "every message sent to arrive");
             long distinct;

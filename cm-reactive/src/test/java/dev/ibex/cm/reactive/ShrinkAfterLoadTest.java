@@ -28,7 +28,9 @@ class ShrinkAfterLoadTest {
     /** Receive windows of 4 per connection: the pools grow with the connections. */
     @Test
     void poolsAndSharedCqsReturnToTheirBaselineAfterAWaveOfConnectionsWithWindows() {
-        wave(ConnectionOptions.DEFAULT.withReceiveMode(ReceiveMode.WINDOW).withReceiveWindow(4), 8);
+        // 150 × 4 receives: the pools grow by 600 buffers and keep their send reserve (BufferPool.receiveReserve, 64 of
+        // 1,024); 200 left the client 66 buffers, fewer than a connection's receives and the reserve, and was refused
+        wave(ConnectionOptions.DEFAULT.withReceiveMode(ReceiveMode.WINDOW).withReceiveWindow(4), 8, 150);
     }
 
     /**
@@ -38,10 +40,10 @@ class ShrinkAfterLoadTest {
      */
     @Test
     void poolsSharedCqsAndTheSrqGoAfterAWaveOfConnectionsWithSharedReceives() {
-        wave(ConnectionOptions.DEFAULT, 0);
+        wave(ConnectionOptions.DEFAULT, 0, CONNECTIONS);
     }
 
-    private static void wave(ConnectionOptions window, int slabGrowth) {
+    private static void wave(ConnectionOptions window, int slabGrowth, int connections) {
         try (SoftHosts hosts = SoftHosts.tuned(o -> o.withQueueIdleTime(IDLE)
                 .withBuffers(o.buffers().withShrink(128, IDLE)))) {
             DisposableServer server = hosts.rdmaServer().connectionOptions(window)
@@ -52,7 +54,7 @@ class ShrinkAfterLoadTest {
             Footprint serverBase = hosts.server.footprint();
             Footprint clientBase = hosts.client.footprint();
 
-            List<RdmaConnection> wave = echo(hosts, server, window, CONNECTIONS);
+            List<RdmaConnection> wave = echo(hosts, server, window, connections);
             Footprint serverLoaded = hosts.server.footprint();
             Footprint clientLoaded = hosts.client.footprint();
             System.out.println("SHRINK base " + serverBase + " / " + clientBase);

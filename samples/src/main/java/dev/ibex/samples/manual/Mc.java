@@ -40,8 +40,9 @@ import picocli.CommandLine.Option;
  * SPI: both sides make a UD QP on an id resolved to the group {@code -m} and join it; the sender creates an address
  * handle from the join's UD parameters and sends {@code -c} messages of {@code -l} bytes with immediate data = its
  * QP number, the receiver (its receives posted before the join) waits for each. Same options and output lines as
- * the C program. Where mc.c prints the CM events that arrive during the transfer from a thread of its own, the port
- * prints them between messages (the id is confined to one thread).
+ * the C program. Two differences: the CQ has room for {@code -c} completions, where mc.c's 2 overflow when the
+ * sender is faster than the receiver polls; and where mc.c prints the CM events that arrive during the transfer
+ * from a thread of its own, the port prints them between messages (the id is confined to one thread).
  *
  * <p>Threading: the command runs on one thread.
  */
@@ -79,7 +80,7 @@ public final class Mc extends SampleCommand {
         InetSocketAddress group = new InetSocketAddress(mcastAddr, 0);
         InetSocketAddress bind = bindAddr == null ? null : new InetSocketAddress(bindAddr, 0);
         if (group.isUnresolved() || (bind != null && bind.isUnresolved())) {
-            err.println("rdma_getaddrinfo returned -1, errno 2");
+            err.println("rdma_getaddrinfo (mcast) returned -1 errno 2");
             return 1;
         }
         Deadline deadline = Deadline.after(fabric.timeout());
@@ -103,7 +104,6 @@ public final class Mc extends SampleCommand {
         MemoryRegion mr = null;
         AddressHandle ah = null;
         boolean joined = false;
-        int ret;
         try {
             // resolve_addr
             if (bind != null) {
@@ -112,20 +112,22 @@ public final class Mc extends SampleCommand {
             }
             id.resolveAddr(bind, group, 2000);
             if (getCmEvent(cm, id, CmEventType.ADDR_RESOLVED) == null) {
-                return 1;
+                return out(id, group, false);
             }
             // Verify that the buffer length is not larger than the MTU
             PortAttributes port = id.device().queryPort(id.portNum());
             int mtu = 1 << (port.activeMtu().code() + 7);
             if (msgLength > mtu) {
                 out.printf("buffer length %d is larger then active mtu %d%n", msgLength, mtu);
-                return 0; // sic: mc.c jumps to out with ret still 0
+                return out(id, group, false);
             }
             // create_resources
             if (pd == null) {
                 pd = id.device().allocPd();
             }
-            cq = id.device().createCompletionQueue(2, null, 0);
+            // mc.c asks for 2 entries and posts msg_count receives: a sender faster than the receiver's polling
+            // overruns it (CQ_ERR, completions lost, the receiver waits forever); room for every message instead
+            cq = id.device().createCompletionQueue(Math.max(2, msgCount), null, 0);
             QueuePair qp = id.createQp(pd, new QpInitAttr(cq, cq, null,
                     new QpCap(Math.max(1, msgCount), Math.max(1, msgCount), 1, 1, 0), QpType.UD, false, null));
             // The receiver must allow enough space in the receive buffer for the GRH
@@ -144,7 +146,7 @@ public final class Mc extends SampleCommand {
             joined = true;
             CmEvent event = getCmEvent(cm, id, CmEventType.MULTICAST_JOIN);
             if (event == null) {
-                return 1;
+                return out(id, group, joined);
             }
             UdParam ud = event.ud();
             out.printf("joined dgid: %s, mlid 0x%x, sl %d%n", ud.ahAttr().dgid(), ud.ahAttr().dlid(),
@@ -155,7 +157,7 @@ public final class Mc extends SampleCommand {
                 ah = pd.createAddressHandle(ud.ahAttr());
             }
             if (!sender) {
-                out.println("waiting for messages");
+                out.println("waiting for messages...");
             }
             CompletionBatch wc = CompletionBatch.allocate(arena, 1);
             SendBatch wr = SendBatch.allocate(arena, 1, 1);
@@ -169,22 +171,15 @@ public final class Mc extends SampleCommand {
                     qp.postSend(wr, 1);
                 }
                 if (!getCompletion(cq, wc, cm, deadline)) {
-                    return 1;
+                    return out(id, group, joined);
                 }
                 out.printf(sender ? "sent message %d%n" : "received message %d%n", i + 1);
             }
-            ret = 0;
+            return out(id, group, joined);
         } catch (dev.ibex.cm.RdmaException e) {
-            err.printf("%s returned -1, errno %d%n", e.verb(), e.errnoValue());
-            ret = 1;
+            err.printf("%s returned -1 errno %d%n", e.verb(), e.errnoValue());
+            return out(id, group, joined);
         } finally {
-            if (joined) {
-                try {
-                    id.leaveMulticast(group);
-                } catch (RuntimeException e) {
-                    err.println("rdma_leave_multicast returned -1, errno 0");
-                }
-            }
             // destroy_resources: AH, QP, CQ, MR, PD (ours), id
             closeQuietly(ah);
             try {
@@ -197,14 +192,31 @@ public final class Mc extends SampleCommand {
             closeQuietly(pd);
             id.close();
         }
-        return ret;
+    }
+
+    /**
+     * mc.c's {@code out:} label, where every path ends: its return value is {@code rdma_leave_multicast}'s, so a run
+     * that never joined fails there (EADDRNOTAVAIL) whatever went wrong before, and a joined one returns 0.
+     */
+    private int out(CmId id, InetSocketAddress group, boolean joined) {
+        if (joined) {
+            try {
+                id.leaveMulticast(group);
+                return 0;
+            } catch (dev.ibex.cm.RdmaException e) {
+                err.printf("rdma_leave_multicast returned -1 errno %d%n", e.errnoValue());
+                return -1;
+            }
+        }
+        err.println("rdma_leave_multicast returned -1 errno 99"); // EADDRNOTAVAIL: no such membership
+        return -1;
     }
 
     /** {@code get_cm_event}: the next event of {@code id}, or {@code null} after printing a different one. */
     private CmEvent getCmEvent(SyncCm cm, CmId id, CmEventType type) {
         CmEvent e = cm.next(id);
         if (e.type() != type) {
-            out.printf("event %s, status %d%n", SyncCm.name(e.type()), e.status());
+            out.printf("event: %s, status: %d%n", SyncCm.name(e.type()), e.status());
             return null;
         }
         return e;

@@ -59,7 +59,7 @@ public final class Srq extends SampleCommand {
         }
         InetSocketAddress rai = new InetSocketAddress(serverName, serverPort);
         if (rai.isUnresolved()) {
-            err.println("rdma_getaddrinfo returned -1, errno 2");
+            err.println("rdma_getaddrinfo returned -1 errno 2");
             return 1;
         }
         Deadline deadline = Deadline.after(fabric.timeout());

@@ -3,7 +3,7 @@ package dev.ibex.samples.manual;
 import dev.ibex.cm.RdmaException;
 
 /**
- * A verb of the chapter 9 programs failed: its {@code VERB_ERR} line ({@code "%s returned %d, errno %d"}) is the
+ * A verb of the chapter 9 programs failed: its {@code VERB_ERR} line ({@code "%s returned %d errno %d"}) is the
  * message; the program returns {@code ret}.
  */
 final class VerbError extends RuntimeException {
@@ -16,7 +16,7 @@ final class VerbError extends RuntimeException {
 
     /** With a line printed before the {@code VERB_ERR} line ({@code before} may be {@code null}). */
     VerbError(String before, String verb, int ret, int errno) {
-        super((before == null ? "" : before + "\n") + verb + " returned " + ret + ", errno " + errno, null, false,
+        super((before == null ? "" : before + "\n") + verb + " returned " + ret + " errno " + errno, null, false,
                 false);
         this.ret = ret;
     }

@@ -198,7 +198,7 @@ class ManualExamplesInteropVmTest {
         throw new AssertionError("no GID " + want + " on " + vm.device());
     }
 
-    /** Waits until a TCP socket listens on {@code port} ({@code /proc/net/tcp}, state 0A): the C server prints first. */
+    /** Waits until a TCP socket listens on {@code port} ({@code /proc/net/tcp}, state 0A): C prints before it binds. */
     private static void awaitTcpListener(int port, ToolProcess server) {
         String local = String.format(Locale.ROOT, ":%04X ", port);
         Awaitility.await(server + " listens on TCP " + port).atMost(LIMIT).pollInterval(Duration.ofMillis(100))

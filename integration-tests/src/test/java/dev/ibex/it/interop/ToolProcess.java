@@ -22,7 +22,7 @@ final class ToolProcess implements AutoCloseable {
 
     private ToolProcess(List<String> command) throws IOException {
         this.command = command;
-        this.log = Files.createTempFile("interop-" + command.getFirst(), ".log");
+        this.log = Files.createTempFile("interop-" + Path.of(command.getFirst()).getFileName(), ".log");
         List<String> full = new ArrayList<>(List.of("stdbuf", "-oL", "-eL"));
         full.addAll(command);
         this.process = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile())

@@ -1,5 +1,11 @@
 package dev.ibex.bench.apm;
 
+import dev.ibex.bench.report.Cli;
+import dev.ibex.bench.report.Comparison;
+import dev.ibex.bench.report.Curve;
+import dev.ibex.bench.report.RatioTable;
+import dev.ibex.bench.report.Results;
+import dev.ibex.bench.report.Target;
 import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.AhAttr;
 import dev.ibex.cm.spi.CompletionBatch;
@@ -27,18 +33,23 @@ import dev.ibex.softroce.net.FreePort;
 import dev.ibex.softroce.verbs.SoftDevice;
 import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.wire.Ipv4;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
 
 /**
  * APM failover time on soft-roce at timer scale 1: for each cell of a grid of local ACK {@code timeout} ×
@@ -50,9 +61,9 @@ import org.HdrHistogram.Histogram;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.apm.FailoverBench [--cuts N] [--timeouts 8,10,12,14]
- *      [--retries 1,3,7]
+ *      [--retries 1,3,7] [--json FILE] [--plots DIR] [--help]
  * </pre>
- * Exit status 0 when every cell meets the target, 1 otherwise, 2 on failure.
+ * Exit status 0 when every cell meets the target, 1 otherwise or on failure, 2 on bad usage ({@link Cli}).
  */
 public final class FailoverBench {
     static final String A = "127.0.0.2";
@@ -93,31 +104,75 @@ public final class FailoverBench {
     }
 
     public static void main(String[] args) {
-        int cuts = 20;
-        int[] timeouts = {8, 10, 12, 14};
-        int[] retries = {1, 3, 7};
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--cuts" -> cuts = Integer.parseInt(args[++i]);
-                case "--timeouts" -> timeouts = ints(args[++i]);
-                case "--retries" -> retries = ints(args[++i]);
-                default -> {
-                    System.err.println("usage: FailoverBench [--cuts N] [--timeouts 8,10,12,14] [--retries 1,3,7]");
-                    System.exit(2);
-                }
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line ({@code ./ibex bench --only failover [options]}). */
+    @CommandLine.Command(name = "ibex bench --only failover", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "APM failover time on soft-roce at timer scale 1: cut -> first message on the alternate "
+                    + "path, per local ACK timeout x retry_cnt, p50/p99 against the IBA's expectation; the cells also "
+                    + "as JSON, the curve as a PNG with --plots.",
+            footer = {"", "Exit status: 0 every cell within 1.1x, 1 a cell missed or the run failed, 2 bad usage."})
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Option(names = "--cuts", paramLabel = "N", defaultValue = "20",
+                description = "path cuts per cell (default ${DEFAULT-VALUE})")
+        int cuts;
+
+        @CommandLine.Option(names = "--timeouts", paramLabel = "T,...", split = ",", defaultValue = "8,10,12,14",
+                description = "local ACK timeouts (4.096 us x 2^T; default ${DEFAULT-VALUE})")
+        int[] timeouts;
+
+        @CommandLine.Option(names = "--retries", paramLabel = "N,...", split = ",", defaultValue = "1,3,7",
+                description = "retry counts (default ${DEFAULT-VALUE})")
+        int[] retries;
+
+        @CommandLine.Option(names = "--json", paramLabel = "FILE", defaultValue = "benchmarks/target/failover-bench.json",
+                description = "the cells as JSON (default ${DEFAULT-VALUE})")
+        Path json;
+
+        @CommandLine.Option(names = "--plots", paramLabel = "DIR",
+                description = "draw failover time by ACK timeout (PNG) and copy the JSON into DIR, e.g. docs/plots")
+        Path plots;
+
+        @Override
+        public Integer call() throws IOException {
+            if (cuts < 1 || Arrays.stream(timeouts).anyMatch(t -> t < 1 || t > 31)
+                    || Arrays.stream(retries).anyMatch(n -> n < 0 || n > 7)) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--cuts at least 1, --timeouts 1..31, --retries 0..7 (the IBA's ranges)");
             }
-        }
-        try (var bench = new Closer(new FailoverBench(System.out))) {
-            List<Cell> cells = bench.b.run(timeouts, retries, cuts);
-            System.exit(cells.stream().allMatch(Cell::met) ? 0 : 1);
-        } catch (RuntimeException e) {
-            e.printStackTrace();
-            System.exit(2);
+            try (var bench = new Closer(new FailoverBench(System.out))) {
+                List<Cell> cells = bench.b.run(timeouts, retries, cuts);
+                RatioTable results = results(cells);
+                Results.write(results, json, plots, System.out);
+                return Cli.status(cells.stream().allMatch(Cell::met));
+            }
         }
     }
 
-    private static int[] ints(String csv) {
-        return Arrays.stream(csv.split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
+    /** The cells as a table (for the JSON) with the failover-time curve. */
+    static RatioTable results(List<Cell> cells) {
+        RatioTable t = new RatioTable("APM failover time on soft-roce at timer scale 1: cut -> first message "
+                + "delivered on the alternate path, p99 vs the IBA's expectation", "IBA expectation");
+        Map<String, List<Curve.Point>> series = new LinkedHashMap<>();
+        for (Cell c : cells) {
+            double tMs = 4.096e-3 * (1L << c.timeout());
+            t.add(new Comparison(String.format(Locale.ROOT, "failover p99 (ms), timeout %d (%.2f ms), retry_cnt %d",
+                    c.timeout(), tMs, c.retryCnt()), c.expectedMs(), c.p99Ms(), Target.atMost(1.1),
+                    String.format(Locale.ROOT, "p50 %.2f ms, max %.2f ms, %d cuts, %d lost QPs", c.p50Ms(), c.maxMs(),
+                            c.cuts(), c.failures())));
+            series.computeIfAbsent("p99, retry_cnt " + c.retryCnt(), k -> new ArrayList<>())
+                    .add(new Curve.Point(tMs, c.p99Ms()));
+            series.computeIfAbsent("expected, retry_cnt " + c.retryCnt(), k -> new ArrayList<>())
+                    .add(new Curve.Point(tMs, c.expectedMs()));
+        }
+        t.note("expect = (retry_cnt + 1) x 4.096 us x 2^timeout + RTT (p50 of 64 B SEND round trips, same QPs, same run)");
+        t.curve(new Curve("apm-failover", "APM failover on soft-roce: cut to first delivery on the alternate path",
+                "local ACK timeout (ms, 4.096 us x 2^T)", "failover time (ms)", true, true, series));
+        return t;
     }
 
     private record Closer(FailoverBench b) implements AutoCloseable {

@@ -1,6 +1,8 @@
 package dev.ibex.bench.callback;
 
 import dev.ibex.bench.loopback.LoopbackHosts;
+import dev.ibex.bench.report.Cli;
+import dev.ibex.bench.report.Json;
 import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.buffer.RemoteAccess;
 import dev.ibex.cm.buffer.RemoteBuffer;
@@ -10,12 +12,21 @@ import dev.ibex.cm.endpoint.Exposure;
 import dev.ibex.cm.endpoint.Operation;
 import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.cm.spi.ResourceKind;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import picocli.CommandLine;
 
 /**
  * The exposure soak (issue 14): 100,000 cycles per mode (three rounds, order rotating, after a warm-up) of expose → the
@@ -28,9 +39,9 @@ import java.util.concurrent.CompletableFuture;
  * (a window over a region of exactly the bytes, what rxe needs) and {@code REGION} (a region of its own).
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.callback.ExposureSoak [--cycles N]
+ * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.callback.ExposureSoak [--cycles N] [--json FILE] [--help]
  * </pre>
- * Exit status 0 when nothing leaked, 1 otherwise, 2 on failure.
+ * Exit status 0 when nothing leaked, 1 otherwise or on failure, 2 on bad usage ({@link Cli}).
  */
 public final class ExposureSoak {
     static final Duration LIMIT = Duration.ofMinutes(10);
@@ -40,25 +51,42 @@ public final class ExposureSoak {
     }
 
     public static void main(String[] args) {
-        int cycles = 100_000;
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--cycles")) {
-                cycles = Integer.parseInt(args[++i]);
-            } else {
-                System.err.println("usage: ExposureSoak [--cycles N]");
-                System.exit(2);
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line. */
+    @CommandLine.Command(name = "ExposureSoak", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Expose -> WRITE -> revoke cycles per exposure mode against one exposure kept for the run "
+                    + "(callback API, soft-roce on loopback), then a leak check; the figures also as JSON.",
+            footer = {"", "Exit status: 0 nothing leaked, 1 something leaked or the run failed, 2 bad usage."})
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Option(names = "--cycles", paramLabel = "N", defaultValue = "100000",
+                description = "cycles per mode (default ${DEFAULT-VALUE})")
+        int cycles;
+
+        @CommandLine.Option(names = "--json", paramLabel = "FILE", defaultValue = "benchmarks/target/exposure-soak.json",
+                description = "the figures as JSON (default ${DEFAULT-VALUE})")
+        Path json;
+
+        @Override
+        public Integer call() throws IOException {
+            if (cycles < 3) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--cycles must be at least 3 (3 rounds)");
             }
-        }
-        try {
-            System.exit(run(System.out, cycles) ? 0 : 1);
-        } catch (RuntimeException e) {
-            e.printStackTrace();
-            System.exit(2);
+            Map<String, Object> results = new LinkedHashMap<>();
+            boolean clean = run(System.out, cycles, results);
+            Files.createDirectories(json.toAbsolutePath().getParent());
+            Files.writeString(json, Json.write(results));
+            System.out.println("results: " + json);
+            return Cli.status(clean);
         }
     }
 
-    /** Runs the baseline and each mode; prints the table; returns whether nothing leaked. */
-    static boolean run(PrintStream out, int cycles) {
+    /** Runs the baseline and each mode; prints the table, puts it into {@code results}; returns whether nothing leaked. */
+    static boolean run(PrintStream out, int cycles, Map<String, Object> results) {
         Exposer server = new Exposer();
         Writer client = new Writer();
         boolean clean = true;
@@ -83,12 +111,21 @@ public final class ExposureSoak {
             double baseline = median(rates[0]);
             out.printf(Locale.ROOT, "%-22s %10s %12s %14s%n", "exposure soak (median of " + rounds + ")", "cycles",
                     "cycles/s", "cost vs kept");
+            List<Object> rows = new ArrayList<>();
             for (int m = 0; m < modes.length; m++) {
                 double rate = median(rates[m]);
                 String name = modes[m] == null ? "kept (baseline)" : modes[m].name().toLowerCase(Locale.ROOT);
                 out.printf(Locale.ROOT, "%-22s %10d %12.0f %13.2fx%n", name, (cycles / rounds) * rounds, rate,
                         baseline / rate);
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("mode", name);
+                row.put("cycles", (cycles / rounds) * rounds);
+                row.put("cyclesPerSecond", rate);
+                row.put("costVsKept", baseline / rate);
+                rows.add(row);
             }
+            results.put("title", "exposure soak (median of " + rounds + " rounds)");
+            results.put("modes", rows);
             ConnectedPair.await(onLoop(pair.server, () -> {
                 server.releaseTarget();
                 return null;
@@ -104,6 +141,15 @@ public final class ExposureSoak {
                     && after.get(ResourceKind.MEMORY_REGION) <= before.get(ResourceKind.MEMORY_REGION) + 1
                     && after.get(ResourceKind.MEMORY_WINDOW) <= 2;
             out.println(clean ? "PASS: nothing leaked" : "MISS: something leaked");
+            Map<String, Object> leak = new LinkedHashMap<>();
+            leak.put("liveExposures", live);
+            leak.put("heldBuffers", leaks);
+            leak.put("regionsBefore", before.get(ResourceKind.MEMORY_REGION));
+            leak.put("regionsAfter", after.get(ResourceKind.MEMORY_REGION));
+            leak.put("windowsBefore", before.get(ResourceKind.MEMORY_WINDOW));
+            leak.put("windowsAfter", after.get(ResourceKind.MEMORY_WINDOW));
+            leak.put("clean", clean);
+            results.put("afterwards", leak);
         }
         return clean;
     }

@@ -8,6 +8,9 @@ import dev.ibex.softroce.SoftRoceProvider;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import dev.ibex.bench.report.Cli;
+import picocli.CommandLine;
 
 /**
  * The server side of a matrix cell in a process of its own, so the cell can kill it with SIGKILL:
@@ -18,24 +21,58 @@ import java.util.Map;
 public final class MatrixPeer {
     private MatrixPeer() {}
 
-    public static void main(String[] args) throws InterruptedException {
-        String kind = args[0];
-        int udpPort = Integer.parseInt(args[1]);
-        double scale = Double.parseDouble(args[2]);
-        int port = Integer.parseInt(args[3]);
-        int stream = Integer.parseInt(args[4]);
+    public static void main(String[] args) {
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line {@link PeerJvm} gives. */
+    @CommandLine.Command(name = "MatrixPeer", mixinStandardHelpOptions = true,
+            description = "A fault-matrix peer in a JVM of its own: serves until killed (started by PeerJvm).")
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Parameters(index = "0", description = "rc, ud or mcast")
+        Kind kind;
+
+        @CommandLine.Parameters(index = "1", description = "soft-roce's UDP port")
+        int udpPort;
+
+        @CommandLine.Parameters(index = "2", description = "the timer scale")
+        double scale;
+
+        @CommandLine.Parameters(index = "3", description = "the service port")
+        int port;
+
+        @CommandLine.Parameters(index = "4", description = "the stream number")
+        int stream;
+
+        @CommandLine.Parameters(index = "5", arity = "0..1", description = "mcast: the group address")
+        String group;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            if (kind == Kind.MCAST && group == null) {
+                throw new IllegalArgumentException("mcast needs a group address");
+            }
+            serve(kind, udpPort, scale, port, stream, group);
+            return Cli.OK;
+        }
+    }
+
+    /** What the peer serves. */
+    enum Kind { RC, UD, MCAST }
+
+    static void serve(Kind kind, int udpPort, double scale, int port, int stream, String group)
+            throws InterruptedException {
         SoftNet.Options o = SoftNet.Options.DEFAULT.withTimerScale(scale);
         Map<String, String> settings = Map.of("ibex.softroce.port", Integer.toString(udpPort),
                 "ibex.softroce.devices", "srv=" + SoftNet.SERVER, "ibex.softroce.timerScale", Double.toString(scale));
-        EventLoopGroup group = EventLoopGroup.open(SoftRoceProvider.NAME, ProviderConfig.of(settings),
+        EventLoopGroup loops = EventLoopGroup.open(SoftRoceProvider.NAME, ProviderConfig.of(settings),
                 SoftNet.loopOptions(o).withThreadName("peer"));
         switch (kind) {
-            case "rc" -> StreamServer.listen(group.next(), SoftNet.serverAddress(port), ListenOptions.DEFAULT
+            case RC -> StreamServer.listen(loops.next(), SoftNet.serverAddress(port), ListenOptions.DEFAULT
                     .withConnection(ConnectionOptions.DEFAULT), FaultMatrix.MAX);
-            case "ud" -> DatagramSink.unicast(group.next(), SoftNet.serverAddress(port), stream, FaultMatrix.MAX);
-            case "mcast" -> DatagramSink.multicast(group.next(), new InetSocketAddress(SoftNet.address(SoftNet.SERVER),
-                    0), new InetSocketAddress(SoftNet.address(args[5]), port), stream, FaultMatrix.MAX);
-            default -> throw new IllegalArgumentException("rc, ud or mcast, not " + kind);
+            case UD -> DatagramSink.unicast(loops.next(), SoftNet.serverAddress(port), stream, FaultMatrix.MAX);
+            case MCAST -> DatagramSink.multicast(loops.next(), new InetSocketAddress(SoftNet.address(SoftNet.SERVER),
+                    0), new InetSocketAddress(SoftNet.address(group), port), stream, FaultMatrix.MAX);
         }
         System.out.println("READY");
         System.out.flush();

@@ -3,9 +3,11 @@ package dev.ibex.bench.loopback;
 import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Throughput;
 import dev.ibex.bench.jmh.AllocationCheck;
+import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.HostLoad;
 import dev.ibex.bench.report.ProcessCpu;
 import dev.ibex.bench.report.RatioTable;
+import dev.ibex.bench.report.Results;
 import dev.ibex.bench.report.Rounds;
 import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
@@ -22,7 +24,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
 
 /**
  * Every host benchmark in one process and one table, each side against its baseline in interleaved rounds (the
@@ -35,24 +39,21 @@ import org.HdrHistogram.Histogram;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write|reactive|rsocket|jmh|scale|large] [--no-jmh] [--jmh-log FILE]
+ *      [--only pingpong|write|reactive|rsocket|jmh|scale|large] [--no-jmh] [--jmh-log FILE] [--json FILE]
+ *      [--plots DIR] [--help]
  * </pre>
  * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
  * {@code --only large} runs the scale workload's large-message part alone (about two minutes).
  * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
  * own options); the default set leaves it out.
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
- * Exit status 0 when every target is met, 1 when one is missed, 2 on failure.
+ * Exit status 0 when every target is met, 1 when one is missed or a workload failed, 2 on bad usage ({@link Cli}).
  */
 public final class LoopbackBench {
     static final int MESSAGE = 64;
     static final int WRITE = 64 * 1024;
     /** The soft device's path MTU on lo (interface MTU 65536 → IB MTU 4096). */
     static final int MTU = 4096;
-    static final String USAGE = "usage: LoopbackBench [--rounds N] [--quick] [--only pingpong|write|reactive|rsocket|jmh|scale|large] "
-            + "[--no-jmh] [--jmh-log FILE]\n   or: LoopbackBench --only failover [--cuts N] [--timeouts 8,10,12,14] "
-            + "[--retries 1,3,7]\n   or: LoopbackBench --only soak|matrix|fuzz|cycles [soak options: "
-            + dev.ibex.bench.soak.SoakBench.USAGE.substring("usage: SoakBench ".length()) + "]";
     /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
     static final Duration RUN_LIMIT = Duration.ofSeconds(8);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(30);
@@ -80,7 +81,7 @@ public final class LoopbackBench {
 
     public static void main(String[] args) {
         for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals("--only") && List.of("soak", "matrix", "fuzz", "cycles").contains(args[i + 1])) {
+            if (args[i].equals("--only") && SOAK.contains(args[i + 1])) {
                 dev.ibex.bench.soak.SoakBench.main(args); // the fault soak: a set of its own
                 return;
             }
@@ -93,28 +94,78 @@ public final class LoopbackBench {
                 return;
             }
         }
-        int rounds = 4;
-        boolean quick = false;
-        boolean jmh = true;
-        String only = null;
-        Path jmhLog = Path.of("benchmarks/target/jmh-callback-path.log");
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--quick" -> quick = true;
-                case "--only" -> only = args[++i];
-                case "--no-jmh" -> jmh = false;
-                case "--jmh-log" -> jmhLog = Path.of(args[++i]);
-                default -> {
-                    System.err.println(USAGE);
-                    System.exit(2);
-                }
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The workloads {@code --only} hands to {@link dev.ibex.bench.soak.SoakBench}. */
+    static final List<String> SOAK = List.of("soak", "matrix", "fuzz", "cycles");
+    /** The workloads this harness runs itself. */
+    static final List<String> WORKLOADS = List.of("pingpong", "write", "reactive", "rsocket", "jmh", "scale", "large");
+
+    /** The command line ({@code ./ibex bench [options]}). */
+    @CommandLine.Command(name = "ibex bench", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"The host benchmarks: soft-roce on loopback vs raw Java UDP, cm-reactive vs callbacks, "
+                    + "RSocket over Ibex vs over TCP, callback-path allocation (JMH -prof gc). One table, each "
+                    + "figure against a baseline measured in the same run; the table also as JSON (--json)."},
+            footer = {"", "Also: --only failover [--cuts N] [--timeouts 8,10,12,14] [--retries 1,3,7] (APM failover "
+                    + "time; --only failover --help), --only soak|matrix|fuzz|cycles [soak options] (the fault soak; "
+                    + "--only soak --help). Soft-roce settings as system properties "
+                    + "(-Dibex.softroce.poller.spinNanos=20000).",
+                    "Exit status: 0 every target met, 1 a target missed or a workload failed, 2 bad usage."})
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Option(names = "--rounds", paramLabel = "N", defaultValue = "4",
+                description = "interleaved rounds per workload (default ${DEFAULT-VALUE})")
+        int rounds;
+
+        @CommandLine.Option(names = "--quick", description = "a smoke run: a tenth of the round trips and writes")
+        boolean quick;
+
+        @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
+                description = "one workload: pingpong, write, reactive, rsocket, jmh, scale (~10 min) or large "
+                        + "(the scale workload's large messages, ~2 min); default: all but scale and large")
+        String only;
+
+        @CommandLine.Option(names = "--no-jmh", description = "leave out the JMH allocation check")
+        boolean noJmh;
+
+        @CommandLine.Option(names = "--jmh-log", paramLabel = "FILE",
+                defaultValue = "benchmarks/target/jmh-callback-path.log", description = "JMH's log (default "
+                        + "${DEFAULT-VALUE})")
+        Path jmhLog;
+
+        @CommandLine.Option(names = "--json", paramLabel = "FILE", description = "the table as JSON (default "
+                + "benchmarks/target/loopback-bench.json, with --only W loopback-bench-W.json)")
+        Path json;
+
+        @CommandLine.Option(names = "--plots", paramLabel = "DIR", description = "draw the measured curves (PNG) "
+                + "and copy the JSON into DIR, e.g. docs/plots")
+        Path plots;
+
+        @Override
+        public Integer call() throws IOException {
+            if (rounds < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rounds must be at least 1");
             }
+            if (only != null && !WORKLOADS.contains(only)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--only " + only + ": one of "
+                        + String.join(", ", WORKLOADS) + ", failover, " + String.join(", ", SOAK));
+            }
+            if (json == null) {
+                json = Path.of("benchmarks/target/loopback-bench" + (only == null ? "" : "-" + only) + ".json");
+            }
+            return run(this);
         }
+    }
+
+    static int run(Command c) throws IOException {
+        String only = c.only;
         boolean large = "large".equals(only); // the scale workload's large messages alone
         boolean scale = "scale".equals(only) || large;
         Watchdog w = Watchdog.start(Duration.ofMinutes(scale ? 40 : 10));
-        LoopbackBench bench = new LoopbackBench(System.out, rounds, quick, w);
+        LoopbackBench bench = new LoopbackBench(System.out, c.rounds, c.quick, w);
         RatioTable table = new RatioTable("Ibex on this host: soft-roce on loopback vs raw Java UDP, cm-reactive vs "
                 + "callbacks, RSocket over Ibex vs over TCP, callback-path allocation (" + HostLoad.describe()
                 + " at start)", "baseline");
@@ -124,7 +175,7 @@ public final class LoopbackBench {
         }
         try {
             if (scale) {
-                ScaleBench.Settings settings = quick ? ScaleBench.Settings.QUICK : ScaleBench.Settings.FULL;
+                ScaleBench.Settings settings = c.quick ? ScaleBench.Settings.QUICK : ScaleBench.Settings.FULL;
                 ScaleBench.run(large ? settings.only("large") : settings, System.out, w, table);
             }
             if (only == null || only.equals("pingpong")) {
@@ -137,24 +188,24 @@ public final class LoopbackBench {
                 bench.reactiveVsCallback(table);
             }
             if (only == null || only.equals("rsocket")) {
-                RSocketBench rsocket = RSocketBench.forRun(System.out, Math.max(1, rounds - 1), quick, w);
+                RSocketBench rsocket = RSocketBench.forRun(System.out, Math.max(1, c.rounds - 1), c.quick, w);
                 rsocket.run(table);
-                table.note("  rsocket plot: " + rsocket.plot(Path.of("benchmarks/target/rsocket-bench.png")));
+                Path dir = c.plots != null ? c.plots : Path.of("benchmarks/target");
+                table.note("  rsocket plot: " + rsocket.plot(dir.resolve("rsocket-bench.png")));
             }
-            if (jmh && (only == null || only.equals("jmh"))) {
-                w.phase("JMH callback path with -prof gc (log: " + jmhLog + ")");
-                Files.createDirectories(jmhLog.toAbsolutePath().getParent());
-                AllocationCheck.run(List.of("fake", "soft-roce"), jmhLog, System.out).forEach(table::add);
+            if (!c.noJmh && (only == null || only.equals("jmh"))) {
+                w.phase("JMH callback path with -prof gc (log: " + c.jmhLog + ")");
+                Files.createDirectories(c.jmhLog.toAbsolutePath().getParent());
+                AllocationCheck.run(List.of("fake", "soft-roce"), c.jmhLog, System.out).forEach(table::add);
                 table.note("alloc: CallbackPathBenchmark (free-running ping-pong on the loops, one op = one round "
-                        + "trip) under JMH -prof gc, gc.alloc.rate.norm of the whole fork; JMH log " + jmhLog);
+                        + "trip) under JMH -prof gc, gc.alloc.rate.norm of the whole fork; JMH log " + c.jmhLog);
             }
-        } catch (RuntimeException | IOException e) {
-            e.printStackTrace();
-            System.exit(2);
+        } finally {
+            table.note(HostLoad.describe() + " at end");
+            table.print(System.out);
+            Results.write(table, c.json, c.plots, System.out);
         }
-        table.note(HostLoad.describe() + " at end");
-        table.print(System.out);
-        System.exit(table.allMet() ? 0 : 1);
+        return Cli.status(table.allMet());
     }
 
     void pingPong(RatioTable table) {

@@ -1,6 +1,7 @@
 package dev.ibex.bench.rsocket;
 
 import dev.ibex.bench.loopback.LoopbackHosts;
+import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.HostLoad;
 import dev.ibex.bench.report.RatioTable;
 import dev.ibex.bench.report.Rounds;
@@ -36,8 +37,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -240,34 +243,53 @@ public final class RSocketBench {
         }
     }
 
-    /** Standalone: {@code RSocketBench [--rounds N] [--quick] [--plot FILE]}. */
+    /** Standalone: {@code RSocketBench [--rounds N] [--quick] [--plot FILE] [--json FILE]}. */
     public static void main(String[] args) {
-        int rounds = 3;
-        boolean quick = false;
-        Path png = Path.of("benchmarks/target/rsocket-bench.png");
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--quick" -> quick = true;
-                case "--plot" -> png = Path.of(args[++i]);
-                default -> {
-                    System.err.println("usage: RSocketBench [--rounds N] [--quick] [--plot FILE]");
-                    System.exit(2);
-                }
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line. */
+    @CommandLine.Command(name = "RSocketBench", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "RSocket request-response over Ibex (soft-roce on loopback) vs over TCP, same run; the "
+                    + "table also as JSON, the medians as a PNG.",
+            footer = {"", "Exit status: 0 every target met, 1 a target missed or the run failed, 2 bad usage."})
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+                description = "interleaved rounds (default ${DEFAULT-VALUE})")
+        int rounds;
+
+        @CommandLine.Option(names = "--quick", description = "a smoke run: a tenth of the requests")
+        boolean quick;
+
+        @CommandLine.Option(names = "--plot", paramLabel = "FILE", defaultValue = "benchmarks/target/rsocket-bench.png",
+                description = "the plot (default ${DEFAULT-VALUE})")
+        Path png;
+
+        @CommandLine.Option(names = "--json", paramLabel = "FILE", defaultValue = "benchmarks/target/rsocket-bench.json",
+                description = "the table as JSON (default ${DEFAULT-VALUE})")
+        Path json;
+
+        @Override
+        public Integer call() throws java.io.IOException {
+            if (rounds < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rounds must be at least 1");
             }
+            RatioTable table = new RatioTable("RSocket request-response over Ibex (soft-roce) vs over TCP on "
+                    + "loopback (" + HostLoad.describe() + " at start)", "TCP");
+            RSocketBench b = forRun(System.out, rounds, quick, Watchdog.start(Duration.ofMinutes(10)));
+            try {
+                b.run(table);
+                table.note("plot: " + b.plot(png));
+            } finally {
+                table.print(System.out);
+                table.writeJson(json);
+                System.out.println("results: " + json);
+            }
+            return Cli.status(table.allMet());
         }
-        RatioTable table = new RatioTable("RSocket request-response over Ibex (soft-roce) vs over TCP on loopback ("
-                + HostLoad.describe() + " at start)", "TCP");
-        RSocketBench b = forRun(System.out, rounds, quick, Watchdog.start(Duration.ofMinutes(10)));
-        try {
-            b.run(table);
-        } catch (RuntimeException e) {
-            e.printStackTrace();
-            System.exit(2);
-        }
-        table.note("plot: " + b.plot(png));
-        table.print(System.out);
-        System.exit(table.allMet() ? 0 : 1);
     }
 
     /** The harness with the default request counts ({@code quick}: a tenth). */

@@ -3,6 +3,7 @@ package dev.ibex.bench.scale;
 import dev.ibex.bench.callback.Throughput;
 import dev.ibex.bench.loopback.LoopbackHosts;
 import dev.ibex.bench.report.Comparison;
+import dev.ibex.bench.report.Curve;
 import dev.ibex.bench.report.RatioTable;
 import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
@@ -19,6 +20,9 @@ import dev.ibex.softroce.net.FreePort;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,6 +54,10 @@ final class LargeMessages {
         watchdog.phase("large messages: warm-up");
         send(64 << 10, EAGER, 16L << 20); // both paths compiled before the first row, so neither pays the JIT there
         send(64 << 10, RENDEZVOUS, 16L << 20);
+        Map<String, List<Curve.Point>> series = new LinkedHashMap<>();
+        series.put("RDMA WRITE (callback API, baseline)", new ArrayList<>());
+        series.put("SEND, eager (RdmaConnection.send, one SEND per buffer)", new ArrayList<>());
+        series.put("SEND, rendezvous (the receiver READs)", new ArrayList<>());
         for (int size : SIZES) {
             watchdog.phase("large messages: " + label(size));
             double write;
@@ -69,7 +77,14 @@ final class LargeMessages {
             table.add(new Comparison(label(size) + " messages: rendezvous vs eager SEND (MB/s)",
                     eager.megabytesPerSecond, send.megabytesPerSecond, Target.none(), "same run, same API; eager = "
                     + "rendezvousThreshold 0" + (eager.error == null ? "" : "; eager failed: " + eager.error)));
+            double kib = size / 1024.0;
+            series.get("RDMA WRITE (callback API, baseline)").add(new Curve.Point(kib, write));
+            series.get("SEND, eager (RdmaConnection.send, one SEND per buffer)")
+                    .add(new Curve.Point(kib, eager.megabytesPerSecond));
+            series.get("SEND, rendezvous (the receiver READs)").add(new Curve.Point(kib, send.megabytesPerSecond));
         }
+        table.curve(new Curve("large-messages", "Large messages on soft-roce loopback: bandwidth by message size",
+                "message size (KiB)", "MB/s", true, false, series));
     }
 
     private static String figure(Result r) {

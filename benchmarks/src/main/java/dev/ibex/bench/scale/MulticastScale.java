@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import java.util.concurrent.Callable;
+import dev.ibex.bench.report.Cli;
+import picocli.CommandLine;
 
 /**
  * The scale benchmark's multicast process: one soft-roce device joins {@code --groups} groups (each an
@@ -33,16 +36,41 @@ import reactor.core.publisher.Mono;
 public final class MulticastScale {
     private MulticastScale() {}
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> a = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+    public static void main(String[] args) {
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line the scale driver gives. */
+    @CommandLine.Command(name = "MulticastScale", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "The scale benchmark's multicast process: joins --groups groups on one device, a publisher "
+                    + "on a second sends to a sample, every member leaves; prints MCAST with the figures.")
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Option(names = "--host", defaultValue = "127.0.0.2", description = "the members' device "
+                + "(default ${DEFAULT-VALUE})")
+        String host;
+
+        @CommandLine.Option(names = "--publisher", defaultValue = "127.0.0.3", description = "the publisher's device "
+                + "(default ${DEFAULT-VALUE})")
+        String publisher;
+
+        @CommandLine.Option(names = "--udp-port", required = true, description = "soft-roce's UDP port")
+        int udpPort;
+
+        @CommandLine.Option(names = "--groups", defaultValue = "2048", description = "groups (default ${DEFAULT-VALUE})")
+        int groups;
+
+        @CommandLine.Option(names = "--concurrency", defaultValue = "64",
+                description = "joins at once (default ${DEFAULT-VALUE})")
+        int concurrency;
+
+        @Override
+        public Integer call() throws Exception {
+            run(host, publisher, Integer.toString(udpPort), groups, concurrency);
+            return Cli.OK;
         }
-        String host = a.getOrDefault("host", "127.0.0.2");
-        String publisherHost = a.getOrDefault("publisher", "127.0.0.3");
-        String udp = a.get("udp-port");
-        int groups = Integer.parseInt(a.getOrDefault("groups", "2048"));
-        int concurrency = Integer.parseInt(a.getOrDefault("concurrency", "64"));
+    }
+
+    static void run(String host, String publisherHost, String udp, int groups, int concurrency) throws Exception {
         LoopOptions options = LoopOptions.DEFAULT.withThreadName("mc");
         EventLoopGroup members = EventLoopGroup.open("soft-roce", ProviderConfig.of(Map.of("ibex.softroce.devices",
                 "mc=" + host, "ibex.softroce.port", udp)), options);

@@ -1,8 +1,10 @@
 package dev.ibex.bench.scale;
 
+import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.Comparison;
 import dev.ibex.bench.report.HostLoad;
 import dev.ibex.bench.report.RatioTable;
+import dev.ibex.bench.report.Results;
 import dev.ibex.bench.report.Target;
 import dev.ibex.bench.report.Watchdog;
 import dev.ibex.softroce.net.FreePort;
@@ -16,7 +18,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 
 /**
  * The scale workload: Ibex's server with thousands of connections, a half-open flood, a connect storm and thousands
@@ -90,52 +94,94 @@ public final class ScaleBench {
     }
 
     public static void main(String[] args) {
-        Settings s = Settings.FULL;
-        for (int i = 0; i < args.length; i++) {
-            s = switch (args[i]) {
-                case "--quick" -> Settings.QUICK;
-                case "--connections" -> with(s, "connections", Integer.parseInt(args[++i]));
-                case "--clients" -> with(s, "clients", Integer.parseInt(args[++i]));
-                case "--groups" -> with(s, "groups", Integer.parseInt(args[++i]));
-                case "--flood-seconds" -> with(s, "floodSeconds", Integer.parseInt(args[++i]));
-                case "--flood-rate" -> with(s, "floodRate", Integer.parseInt(args[++i]));
-                case "--no-large" -> with(s, "large", 0);
-                case "--parts" -> new Settings(s.connections(), s.clients(), s.concurrency(), s.stormConnects(),
-                        s.floodRate(), s.floodSeconds(), s.floodSources(), s.groups(), s.large(), s.markdown(),
-                        args[++i]);
-                default -> {
-                    System.err.println("usage: ScaleBench [--quick] [--connections N] [--clients N] [--groups N] "
-                            + "[--flood-seconds N] [--flood-rate N] [--no-large] [--parts " + Settings.ALL + "]");
-                    System.exit(2);
-                    yield s;
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line ({@code ScaleBench [options]}; {@code ./ibex bench --only scale} runs every part). */
+    @CommandLine.Command(name = "ScaleBench", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Ibex at scale on loopback soft-roce, server and clients in JVMs of their own: thousands of "
+                    + "connections, concurrent connects, a half-open flood, thousands of multicast groups, large "
+                    + "messages; the table also as JSON and Markdown.",
+            footer = {"", "Exit status: 0 every target met, 1 a target missed or a part failed, 2 bad usage."})
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Option(names = "--quick", description = "a smoke run: a tenth of everything")
+        boolean quick;
+
+        @CommandLine.Option(names = "--connections", paramLabel = "N", description = "connections in all (10,000)")
+        Integer connections;
+
+        @CommandLine.Option(names = "--clients", paramLabel = "N", description = "client JVMs (4)")
+        Integer clients;
+
+        @CommandLine.Option(names = "--groups", paramLabel = "N", description = "multicast groups (2,048)")
+        Integer groups;
+
+        @CommandLine.Option(names = "--flood-seconds", paramLabel = "N", description = "half-open flood length (40)")
+        Integer floodSeconds;
+
+        @CommandLine.Option(names = "--flood-rate", paramLabel = "N", description = "forged REQs per second (2,000)")
+        Integer floodRate;
+
+        @CommandLine.Option(names = "--no-large", description = "leave out the large messages")
+        boolean noLarge;
+
+        @CommandLine.Option(names = "--parts", paramLabel = "PART,...", split = ",",
+                description = "parts to run, of " + Settings.ALL + " (default: all)")
+        List<String> parts;
+
+        @CommandLine.Option(names = "--json", paramLabel = "FILE", defaultValue = "benchmarks/target/scale-bench.json",
+                description = "the table as JSON (default ${DEFAULT-VALUE})")
+        Path json;
+
+        @CommandLine.Option(names = "--plots", paramLabel = "DIR",
+                description = "draw the measured curves (PNG) and copy the JSON into DIR, e.g. docs/plots")
+        Path plots;
+
+        @Override
+        public Integer call() throws IOException {
+            Settings s = settings();
+            Watchdog w = Watchdog.start(Duration.ofMinutes(40));
+            RatioTable table = table();
+            try {
+                run(s, System.out, w, table);
+            } finally {
+                table.print(System.out);
+                Results.write(table, json, plots, System.out);
+            }
+            return Cli.status(table.allMet());
+        }
+
+        Settings settings() {
+            Settings s = quick ? Settings.QUICK : Settings.FULL;
+            for (Integer v : new Integer[] {connections, clients, groups, floodSeconds, floodRate}) {
+                if (v != null && v < 1) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "counts must be positive, got " + v);
                 }
-            };
+            }
+            if (parts != null) {
+                List<String> known = List.of(Settings.ALL.split(","));
+                for (String p : parts) {
+                    if (!known.contains(p)) {
+                        throw new CommandLine.ParameterException(spec.commandLine(), "--parts " + p + ": one of "
+                                + Settings.ALL);
+                    }
+                }
+            }
+            return new Settings(connections != null ? connections : s.connections(),
+                    clients != null ? clients : s.clients(), s.concurrency(), s.stormConnects(),
+                    floodRate != null ? floodRate : s.floodRate(), floodSeconds != null ? floodSeconds
+                    : s.floodSeconds(), s.floodSources(), groups != null ? groups : s.groups(), s.large() && !noLarge,
+                    s.markdown(), parts != null ? String.join(",", parts) : s.parts());
         }
-        Watchdog w = Watchdog.start(Duration.ofMinutes(40));
-        RatioTable table = table();
-        try {
-            run(s, System.out, w, table);
-        } catch (RuntimeException e) {
-            e.printStackTrace();
-            table.print(System.out);
-            System.exit(2);
-        }
-        table.print(System.out);
-        System.exit(table.allMet() ? 0 : 1);
     }
 
     /** The table the scale workload fills. */
     public static RatioTable table() {
         return new RatioTable("Ibex at scale: soft-roce on loopback, server and clients in separate JVMs ("
                 + HostLoad.describe() + " at start)", "baseline");
-    }
-
-    private static Settings with(Settings s, String field, int v) {
-        return new Settings(field.equals("connections") ? v : s.connections(), field.equals("clients") ? v
-                : s.clients(), s.concurrency(), s.stormConnects(), field.equals("floodRate") ? v : s.floodRate(),
-                field.equals("floodSeconds") ? v : s.floodSeconds(), s.floodSources(),
-                field.equals("groups") ? v : s.groups(), field.equals("large") ? v != 0 : s.large(), s.markdown(),
-                s.parts());
     }
 
     /** Runs every part, adding rows to {@code table} (a part that fails adds a NO DATA row and the next runs). */

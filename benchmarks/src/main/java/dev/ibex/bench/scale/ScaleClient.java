@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import java.util.concurrent.Callable;
+import dev.ibex.bench.report.Cli;
+import picocli.CommandLine;
 
 /**
  * A client process of the scale benchmark, on a soft-roce device (or TCP) of its own address. It prints
@@ -49,37 +52,87 @@ public final class ScaleClient {
 
     private ScaleClient() {}
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> a = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            a.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+    public static void main(String[] args) {
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line the scale driver gives. */
+    @CommandLine.Command(name = "ScaleClient", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "A client process of the scale benchmark (started by ScaleBench; READY, then commands on "
+                    + "standard input).")
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Option(names = "--mode", defaultValue = "rdma", description = "rdma, tcp or probe (default "
+                + "${DEFAULT-VALUE})")
+        Mode mode;
+
+        @CommandLine.Option(names = "--host", required = true, description = "this process's address (its device)")
+        String host;
+
+        @CommandLine.Option(names = "--server", required = true, description = "the server's address")
+        String server;
+
+        @CommandLine.Option(names = "--port", required = true, description = "the server's RDMA (or TCP) port")
+        int port;
+
+        @CommandLine.Option(names = "--udp-port", description = "soft-roce's UDP port (rdma and probe)")
+        Integer udpPort;
+
+        @CommandLine.Option(names = "--count", defaultValue = "1", description = "connections (default ${DEFAULT-VALUE})")
+        int count;
+
+        @CommandLine.Option(names = "--concurrency", defaultValue = "200",
+                description = "connects at once (default ${DEFAULT-VALUE})")
+        int concurrency;
+
+        @CommandLine.Option(names = "--loops", description = "event loops (default: one per processor)")
+        Integer loops;
+
+        @CommandLine.Option(names = "--interval-ms", defaultValue = "1000",
+                description = "probe: ms between connections (default ${DEFAULT-VALUE})")
+        long intervalMs;
+
+        @CommandLine.Option(names = "--duration-s", defaultValue = "40",
+                description = "probe: seconds to run (default ${DEFAULT-VALUE})")
+        long durationSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            run(this);
+            return Cli.OK;
         }
-        String mode = a.getOrDefault("mode", "rdma");
-        String host = a.get("host");
-        String server = a.get("server");
-        int port = Integer.parseInt(a.get("port"));
-        int count = Integer.parseInt(a.getOrDefault("count", "1"));
-        int concurrency = Integer.parseInt(a.getOrDefault("concurrency", "200"));
+    }
+
+    /** What the client does. */
+    enum Mode { RDMA, TCP, PROBE }
+
+    static void run(Command a) throws Exception {
+        String host = a.host;
+        String server = a.server;
+        int port = a.port;
+        int count = a.count;
+        int concurrency = a.concurrency;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        if (mode.equals("tcp")) {
+        if (a.mode == Mode.TCP) {
             System.out.println("READY");
             awaitCommand(in, "go");
             tcp(in, host, server, port, count, concurrency);
             return;
         }
         LoopOptions options = LoopOptions.DEFAULT.withThreadName("cli");
-        if (a.containsKey("loops")) {
-            options = options.withLoops(Integer.parseInt(a.get("loops")));
+        if (a.loops != null) {
+            options = options.withLoops(a.loops);
+        }
+        if (a.udpPort == null) {
+            throw new IllegalArgumentException("--udp-port is needed for --mode " + a.mode);
         }
         EventLoopGroup group = EventLoopGroup.open("soft-roce", ProviderConfig.of(Map.of("ibex.softroce.devices",
-                "cli=" + host, "ibex.softroce.port", a.get("udp-port"))), options);
+                "cli=" + host, "ibex.softroce.port", Integer.toString(a.udpPort))), options);
         RdmaClient client = RdmaClient.create().runOn(group).localHost(host)
                 .remoteAddress(new InetSocketAddress(server, port));
         System.out.println("READY loops=" + group.loops().size());
         awaitCommand(in, "go");
-        if (mode.equals("probe")) {
-            probe(client, Duration.ofMillis(Long.parseLong(a.getOrDefault("interval-ms", "1000"))),
-                    Duration.ofSeconds(Long.parseLong(a.getOrDefault("duration-s", "40"))));
+        if (a.mode == Mode.PROBE) {
+            probe(client, Duration.ofMillis(a.intervalMs), Duration.ofSeconds(a.durationSeconds));
             group.close();
             System.exit(0);
         }

@@ -13,6 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import dev.ibex.bench.report.Cli;
+import picocli.CommandLine;
 
 /**
  * The scale benchmark's server process: one soft-roce device on {@code --host}, an Ibex echo server with default
@@ -30,18 +33,33 @@ import java.util.Map;
 public final class ScaleServer {
     private ScaleServer() {}
 
-    public static void main(String[] args) throws Exception {
-        String host = "127.0.0.2";
-        int udpPort = 0;
-        int loops = 0;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--host" -> host = args[++i];
-                case "--udp-port" -> udpPort = Integer.parseInt(args[++i]);
-                case "--loops" -> loops = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
+    public static void main(String[] args) {
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The command line the scale driver gives. */
+    @CommandLine.Command(name = "ScaleServer", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "The scale benchmark's server process: an RDMA and a TCP echo server (started by ScaleBench; "
+                    + "READY, then commands on standard input).")
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Option(names = "--host", defaultValue = "127.0.0.2", description = "its address (default "
+                + "${DEFAULT-VALUE})")
+        String host;
+
+        @CommandLine.Option(names = "--udp-port", defaultValue = "0", description = "soft-roce's UDP port")
+        int udpPort;
+
+        @CommandLine.Option(names = "--loops", defaultValue = "0", description = "event loops (0: one per processor)")
+        int loops;
+
+        @Override
+        public Integer call() throws Exception {
+            serve(host, udpPort, loops);
+            return Cli.OK;
         }
+    }
+
+    static void serve(String host, int udpPort, int loops) throws Exception {
         LoopOptions options = LoopOptions.DEFAULT.withThreadName("srv");
         if (loops > 0) {
             options = options.withLoops(loops);

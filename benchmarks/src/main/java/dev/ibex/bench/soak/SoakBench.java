@@ -5,6 +5,7 @@ import dev.ibex.bench.faults.FaultMatrix;
 import dev.ibex.bench.faults.Workload;
 import dev.ibex.bench.fuzz.Escape;
 import dev.ibex.bench.fuzz.PacketFuzz;
+import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.HostLoad;
 import dev.ibex.bench.report.Watchdog;
 import java.io.IOException;
@@ -20,25 +21,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
 
 /**
  * The soak: the whole fault matrix over several seeds, the packet fuzzer over a million packets, and 10,000
  * connect/transfer/disconnect cycles with leak slopes — each part a workload of {@code ./ibex bench}
  * ({@code --only soak|matrix|fuzz|cycles}). Prints what each part found and writes the summary to
  * {@code docs/fault-matrix.md} (or {@code --report FILE}); exit status 0 when every cell passed, nothing escaped and
- * nothing leaked, 1 otherwise, 2 when the harness itself failed.
+ * nothing leaked, 1 otherwise or when the harness itself failed, 2 on bad usage ({@link Cli}).
  *
  * <pre>
  * java -XX:NativeMemoryTracking=summary -cp benchmarks/target/benchmarks.jar dev.ibex.bench.soak.SoakBench
  *      [--only soak|matrix|fuzz|cycles] [--seeds 1,2,3] [--units N] [--packets N] [--cycles N] [--lanes N]
- *      [--report FILE | --no-report]
+ *      [--report FILE | --no-report] [--help]
  * </pre>
  * {@code --only fuzz --seeds S --packets N} replays one fuzz seed.
  */
 public final class SoakBench {
-    public static final String USAGE = "usage: SoakBench [--only soak|matrix|fuzz|cycles] [--seeds 1,2,3] [--units N] "
-            + "[--packets N] [--cycles N] [--lanes N] [--report FILE | --no-report]";
-
     private final PrintStream out;
     private final List<String> report = new ArrayList<>();
     private boolean passed = true;
@@ -48,68 +48,91 @@ public final class SoakBench {
     }
 
     public static void main(String[] args) {
-        String only = "soak";
-        long[] seeds = {1, 2, 3};
-        int units = 1000;
-        long packets = 1_000_000;
-        int cycles = 10_000;
-        int lanes = 4;
-        Path reportFile = null;
-        boolean reportGiven = false;
-        boolean explicitSeeds = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--only" -> only = args[++i];
-                case "--seeds", "--seed" -> {
-                    seeds = Arrays.stream(args[++i].split(",")).mapToLong(Long::parseLong).toArray();
-                    explicitSeeds = true;
-                }
-                case "--units" -> units = Integer.parseInt(args[++i]);
-                case "--packets" -> packets = Long.parseLong(args[++i]);
-                case "--cycles" -> cycles = Integer.parseInt(args[++i]);
-                case "--lanes" -> lanes = Integer.parseInt(args[++i]);
-                case "--report" -> {
-                    reportFile = Path.of(args[++i]);
-                    reportGiven = true;
-                }
-                case "--no-report" -> reportGiven = true;
-                default -> {
-                    System.err.println(USAGE);
-                    System.exit(2);
-                }
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The parts {@code --only} picks from. */
+    static final List<String> PARTS = List.of("soak", "matrix", "fuzz", "cycles");
+
+    /** The command line ({@code ./ibex bench --only soak|matrix|fuzz|cycles [options]}). */
+    @CommandLine.Command(name = "ibex bench --only soak", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "The fault soak on soft-roce: the fault matrix over seeds, the packet fuzzer, connection "
+                    + "cycles with leak slopes; the whole soak writes docs/fault-matrix.md.",
+            footer = {"", "--only fuzz --seeds S --packets N replays one fuzz seed.",
+                    "Exit status: 0 every cell passed, nothing escaped, nothing leaked; 1 otherwise or the run "
+                            + "failed; 2 bad usage."})
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Option(names = "--only", paramLabel = "PART", defaultValue = "soak",
+                description = "soak (every part, default), matrix, fuzz or cycles")
+        String only;
+
+        @CommandLine.Option(names = {"--seeds", "--seed"}, paramLabel = "S,...", split = ",",
+                description = "seeds (default 1,2,3; the whole soak's fuzz: 1,2,3,4)")
+        long[] seeds;
+
+        @CommandLine.Option(names = "--units", paramLabel = "N", defaultValue = "1000",
+                description = "units per matrix cell (default ${DEFAULT-VALUE})")
+        int units;
+
+        @CommandLine.Option(names = "--packets", paramLabel = "N", defaultValue = "1000000",
+                description = "fuzzed packets in all (default ${DEFAULT-VALUE})")
+        long packets;
+
+        @CommandLine.Option(names = "--cycles", paramLabel = "N", defaultValue = "10000",
+                description = "connection cycles (default ${DEFAULT-VALUE})")
+        int cycles;
+
+        @CommandLine.Option(names = "--lanes", paramLabel = "N", defaultValue = "4",
+                description = "connection cycles at a time (default ${DEFAULT-VALUE})")
+        int lanes;
+
+        @CommandLine.Option(names = "--report", paramLabel = "FILE",
+                description = "where the report goes (default: docs/fault-matrix.md for the whole soak; a part "
+                        + "only prints)")
+        Path report;
+
+        @CommandLine.Option(names = "--no-report", description = "print the report only")
+        boolean noReport;
+
+        @Override
+        public Integer call() throws IOException {
+            if (!PARTS.contains(only)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--only " + only + ": one of "
+                        + String.join(", ", PARTS));
             }
-        }
-        if (!List.of("soak", "matrix", "fuzz", "cycles").contains(only)) {
-            System.err.println(USAGE);
-            System.exit(2);
-        }
-        if (!reportGiven && only.equals("soak")) {
-            reportFile = Path.of("docs/fault-matrix.md"); // the whole soak is the document; a part only prints
-        }
-        Watchdog w = Watchdog.start(Duration.ofMinutes(90));
-        SoakBench soak = new SoakBench(System.out);
-        try {
-            soak.header(only, args);
+            if (units < 1 || packets < 1 || cycles < 1 || lanes < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--units, --packets, --cycles and --lanes must be positive");
+            }
+            Path reportFile = report;
+            if (report == null && !noReport && only.equals("soak")) {
+                reportFile = Path.of("docs/fault-matrix.md"); // the whole soak is the document; a part only prints
+            }
+            boolean explicitSeeds = seeds != null;
+            long[] chosen = explicitSeeds ? seeds : new long[] {1, 2, 3};
+            Watchdog w = Watchdog.start(Duration.ofMinutes(90));
+            SoakBench soak = new SoakBench(System.out);
+            soak.header(only, spec.commandLine().getParseResult().originalArgs().toArray(String[]::new));
             if (only.equals("soak") || only.equals("matrix")) {
                 w.phase("the fault matrix");
-                soak.matrix(seeds, units);
+                soak.matrix(chosen, units);
             }
             if (only.equals("soak") || only.equals("fuzz")) {
                 w.phase("the packet fuzz");
                 // the soak spreads a million packets over four seeds unless told which
-                soak.fuzz(explicitSeeds || !only.equals("soak") ? seeds : new long[] {1, 2, 3, 4}, packets);
+                soak.fuzz(explicitSeeds || !only.equals("soak") ? chosen : new long[] {1, 2, 3, 4}, packets);
             }
             if (only.equals("soak") || only.equals("cycles")) {
                 w.phase("the connection cycles");
                 soak.cycles(cycles, lanes);
             }
             soak.write(reportFile);
-        } catch (RuntimeException | IOException e) {
-            e.printStackTrace();
-            System.exit(2);
+            System.out.println(soak.passed ? "SOAK PASSED" : "SOAK FAILED");
+            return Cli.status(soak.passed);
         }
-        System.out.println(soak.passed ? "SOAK PASSED" : "SOAK FAILED");
-        System.exit(soak.passed ? 0 : 1);
     }
 
     private void header(String only, String[] args) {

@@ -8,6 +8,7 @@ import dev.ibex.bench.perftest.CmtimeResult;
 import dev.ibex.bench.perftest.Perftest;
 import dev.ibex.bench.perftest.PerftestResult;
 import dev.ibex.bench.perftest.ToolRun;
+import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.Comparison;
 import dev.ibex.bench.report.HostLoad;
 import dev.ibex.bench.report.RatioTable;
@@ -18,9 +19,13 @@ import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.verbs.provider.RdmaCoreProvider;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
 
 /**
  * The rdma-core targets, run inside the Soft-RoCE VM ({@code lab/rxe-vm}, {@code ./ibex bench --vm}): the Ibex
@@ -37,17 +42,17 @@ import org.HdrHistogram.Histogram;
  * </ul>
  * Device and address come from {@code IBEX_VM_DEV} / {@code IBEX_VM_ADDR} (set by {@code lab/rxe-vm}). A workload
  * that fails gives a NO DATA row and the others still run. Exit status 0 when every target is met, 1 when one is
- * missed (or has no data), 2 on a usage error.
+ * missed (or has no data), 2 on a usage error ({@link Cli}).
  *
  * <pre>
  * lab/rxe-vm -- java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
  *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup] [--spin-nanos N]
+ *     [--json FILE] [--help]
  * </pre>
  */
 public final class VmBench {
     static final int MESSAGE = 64;
     static final int WRITE = 64 * 1024;
-    static final String USAGE = "usage: VmBench [--rounds N] [--quick] [--only latency|rate|write|setup] [--spin-nanos N]";
     static final Duration RUN_LIMIT = Duration.ofSeconds(90);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
 
@@ -80,28 +85,62 @@ public final class VmBench {
     }
 
     public static void main(String[] args) {
-        int rounds = 3;
-        boolean quick = false;
-        String only = null;
-        long spinNanos = 0;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--quick" -> quick = true;
-                case "--only" -> only = args[++i];
-                case "--spin-nanos" -> spinNanos = Long.parseLong(args[++i]);
-                default -> {
-                    System.err.println(USAGE);
-                    System.exit(2);
-                }
+        System.exit(Cli.execute(new Command(), args));
+    }
+
+    /** The workloads {@code --only} picks from. */
+    static final List<String> WORKLOADS = List.of("latency", "rate", "write", "setup");
+
+    /** The command line ({@code ./ibex bench --vm [options]}). */
+    @CommandLine.Command(name = "ibex bench --vm", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"The rdma-core targets inside the Soft-RoCE VM: the Ibex callback workloads on the rdma-core "
+                    + "provider against rdma-core's C tools (ib_send_lat, ib_send_bw, ib_write_bw, cmtime) on one "
+                    + "device, same boot; the table also as JSON (--json)."},
+            footer = {"", "Device and address from IBEX_VM_DEV / IBEX_VM_ADDR (set by lab/rxe-vm).",
+                    "Exit status: 0 every target met, 1 a target missed (or no data), 2 bad usage or not in the VM."})
+    public static final class Command implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @CommandLine.Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+                description = "interleaved rounds per workload (default ${DEFAULT-VALUE})")
+        int rounds;
+
+        @CommandLine.Option(names = "--quick", description = "a smoke run: fewer round trips, messages, connections")
+        boolean quick;
+
+        @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
+                description = "one workload: latency, rate, write or setup (default: all)")
+        String only;
+
+        @CommandLine.Option(names = "--spin-nanos", paramLabel = "N", defaultValue = "0",
+                description = "the Ibex side's ibex.rdma.poller.spinNanos (default ${DEFAULT-VALUE})")
+        long spinNanos;
+
+        @CommandLine.Option(names = "--json", paramLabel = "FILE", defaultValue = "benchmarks/target/vm-bench/vm-bench.json",
+                description = "the table as JSON (default ${DEFAULT-VALUE}: ./ibex bench --vm's results share)")
+        Path json;
+
+        @Override
+        public Integer call() {
+            if (rounds < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rounds must be at least 1");
             }
+            if (only != null && !WORKLOADS.contains(only)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--only " + only + ": one of "
+                        + String.join(", ", WORKLOADS));
+            }
+            String address = System.getenv("IBEX_VM_ADDR");
+            if (address == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "IBEX_VM_ADDR is not set: run this inside lab/rxe-vm (./ibex bench --vm)");
+            }
+            return run(rounds, quick, only, spinNanos, address, json);
         }
+    }
+
+    static int run(int rounds, boolean quick, String only, long spinNanos, String address, Path json) {
         String device = System.getenv().getOrDefault("IBEX_VM_DEV", "rxe0");
-        String address = System.getenv("IBEX_VM_ADDR");
-        if (address == null) {
-            System.err.println("IBEX_VM_ADDR is not set: run this inside lab/rxe-vm (./ibex bench --vm)");
-            System.exit(2);
-        }
         Watchdog w = Watchdog.start(Duration.ofMinutes(12));
         VmBench bench = new VmBench(System.out, w, device, address, rounds, quick,
                 ProviderConfig.of(java.util.Map.of(RdmaCoreProvider.POLLER_SPIN_NANOS, Long.toString(spinNanos))));
@@ -127,7 +166,14 @@ public final class VmBench {
         table.note(HostLoad.describe() + " in the guest at end; the host's load is what matters under TCG (see "
                 + "./ibex bench --vm's first line)");
         table.print(System.out);
-        System.exit(table.allMet() ? 0 : 1);
+        try {
+            table.writeJson(json);
+            System.out.println("results: " + json);
+        } catch (java.io.IOException e) {
+            // outside ./ibex bench --vm the guest's root is read-only: the printed table stands, the verdict too
+            System.out.println("results: not written (" + e + "); give --json a path on the results share");
+        }
+        return Cli.status(table.allMet());
     }
 
     /** Runs one workload; a failure becomes a NO DATA row (named {@code metric}) and a note, not an abort. */

@@ -8,6 +8,7 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
 
 /**
  * Draws a {@link Curve} as a PNG with XChart (headless AWT), one line with markers per series; points without a
@@ -21,8 +22,9 @@ public final class Plot {
     /** Writes {@code dir/<curve.file()>.png} and returns its path. */
     public static Path write(Curve curve, Path dir) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        XYChart chart = new XYChartBuilder().width(720).height(420).title(curve.title()).xAxisTitle(curve.xLabel())
+        XYChart chart = new XYChartBuilder().width(800).height(520).title(curve.title()).xAxisTitle(curve.xLabel())
                 .yAxisTitle(curve.yLabel()).build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS); // the plot keeps the full width
         chart.getStyler().setXAxisLogarithmic(curve.logX());
         chart.getStyler().setYAxisLogarithmic(curve.logY());
         chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);

@@ -224,7 +224,11 @@ class RendezvousTest {
             return null;
         });
         await().atMost(WAIT).until(() -> server.closed.isDone() && client.closed.isDone());
-        assertThat(server.errors).singleElement().isInstanceOf(ConnectionFailedException.class);
+        // the refused READ fails the server's connection, unless the victim's disconnect (its QP went to error on the
+        // bad READ) reached the server first: then the connection was already closing and ends closed, not failed
+        // (seen twice under load 15-20, where the server polled its completion after the DREQ)
+        assertThat(server.errors).hasSizeLessThanOrEqualTo(1)
+                .allSatisfy(e -> assertThat(e).isInstanceOf(ConnectionFailedException.class));
         assertThat(client.failed).isEmpty();
         hosts.assertNoLeaks();
     }

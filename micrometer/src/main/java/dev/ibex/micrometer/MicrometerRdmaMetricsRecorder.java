@@ -81,10 +81,12 @@ public final class MicrometerRdmaMetricsRecorder implements RdmaMetricsRecorder 
     /**
      * A recorder for {@code registry}.
      *
+     * @param registry the registry to register the meters in
      * @param component {@code "server"} or {@code "client"} (the meters' name is {@code ibex.rdma.<component>.*})
      * @param remoteAddressTag whether to tag data, error, connect and accept meters with the peer's address: one time
      *     series per peer, so only with few peers
      * @return the recorder
+     * @throws IllegalArgumentException when {@code component} is empty or not lower case
      */
     public static MicrometerRdmaMetricsRecorder create(MeterRegistry registry, String component,
             boolean remoteAddressTag) {

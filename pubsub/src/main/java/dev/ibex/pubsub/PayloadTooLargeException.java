@@ -8,8 +8,11 @@ package dev.ibex.pubsub;
 public final class PayloadTooLargeException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /** The name of the topic the message was published on. */
     private final String topic;
+    /** The refused payload's size, in bytes. */
     private final long size;
+    /** The largest payload the topic's publisher could send, in bytes. */
     private final int maxPayload;
 
     PayloadTooLargeException(String topic, long size, int maxPayload) {
@@ -20,14 +23,29 @@ public final class PayloadTooLargeException extends IllegalArgumentException {
         this.maxPayload = maxPayload;
     }
 
+    /**
+     * The topic the message was published on.
+     *
+     * @return the topic's name
+     */
     public String topic() {
         return topic;
     }
 
+    /**
+     * The refused payload's size.
+     *
+     * @return the size in bytes (the header not included)
+     */
     public long size() {
         return size;
     }
 
+    /**
+     * What fitted: {@link TopicPublisher#maxPayload()} of the publisher that refused the message.
+     *
+     * @return the largest payload in bytes
+     */
     public int maxPayload() {
         return maxPayload;
     }

@@ -59,7 +59,11 @@ public final class PubSub {
         this.config = config;
     }
 
-    /** Default settings on the {@link RdmaLoops#global() default loops} (see the class comment). */
+    /**
+     * Default settings on the {@link RdmaLoops#global() default loops} (see the class comment).
+     *
+     * @return a builder with the default settings (each setter says its default)
+     */
     public static PubSub create() {
         return new PubSub(new Config(RdmaLoops::global, null, TopicGroups.DEFAULT, DEFAULT_HEARTBEAT,
                 DEFAULT_SILENT_AFTER, 0, true, DEFAULT_RECEIVE_WINDOW, -1, Duration.ofSeconds(10)));
@@ -69,7 +73,12 @@ public final class PubSub {
         return new PubSub(c);
     }
 
-    /** Runs on {@code loops} (the caller opened them and closes them). */
+    /**
+     * Runs on {@code loops} (the caller opened them and closes them).
+     *
+     * @param loops the event loop group publishers and subscribers opened from the copy run on
+     * @return a copy that runs on {@code loops}
+     */
     public PubSub runOn(EventLoopGroup loops) {
         Objects.requireNonNull(loops, "loops");
         Config c = config;
@@ -80,6 +89,9 @@ public final class PubSub {
     /**
      * The local address to join from: an address of an RDMA device (default: the first IPv4 address of the fabric's
      * first device).
+     *
+     * @param host an IP address of a local RDMA device
+     * @return a copy that joins from {@code host}
      */
     public PubSub host(String host) {
         Objects.requireNonNull(host, "host");
@@ -88,7 +100,12 @@ public final class PubSub {
                 c.receiveWindow, c.receiveQueue, c.joinTimeout));
     }
 
-    /** How topics map onto groups; publishers and subscribers must agree. */
+    /**
+     * How topics map onto groups; publishers and subscribers must agree.
+     *
+     * @param groups the topic-to-group mapping
+     * @return a copy that maps topics with {@code groups}
+     */
     public PubSub groups(TopicGroups groups) {
         Objects.requireNonNull(groups, "groups");
         Config c = config;
@@ -99,6 +116,10 @@ public final class PubSub {
     /**
      * Publishers: how often to send a heartbeat (the last sequence number sent), default 100 ms. Subscribers: how
      * often to check for silence, and the interval they assume before a publisher told them its own.
+     *
+     * @param interval 1 ms to 1 h
+     * @return a copy with that heartbeat interval
+     * @throws IllegalArgumentException when {@code interval} is outside 1 ms to 1 h
      */
     public PubSub heartbeat(Duration interval) {
         Objects.requireNonNull(interval, "interval");
@@ -113,6 +134,10 @@ public final class PubSub {
     /**
      * Subscribers: a publisher is {@link PublisherState#SILENT} after this many of its heartbeat intervals without a
      * frame (default 5, so a few lost heartbeats are not mistaken for a stop).
+     *
+     * @param heartbeats 2 to 1000 heartbeat intervals
+     * @return a copy with that silence bound
+     * @throws IllegalArgumentException when {@code heartbeats} is outside 2 to 1000
      */
     public PubSub silentAfter(int heartbeats) {
         if (heartbeats < 2 || heartbeats > 1000) {
@@ -123,7 +148,13 @@ public final class PubSub {
                 c.receiveWindow, c.receiveQueue, c.joinTimeout));
     }
 
-    /** Publishers: at most this many messages per second, paced evenly (0, the default: no limit). */
+    /**
+     * Publishers: at most this many messages per second, paced evenly (0, the default: no limit).
+     *
+     * @param messagesPerSecond the publishing rate limit, or 0 for none
+     * @return a copy with that rate limit
+     * @throws IllegalArgumentException when the rate is negative or outside the range {@code RatePacer} can pace
+     */
     public PubSub rateLimit(double messagesPerSecond) {
         if (messagesPerSecond != 0) {
             new RatePacer(messagesPerSecond); // checks the range
@@ -136,6 +167,9 @@ public final class PubSub {
     /**
      * Publishers: join as send-only members (the default: a publisher receives nothing, and on InfiniBand needs no
      * receive resources); {@code false} joins as a full member, for fabrics that refuse send-only joins.
+     *
+     * @param sendOnly {@code true} for send-only joins, {@code false} for full-member joins
+     * @return a copy whose publishers join that way
      */
     public PubSub sendOnly(boolean sendOnly) {
         Config c = config;
@@ -147,6 +181,11 @@ public final class PubSub {
      * Subscribers: receives kept posted on the group's endpoint (default {@value #DEFAULT_RECEIVE_WINDOW}) and how
      * many messages may wait for the consumer's demand (default a quarter of the window, always below it) before
      * arrivals are released and counted as overruns.
+     *
+     * @param receives receives kept posted, at least 2
+     * @param queue    messages that may wait for demand, 0 to {@code receives - 1}
+     * @return a copy whose subscribers use that window and queue
+     * @throws IllegalArgumentException when {@code receives < 2} or {@code queue} is not in {@code [0, receives)}
      */
     public PubSub receiveWindow(int receives, int queue) {
         if (receives < 2 || queue < 0 || queue >= receives) {
@@ -158,7 +197,12 @@ public final class PubSub {
                 receives, queue, c.joinTimeout));
     }
 
-    /** How long a join may take before it fails with TIMEOUT (default 10 s). */
+    /**
+     * How long a join may take before it fails with TIMEOUT (default 10 s).
+     *
+     * @param timeout the longest a join may take
+     * @return a copy with that join timeout
+     */
     public PubSub joinTimeout(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         Config c = config;
@@ -166,7 +210,13 @@ public final class PubSub {
                 c.receiveWindow, c.receiveQueue, timeout));
     }
 
-    /** The topic called {@code name}, on the group the mapping gives it. */
+    /**
+     * The topic called {@code name}, on the group the mapping gives it.
+     *
+     * @param name 1 to {@value Topic#MAX_NAME_BYTES} bytes of UTF-8
+     * @return the topic, with its id and group
+     * @throws IllegalArgumentException when the name is empty or too long
+     */
     public Topic topic(String name) {
         return config.groups.topic(name);
     }
@@ -175,6 +225,10 @@ public final class PubSub {
      * Opens a publisher of {@code topic} when subscribed: joins its group (send-only unless told otherwise), sends a
      * first heartbeat and emits the publisher; fails as {@link RdmaMulticast#join} does (typed: a group the fabric
      * refuses is an {@code RdmaConnectException} MULTICAST_ERROR, a host without a device an {@code RdmaException}).
+     *
+     * @param topic the topic's name
+     * @return a Mono that joins and emits the publisher, or fails with the join's error
+     * @throws IllegalArgumentException when the topic name is empty or too long
      */
     public Mono<TopicPublisher> publisher(String topic) {
         Topic t = topic(topic);
@@ -187,7 +241,13 @@ public final class PubSub {
         });
     }
 
-    /** {@link #publisher} and wait for it (never on an event loop). */
+    /**
+     * {@link #publisher} and wait for it (never on an event loop).
+     *
+     * @param topic the topic's name
+     * @return the open publisher
+     * @throws IllegalStateException when called on an event loop thread
+     */
     public TopicPublisher publisherNow(String topic) {
         checkNotOnLoop("publisherNow");
         return publisher(topic).block(config.joinTimeout.plusSeconds(5));
@@ -196,6 +256,10 @@ public final class PubSub {
     /**
      * Opens a subscriber of {@code topic} when subscribed: joins its group and emits the subscriber (joined), whose
      * {@link TopicSubscriber#messages()} then carries the topic's messages. Fails as {@link #publisher} does.
+     *
+     * @param topic the topic's name
+     * @return a Mono that joins and emits the subscriber, or fails with the join's error
+     * @throws IllegalArgumentException when the topic name is empty or too long
      */
     public Mono<TopicSubscriber> subscriber(String topic) {
         Topic t = topic(topic);
@@ -208,18 +272,33 @@ public final class PubSub {
         });
     }
 
-    /** {@link #subscriber} and wait for it (never on an event loop). */
+    /**
+     * {@link #subscriber} and wait for it (never on an event loop).
+     *
+     * @param topic the topic's name
+     * @return the joined subscriber
+     * @throws IllegalStateException when called on an event loop thread
+     */
     public TopicSubscriber subscriberNow(String topic) {
         checkNotOnLoop("subscriberNow");
         return subscriber(topic).block(config.joinTimeout.plusSeconds(5));
     }
 
-    /** The event loops everything runs on (opens the default ones if they are used and not open yet). */
+    /**
+     * The event loops everything runs on (opens the default ones if they are used and not open yet).
+     *
+     * @return the group set by {@link #runOn}, else the {@link RdmaLoops#global() default loops}
+     */
     public EventLoopGroup loops() {
         return config.loops.get();
     }
 
-    /** The address joins are made from ({@link #host}, or the first device's). */
+    /**
+     * The address joins are made from ({@link #host}, or the first device's).
+     *
+     * @return the local IP address, as text
+     * @throws IllegalStateException when no {@link #host} was set and no device has an IPv4 address
+     */
     public String host() {
         return hostOf(config);
     }

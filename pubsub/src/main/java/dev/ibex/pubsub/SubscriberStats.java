@@ -29,7 +29,11 @@ public record SubscriberStats(String topic, PublisherState publisher, long epoch
         long lost, long outOfOrder, long duplicates, long stale, long missedWhileAway, long overruns,
         long heartbeats, long heartbeatsLost, long restarts, long silences, long foreign, long joins) {
 
-    /** Lost as a fraction of what was expected while joined (received + lost), 0 when nothing was. */
+    /**
+     * Lost as a fraction of what was expected while joined (received + lost), 0 when nothing was.
+     *
+     * @return {@code lost / (received + lost)}, from 0 to 1
+     */
     public double lossRatio() {
         long expected = received + lost;
         return expected == 0 ? 0 : (double) lost / expected;

@@ -16,6 +16,13 @@ public record Topic(String name, int id, InetSocketAddress group) {
     /** The longest topic name, in UTF-8 bytes. */
     public static final int MAX_NAME_BYTES = 255;
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException when the name is empty or longer than {@value #MAX_NAME_BYTES} bytes of UTF-8,
+     *     or
+     * the group is not an IPv4 multicast address
+     */
     public Topic {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(group, "group");

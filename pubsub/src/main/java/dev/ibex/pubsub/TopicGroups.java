@@ -35,6 +35,10 @@ public final class TopicGroups {
     /**
      * Topics hashed into the groups of {@code cidr} ({@code "239.192.0.0/20"}): group = first address + (topic id mod
      * the number of addresses). The range must lie in 224.0.0.0/4 and hold at least one address.
+     *
+     * @param cidr an IPv4 multicast range as address/prefix-bits, prefix 4 to 32
+     * @return the mapping
+     * @throws IllegalArgumentException when {@code cidr} is malformed or not inside 224.0.0.0/4
      */
     public static TopicGroups hashed(String cidr) {
         Objects.requireNonNull(cidr, "cidr");
@@ -58,12 +62,25 @@ public final class TopicGroups {
         return new TopicGroups(first, bits == 32 ? 1 : 1 << (32 - bits), Map.of());
     }
 
-    /** Every topic on one group (all told apart by topic id). */
+    /**
+     * Every topic on one group (all told apart by topic id).
+     *
+     * @param group an IPv4 multicast address
+     * @return the mapping that puts every topic on {@code group}
+     * @throws IllegalArgumentException when {@code group} is not an IPv4 multicast address
+     */
     public static TopicGroups single(String group) {
         return hashed(group + "/32");
     }
 
-    /** This mapping, with {@code topic} on {@code group} (an IPv4 multicast address). */
+    /**
+     * This mapping, with {@code topic} on {@code group} (an IPv4 multicast address).
+     *
+     * @param topic the topic's name
+     * @param group the group's IPv4 multicast address
+     * @return a new mapping; this one is unchanged
+     * @throws IllegalArgumentException when the name is empty or too long, or {@code group} is not IPv4 multicast
+     */
     public TopicGroups with(String topic, String group) {
         Topic.checkName(Objects.requireNonNull(topic, "topic"));
         InetSocketAddress g = new InetSocketAddress(address(Objects.requireNonNull(group, "group")), 0);
@@ -73,7 +90,13 @@ public final class TopicGroups {
         return new TopicGroups(base, size, m);
     }
 
-    /** The topic called {@code name}, on its group. */
+    /**
+     * The topic called {@code name}, on its group.
+     *
+     * @param name 1 to {@value Topic#MAX_NAME_BYTES} bytes of UTF-8
+     * @return the topic, with its id and its group (the explicit one, else the hashed one)
+     * @throws IllegalArgumentException when the name is empty or too long
+     */
     public Topic topic(String name) {
         Objects.requireNonNull(name, "name");
         Topic.checkName(name);

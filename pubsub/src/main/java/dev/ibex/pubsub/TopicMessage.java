@@ -48,51 +48,98 @@ public final class TopicMessage {
         this.arrivalNanos = arrivalNanos;
     }
 
+    /**
+     * The topic the message was published on.
+     *
+     * @return the topic's name
+     */
     public String topic() {
         return topic.name();
     }
 
-    /** The publisher incarnation that sent it. */
+    /**
+     * The publisher incarnation that sent it.
+     *
+     * @return the publisher's epoch (its start time in ns since 1970)
+     */
     public long epoch() {
         return epoch;
     }
 
-    /** Its number in the epoch, from 1. */
+    /**
+     * Its number in the epoch, from 1.
+     *
+     * @return the sequence number, 1 for the epoch's first message
+     */
     public long sequence() {
         return sequence;
     }
 
-    /** When the subscriber's loop took it from the group ({@link System#nanoTime()}). */
+    /**
+     * When the subscriber's loop took it from the group ({@link System#nanoTime()}).
+     *
+     * @return the arrival time in {@link System#nanoTime()} units
+     */
     public long arrivalNanos() {
         return arrivalNanos;
     }
 
-    /** The payload: a slice of registered memory, valid until released. */
+    /**
+     * The payload: a slice of registered memory, valid until released.
+     *
+     * @return the payload, {@link #length()} bytes, the header excluded
+     * @throws IllegalStateException when the message was released
+     */
     public MemorySegment payload() {
         checkLive();
         return datagram.payload().asSlice(FrameHeader.LENGTH);
     }
 
+    /**
+     * The payload's length, in bytes (the header not counted).
+     *
+     * @return the payload's length
+     */
     public int length() {
         return datagram.length() - FrameHeader.LENGTH;
     }
 
-    /** A copy of the payload. */
+    /**
+     * A copy of the payload.
+     *
+     * @return a new array holding the payload
+     * @throws IllegalStateException when the message was released
+     */
     public byte[] toByteArray() {
         return payload().toArray(ValueLayout.JAVA_BYTE);
     }
 
-    /** A read-only view of the payload (valid until released). */
+    /**
+     * A read-only view of the payload (valid until released).
+     *
+     * @return a read-only buffer over the payload
+     * @throws IllegalStateException when the message was released
+     */
     public ByteBuffer asByteBuffer() {
         return payload().asByteBuffer().asReadOnlyBuffer();
     }
 
-    /** The payload decoded as UTF-8 (a copy). */
+    /**
+     * The payload decoded as UTF-8 (a copy).
+     *
+     * @return the payload as a string
+     * @throws IllegalStateException when the message was released
+     */
     public String asString() {
         return new String(toByteArray(), StandardCharsets.UTF_8);
     }
 
-    /** The publisher's address (from the GRH), or {@code null} when unknown. Valid until released. */
+    /**
+     * The publisher's address (from the GRH), or {@code null} when unknown. Valid until released.
+     *
+     * @return the source address, or {@code null}
+     * @throws IllegalStateException when the message was released
+     */
     public InetAddress sourceAddress() {
         checkLive();
         return datagram.sourceAddress();
@@ -102,6 +149,7 @@ public final class TopicMessage {
      * Keeps the message beyond {@code onNext}; the caller must {@link #release()} it.
      *
      * @throws IllegalStateException when already retained or released
+     * @return this message
      */
     public TopicMessage retain() {
         if (!STATE.compareAndSet(this, DELIVERING, RETAINED)) {
@@ -115,7 +163,11 @@ public final class TopicMessage {
         return this;
     }
 
-    /** Gives the receive buffer back. Any thread; {@code false} when released before. */
+    /**
+     * Gives the receive buffer back. Any thread; {@code false} when released before.
+     *
+     * @return {@code true} when this call released it
+     */
     public boolean release() {
         int s;
         do {
@@ -130,6 +182,12 @@ public final class TopicMessage {
         return true;
     }
 
+    /**
+     * Whether the receive buffer was given back (after {@code onNext} for a message not retained, or by
+     * {@link #release()}); a released message's payload may no longer be read. Any thread.
+     *
+     * @return {@code true} once released
+     */
     public boolean isReleased() {
         return state == RELEASED;
     }

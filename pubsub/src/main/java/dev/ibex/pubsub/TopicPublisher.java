@@ -125,26 +125,47 @@ public final class TopicPublisher implements Disposable {
         }
     }
 
+    /**
+     * The topic this publisher sends on.
+     *
+     * @return the topic, with its id and group
+     */
     public Topic topic() {
         return topic;
     }
 
-    /** This publisher's epoch (its start time in ns since 1970). */
+    /**
+     * This publisher's epoch (its start time in ns since 1970).
+     *
+     * @return the epoch subscribers see in {@link TopicMessage#epoch()}
+     */
     public long epoch() {
         return epoch;
     }
 
-    /** The number of the last message sent (= messages sent so far). Any thread. */
+    /**
+     * The number of the last message sent (= messages sent so far). Any thread.
+     *
+     * @return the last sequence number sent, 0 before the first message
+     */
     public long sequence() {
         return sequence;
     }
 
-    /** The largest payload one message can carry: the path MTU less the {@value FrameHeader#LENGTH}-byte header. */
+    /**
+     * The largest payload one message can carry: the path MTU less the {@value FrameHeader#LENGTH}-byte header.
+     *
+     * @return the largest payload in bytes
+     */
     public int maxPayload() {
         return membership.endpoint().maxPayload() - FrameHeader.LENGTH;
     }
 
-    /** The loop this publisher numbers and sends on. */
+    /**
+     * The loop this publisher numbers and sends on.
+     *
+     * @return the publisher's event loop
+     */
     public EventLoop loop() {
         return loop;
     }
@@ -158,6 +179,10 @@ public final class TopicPublisher implements Disposable {
      * takes no number (earlier items are sent). Items are paced by the rate limit, if any, and asked for only as the
      * send queue takes them. Completes when every message was sent (locally complete: UD does not acknowledge
      * delivery).
+     *
+     * @param payloads the messages to publish, in order
+     * @return a Mono that completes when every message was sent, or fails with the first send's error (an
+     * {@link IllegalStateException} when the publisher is closed)
      */
     public Mono<Void> publish(Publisher<?> payloads) {
         Objects.requireNonNull(payloads, "payloads");
@@ -247,6 +272,8 @@ public final class TopicPublisher implements Disposable {
      * Closes: stops the heartbeats, sends a CLOSE frame (the last number sent; waits at most 2 s for it), then leaves
      * the group. Subscribers see {@link PublisherState#CLOSED} — a publisher that dies without closing is seen as
      * {@link PublisherState#SILENT} instead. Idempotent.
+     *
+     * @return a Mono that completes once the publisher left its group
      */
     public Mono<Void> close() {
         return Mono.defer(() -> {
@@ -281,7 +308,11 @@ public final class TopicPublisher implements Disposable {
         return closing;
     }
 
-    /** Completes when the publisher closed and left. */
+    /**
+     * Completes when the publisher closed and left.
+     *
+     * @return a Mono that completes once the publisher closed (never fails)
+     */
     public Mono<Void> onClose() {
         return closed.asMono();
     }

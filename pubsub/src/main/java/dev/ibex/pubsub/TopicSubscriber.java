@@ -73,10 +73,20 @@ public final class TopicSubscriber implements Disposable {
         this.intervalNanos = checkNanos;
     }
 
+    /**
+     * The topic this subscriber reads.
+     *
+     * @return the topic, with its id and group
+     */
     public Topic topic() {
         return topic;
     }
 
+    /**
+     * The event loop the subscriber's memberships are pinned to, and on which its signals are emitted.
+     *
+     * @return the subscriber's event loop
+     */
     public EventLoop loop() {
         return loop;
     }
@@ -86,17 +96,27 @@ public final class TopicSubscriber implements Disposable {
      * across leave and re-join; completes when the subscriber is closed. One subscriber at a time (another may come
      * once the previous one cancelled). Messages are lent as {@link TopicMessage} says; those that find no demand
      * wait in a bounded queue, and beyond it are released and counted ({@link SubscriberStats#overruns()}).
+     *
+     * @return the topic's messages, as one shared stream
      */
     public Flux<TopicMessage> messages() {
         return stream;
     }
 
-    /** What happens to the membership and the publisher (joined, left, gaps, silence, restarts, close). */
+    /**
+     * What happens to the membership and the publisher (joined, left, gaps, silence, restarts, close).
+     *
+     * @return the subscriber's events; a subscriber late to it misses earlier ones
+     */
     public Flux<TopicEvent> events() {
         return events.asFlux();
     }
 
-    /** The counts so far (kept across leave and re-join). Any thread. */
+    /**
+     * The counts so far (kept across leave and re-join). Any thread.
+     *
+     * @return a snapshot of the counts
+     */
     public SubscriberStats stats() {
         SequenceTracker t = tracker;
         return new SubscriberStats(topic.name(), state, epoch, t.highest, t.received, t.lost, t.outOfOrder,
@@ -104,11 +124,20 @@ public final class TopicSubscriber implements Disposable {
                 silences, foreign, joins);
     }
 
-    /** What the subscriber knows of its publisher now (also {@code stats().publisher()}). */
+    /**
+     * What the subscriber knows of its publisher now (also {@code stats().publisher()}).
+     *
+     * @return the publisher's state as last seen
+     */
     public PublisherState publisherState() {
         return state;
     }
 
+    /**
+     * Whether the subscriber is a member of its topic's group now (joined and not left). Any thread.
+     *
+     * @return {@code false} before the first join completes, after a {@link #leave()} and after close
+     */
     public boolean isJoined() {
         return state != PublisherState.AWAY;
     }
@@ -120,6 +149,8 @@ public final class TopicSubscriber implements Disposable {
      * this subscriber once joined. Counting resumes from the first frame heard; numbers sent in between are counted
      * as {@code missedWhileAway}. Fails with {@link IllegalStateException} when joined (or joining) already or
      * closed, and as {@link PubSub#subscriber} does otherwise.
+     *
+     * @return a Mono that emits this subscriber once joined
      */
     public Mono<TopicSubscriber> join() {
         return Mono.defer(() -> {
@@ -138,7 +169,12 @@ public final class TopicSubscriber implements Disposable {
         });
     }
 
-    /** {@link #join()} and wait (never on an event loop). */
+    /**
+     * {@link #join()} and wait (never on an event loop).
+     *
+     * @return this subscriber, joined
+     * @throws IllegalStateException when called on an event loop thread, or as {@link #join()} fails
+     */
     public TopicSubscriber joinNow() {
         PubSub.checkNotOnLoop("joinNow");
         return join().block(Duration.ofSeconds(60));
@@ -168,6 +204,8 @@ public final class TopicSubscriber implements Disposable {
     /**
      * Leaves the group: the publisher is {@link PublisherState#AWAY} from here, statistics and {@link #messages()}
      * stay. Completes when the group is left (at once when not joined). Any thread.
+     *
+     * @return a Mono that completes once the group is left
      */
     public Mono<Void> leave() {
         return Mono.<RdmaMembership>create(sink -> onLoop(() -> {
@@ -198,7 +236,11 @@ public final class TopicSubscriber implements Disposable {
         return m;
     }
 
-    /** Leaves (if joined), then completes {@link #messages()} (after what waits) and {@link #events()}. Idempotent. */
+    /**
+     * Leaves (if joined), then completes {@link #messages()} (after what waits) and {@link #events()}. Idempotent.
+     *
+     * @return a Mono that completes once the subscriber is closed
+     */
     public Mono<Void> close() {
         return Mono.defer(() -> {
             if (!closed) {

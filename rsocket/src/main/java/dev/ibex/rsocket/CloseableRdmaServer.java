@@ -22,12 +22,20 @@ public final class CloseableRdmaServer implements Closeable {
         this.live = live;
     }
 
-    /** The address it listens on, with the port actually bound. */
+    /**
+     * The address it listens on, with the port actually bound.
+     *
+     * @return the bound address and port
+     */
     public InetSocketAddress address() {
         return server.address();
     }
 
-    /** The underlying Ibex server (connection counts, diagnostics). */
+    /**
+     * The underlying Ibex server (connection counts, diagnostics).
+     *
+     * @return the Ibex server this transport bound
+     */
     public DisposableServer server() {
         return server;
     }

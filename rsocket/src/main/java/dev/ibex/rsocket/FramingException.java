@@ -8,6 +8,11 @@ package dev.ibex.rsocket;
 public class FramingException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A framing error.
+     *
+     * @param message what was wrong with the peer's frames or handshake
+     */
     public FramingException(String message) {
         super(message);
     }

@@ -46,30 +46,58 @@ public final class RdmaClientTransport implements ClientTransport {
         this.closeTimeout = closeTimeout;
     }
 
-    /** Connects to the RSocket-over-Ibex server at {@code host}:{@code port} on the default loops. */
+    /**
+     * Connects to the RSocket-over-Ibex server at {@code host}:{@code port} on the default loops.
+     *
+     * @param host the server's IP address, or a name resolved when connecting
+     * @param port the server's port, 1 to 65535
+     * @return the transport
+     * @throws IllegalArgumentException when {@code port} is outside 1 to 65535
+     */
     public static RdmaClientTransport create(String host, int port) {
         return create(RdmaClient.create().host(host).port(port));
     }
 
-    /** Connects with {@code client} (address, loops, connection options, timeout); its private data is replaced. */
+    /**
+     * Connects with {@code client} (address, loops, connection options, timeout); its private data is replaced.
+     *
+     * @param client the client to connect with
+     * @return the transport
+     */
     public static RdmaClientTransport create(RdmaClient client) {
         Objects.requireNonNull(client, "client");
         return new RdmaClientTransport(client, ByteBufAllocator.DEFAULT, DEFAULT_HANDSHAKE_TIMEOUT,
                 DEFAULT_CLOSE_TIMEOUT);
     }
 
-    /** The allocator received frames are copied into (the one RSocket's {@code alloc()} returns). */
+    /**
+     * The allocator received frames are copied into (the one RSocket's {@code alloc()} returns).
+     *
+     * @param allocator the allocator for received frames
+     * @return a copy that copies received frames into {@code allocator}'s buffers
+     */
     public RdmaClientTransport allocator(ByteBufAllocator allocator) {
         return new RdmaClientTransport(client, Objects.requireNonNull(allocator, "allocator"), handshakeTimeout,
                 closeTimeout);
     }
 
-    /** How long address and route resolution and the CM connect may take ({@code RdmaClient.connectTimeout}). */
+    /**
+     * How long address and route resolution and the CM connect may take ({@code RdmaClient.connectTimeout}).
+     *
+     * @param timeout the longest resolution and connect may take
+     * @return a copy with that connect timeout
+     */
     public RdmaClientTransport connectTimeout(Duration timeout) {
         return new RdmaClientTransport(client.connectTimeout(timeout), alloc, handshakeTimeout, closeTimeout);
     }
 
-    /** How long to wait for the server's hello once connected (default 10 s). */
+    /**
+     * How long to wait for the server's hello once connected (default 10 s).
+     *
+     * @param timeout the longest to wait for the hello, positive
+     * @return a copy with that handshake timeout
+     * @throws IllegalArgumentException when {@code timeout} is zero or negative
+     */
     public RdmaClientTransport handshakeTimeout(Duration timeout) {
         return new RdmaClientTransport(client, alloc, positive(timeout), closeTimeout);
     }
@@ -77,6 +105,10 @@ public final class RdmaClientTransport implements ClientTransport {
     /**
      * How long {@code sendErrorAndClose} waits for the peer to take the ERROR frame before disconnecting anyway
      * (default 5 s).
+     *
+     * @param timeout the longest to wait for the ERROR frame to be taken, positive
+     * @return a copy with that close timeout
+     * @throws IllegalArgumentException when {@code timeout} is zero or negative
      */
     public RdmaClientTransport closeTimeout(Duration timeout) {
         return new RdmaClientTransport(client, alloc, handshakeTimeout, positive(timeout));

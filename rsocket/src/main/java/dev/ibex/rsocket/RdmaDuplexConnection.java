@@ -130,7 +130,11 @@ public final class RdmaDuplexConnection implements DuplexConnection {
         return connection.isDisposed();
     }
 
-    /** The RDMA connection underneath (diagnostics: events, addresses, the loop). */
+    /**
+     * The RDMA connection underneath (diagnostics: events, addresses, the loop).
+     *
+     * @return the Ibex connection this RSocket connection runs on
+     */
     public RdmaConnection rdmaConnection() {
         return connection;
     }

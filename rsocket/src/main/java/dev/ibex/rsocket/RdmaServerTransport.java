@@ -40,30 +40,58 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
         this.closeTimeout = closeTimeout;
     }
 
-    /** Listens on {@code host} ({@code 0.0.0.0}: every RDMA device) and {@code port} (0: any) on the default loops. */
+    /**
+     * Listens on {@code host} ({@code 0.0.0.0}: every RDMA device) and {@code port} (0: any) on the default loops.
+     *
+     * @param host the local IP address to listen on, {@code 0.0.0.0} for every RDMA device
+     * @param port the port to listen on, 0 for any free one ({@link CloseableRdmaServer#address()} tells which)
+     * @return the transport
+     */
     public static RdmaServerTransport create(String host, int port) {
         return create(RdmaServer.create().host(host).port(port));
     }
 
-    /** Binds {@code server}; its accept policy and handler are replaced by the transport's. */
+    /**
+     * Binds {@code server}; its accept policy and handler are replaced by the transport's.
+     *
+     * @param server the server to bind
+     * @return the transport
+     */
     public static RdmaServerTransport create(RdmaServer server) {
         Objects.requireNonNull(server, "server");
         return new RdmaServerTransport(server, ByteBufAllocator.DEFAULT, RdmaClientTransport.DEFAULT_HANDSHAKE_TIMEOUT,
                 RdmaClientTransport.DEFAULT_CLOSE_TIMEOUT);
     }
 
-    /** The allocator received frames are copied into (the one RSocket's {@code alloc()} returns). */
+    /**
+     * The allocator received frames are copied into (the one RSocket's {@code alloc()} returns).
+     *
+     * @param allocator the allocator for received frames
+     * @return a copy that copies received frames into {@code allocator}'s buffers
+     */
     public RdmaServerTransport allocator(ByteBufAllocator allocator) {
         return new RdmaServerTransport(server, Objects.requireNonNull(allocator, "allocator"), handshakeTimeout,
                 closeTimeout);
     }
 
-    /** How long an accepted connection may take to send its hello (default 10 s). */
+    /**
+     * How long an accepted connection may take to send its hello (default 10 s).
+     *
+     * @param timeout the longest to wait for an accepted connection's hello, positive
+     * @return a copy with that handshake timeout
+     * @throws IllegalArgumentException when {@code timeout} is zero or negative
+     */
     public RdmaServerTransport handshakeTimeout(Duration timeout) {
         return new RdmaServerTransport(server, alloc, RdmaClientTransport.positive(timeout), closeTimeout);
     }
 
-    /** How long {@code sendErrorAndClose} waits for the peer to take the ERROR frame (default 5 s). */
+    /**
+     * How long {@code sendErrorAndClose} waits for the peer to take the ERROR frame (default 5 s).
+     *
+     * @param timeout the longest to wait for the ERROR frame to be taken, positive
+     * @return a copy with that close timeout
+     * @throws IllegalArgumentException when {@code timeout} is zero or negative
+     */
     public RdmaServerTransport closeTimeout(Duration timeout) {
         return new RdmaServerTransport(server, alloc, handshakeTimeout, RdmaClientTransport.positive(timeout));
     }

@@ -8,6 +8,11 @@ import org.awaitility.core.ConditionFactory;
 public final class Eventually {
     private Eventually() {}
 
+    /**
+     * Starts a bounded wait; any thread may call it.
+     *
+     * @return an Awaitility condition factory polling every millisecond for at most 10 s
+     */
     public static ConditionFactory await() {
         return Awaitility.await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
                 .pollInterval(Duration.ofMillis(1));

@@ -80,12 +80,26 @@ public final class FakeCmId implements CmId {
         channel.inject(new CmEvent(type, this, null, status, pd, conn, ud, ctx));
     }
 
-    /** Injects an event for this id on its current channel (scripted tests). */
+    /**
+     * Injects an event for this id on its current channel (scripted tests).
+     *
+     * @param type the event type
+     * @param status the event's status: 0, a negative errno, or a CM reject reason for {@code REJECTED}
+     * @param privateData the private data the event carries, or {@code null}
+     */
     public void inject(CmEventType type, int status, byte[] privateData) {
         emit(type, status, privateData, null, null, null);
     }
 
-    /** Injects an event carrying UD parameters (SIDR answers, multicast joins). */
+    /**
+     * Injects an event carrying UD parameters (SIDR answers, multicast joins).
+     *
+     * @param type the event type
+     * @param status the event's status: 0 or a negative errno
+     * @param ud the UD parameters (remote QPN, Q_Key, address handle attributes); their private data becomes the
+     *     event's; {@code null} for none
+     * @param ctx the user context of a multicast join event, or {@code null}
+     */
     public void inject(CmEventType type, int status, UdParam ud, Object ctx) {
         emit(type, status, ud == null ? null : ud.privateData(), null, ud, ctx);
     }
@@ -93,6 +107,10 @@ public final class FakeCmId implements CmId {
     /**
      * Scripted passive side: a connection request for this listening id arrives, with a new id on the listener's
      * channel already bound to the device.
+     *
+     * @param privateData the private data of the request, or {@code null}
+     * @param from the requester's address, as the new id's peer address
+     * @return the new id the {@code CONNECT_REQUEST} event carries, to accept or reject
      */
     public FakeCmId injectRequest(byte[] privateData, InetSocketAddress from) {
         FakeCmId child;
@@ -118,22 +136,28 @@ public final class FakeCmId implements CmId {
         }
     }
 
-    /** What was called on this id, in order ("connect", "accept", "disconnect" …). */
+    /**
+     * What was called on this id, in order ("connect", "accept", "disconnect" …).
+     *
+     * @return a snapshot of the recorded call names
+     */
     public List<String> calls() {
         return List.copyOf(calls);
     }
 
+    /** {@return whether the id has been destroyed} */
     public boolean isClosed() {
         return closed;
     }
 
-    /** The id on the other end of a request or connection. */
+    /** {@return the id on the other end of a request or connection, or {@code null} before there is one} */
     public FakeCmId peer() {
         synchronized (fabric.lock) {
             return peer;
         }
     }
 
+    /** {@return the channel this id's events go to now (it changes when the id is migrated)} */
     public FakeEventChannel currentChannel() {
         return channel;
     }
@@ -483,7 +507,7 @@ public final class FakeCmId implements CmId {
         }
     }
 
-    /** Groups joined and not left. */
+    /** {@return how many multicast groups this id joined and has not left} */
     public int joinedGroups() {
         synchronized (fabric.lock) {
             return joins.size();

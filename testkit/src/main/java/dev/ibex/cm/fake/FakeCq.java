@@ -106,7 +106,16 @@ public final class FakeCq implements CompletionQueue {
         }
     }
 
-    /** Adds a completion (test side, or the fake's QPs). Caller may hold the lock. */
+    /**
+     * Adds a completion (test side, or the fake's QPs). Caller may hold the lock. On a closed CQ it is dropped;
+     * past the capacity it is dropped, recorded as a violation and raises {@code CQ_ERR}.
+     *
+     * @param wrId the work request id the completion reports
+     * @param status the completion status
+     * @param opcode the {@link dev.ibex.cm.spi.WcOpcode} value
+     * @param byteLen the bytes received (receive completions), else 0
+     * @param qpNum the number of the QP the work request was posted to
+     */
     public void complete(long wrId, WcStatus status, int opcode, int byteLen, int qpNum) {
         add(new Cqe(wrId, status, opcode, byteLen, qpNum, 0, 0, 0, null, -1));
     }
@@ -134,6 +143,8 @@ public final class FakeCq implements CompletionQueue {
     /**
      * Runs {@code hook} once, right after the next poll that empties the CQ: a completion added there lands in the
      * window where a reader that polls before re-arming would lose its notification.
+     *
+     * @param hook what to run, on the polling thread, while the fabric's lock is held
      */
     public void afterNextDrain(Runnable hook) {
         synchronized (fabric.lock) {
@@ -141,20 +152,21 @@ public final class FakeCq implements CompletionQueue {
         }
     }
 
-    /** Completions waiting to be polled. */
+    /** {@return how many completions wait to be polled} */
     public int size() {
         synchronized (fabric.lock) {
             return entries.size();
         }
     }
 
-    /** Events taken from the channel and not yet acknowledged. */
+    /** {@return how many completion events were taken from the channel and not yet acknowledged} */
     public int unacked() {
         synchronized (fabric.lock) {
             return taken - acked;
         }
     }
 
+    /** {@return whether the CQ is armed: the next completion will raise an event on its channel} */
     public boolean isArmed() {
         synchronized (fabric.lock) {
             return armed;

@@ -35,10 +35,12 @@ public final class FakeDevice implements DeviceContext {
         this.async = new FakeAsyncEvents();
     }
 
+    /** {@return the device's IPv4 address, which ids bind and resolve to} */
     public InetAddress ip() {
         return ip;
     }
 
+    /** {@return the port's GID: the IPv4-mapped form of {@link #ip()}} */
     public Gid gid() {
         return gid;
     }
@@ -128,6 +130,9 @@ public final class FakeDevice implements DeviceContext {
 
     /** The device's async events: the test or the fake raise them. */
     public static final class FakeAsyncEvents extends FakeSource implements AsyncEventSource {
+        /** An empty event source; each {@link FakeDevice} makes its own. */
+        public FakeAsyncEvents() {}
+
         private final java.util.concurrent.ConcurrentLinkedQueue<dev.ibex.cm.spi.AsyncEvent> queue =
                 new java.util.concurrent.ConcurrentLinkedQueue<>();
 

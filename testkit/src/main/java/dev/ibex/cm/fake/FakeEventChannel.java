@@ -36,7 +36,14 @@ public final class FakeEventChannel extends FakeSource implements EventChannel, 
         return new FakeCmId(fabric, this, portSpace, context);
     }
 
-    /** A new id in the state of a received connection request (scripted passive tests). */
+    /**
+     * A new id in the state of a received connection request (scripted passive tests), bound to the fabric's first
+     * device with the last device as its peer.
+     *
+     * @param portSpace the id's port space
+     * @return the new id, on this channel
+     * @throws IllegalStateException if the channel is closed
+     */
     public FakeCmId requestId(PortSpace portSpace) {
         check();
         FakeCmId id = new FakeCmId(fabric, this, portSpace, null);
@@ -55,23 +62,34 @@ public final class FakeEventChannel extends FakeSource implements EventChannel, 
         return !queue.isEmpty();
     }
 
-    /** Queues an event (as the provider would after copying and acking it) and wakes the poller. */
+    /**
+     * Queues an event (as the provider would after copying and acking it) and wakes the poller.
+     *
+     * @param e the event to deliver
+     */
     public void inject(CmEvent e) {
         queue.add(e);
         signal();
     }
 
-    /** Queues an event of {@code type} for {@code id}. */
+    /**
+     * Queues an event of {@code type} for {@code id}.
+     *
+     * @param id the id the event is for
+     * @param type the event type
+     * @param status the event's status: 0, a negative errno, or a CM reject reason for {@code REJECTED}
+     * @param privateData the private data the event carries, or {@code null}
+     */
     public void inject(CmId id, CmEventType type, int status, byte[] privateData) {
         inject(new CmEvent(type, id, null, status, privateData, null, null, null));
     }
 
-    /** Events not yet taken by the loop. */
+    /** {@return how many events wait to be taken by the loop} */
     public int pending() {
         return queue.size();
     }
 
-    /** The ids living on this channel. */
+    /** {@return a snapshot of the ids living on this channel} */
     public List<FakeCmId> ids() {
         return new ArrayList<>(ids);
     }

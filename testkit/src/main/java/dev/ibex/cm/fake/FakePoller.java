@@ -48,12 +48,12 @@ public final class FakePoller implements Poller, ResourceTracker.Tracked {
         ((FakeSource) source).attach(null);
     }
 
-    /** Sources registered now. */
+    /** {@return how many sources are registered now} */
     public int registered() {
         return registrations.size();
     }
 
-    /** How many times {@link #wakeup()} was called. */
+    /** {@return how many times {@link #wakeup()} was called} */
     public long wakeups() {
         return wakeups;
     }

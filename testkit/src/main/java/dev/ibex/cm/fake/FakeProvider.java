@@ -11,7 +11,11 @@ import java.util.List;
  * loopback fabric; {@code fake.mode=scripted} opens a scripted one.
  */
 public final class FakeProvider implements RdmaProvider {
+    /** The provider's name, to select it in a {@link ProviderConfig}. */
     public static final String NAME = "fake";
+
+    /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
+    public FakeProvider() {}
 
     @Override
     public String name() {

@@ -69,10 +69,30 @@ public final class FakeQp implements QueuePair {
         }
     }
 
-    /** A posted send WR, as recorded (for scripted tests) and executed. */
+    /**
+     * A posted send WR, as recorded (for scripted tests) and executed.
+     *
+     * @param seq the WR's position among every send WR posted to this QP, from 0
+     * @param wrId the caller's work request id, echoed in its completion
+     * @param opcode the {@link WrOpcode} value
+     * @param flags the {@link SendFlags} bits
+     * @param imm the immediate data, in host order, for the {@code *_WITH_IMM} opcodes
+     * @param remoteAddr the remote virtual address of a WRITE, READ or atomic
+     * @param rkey the remote key of a WRITE, READ or atomic
+     * @param compareAdd the compare operand of a compare-and-swap or the addend of a fetch-and-add
+     * @param swap the swap operand of a compare-and-swap
+     * @param ah the address handle of a UD send (its handle value), 0 on connected QPs
+     * @param remoteQpn the destination QP number of a UD send
+     * @param remoteQkey the destination Q_Key of a UD send
+     * @param addr the gather list's addresses
+     * @param len the gather list's lengths in bytes
+     * @param lkey the gather list's local keys
+     * @param inline the inline payload copied at post time, or {@code null} when the gather list is used
+     */
     public record SendWr(long seq, long wrId, int opcode, int flags, int imm, long remoteAddr, int rkey,
             long compareAdd, long swap, long ah, int remoteQpn, int remoteQkey, long[] addr, int[] len, int[] lkey,
             byte[] inline) {
+        /** {@return the payload length in bytes: the inline bytes, or the sum of the gather list's lengths} */
         public int length() {
             if (inline != null) {
                 return inline.length;
@@ -84,6 +104,7 @@ public final class FakeQp implements QueuePair {
             return c;
         }
 
+        /** {@return whether the WR asked for a completion ({@link SendFlags#SIGNALED})} */
         public boolean signaled() {
             return (flags & SendFlags.SIGNALED) != 0;
         }
@@ -350,46 +371,53 @@ public final class FakeQp implements QueuePair {
 
     // ---- test helpers ----
 
-    /** Every send WR posted so far (scripted tests complete them by wr_id). */
+    /**
+     * Every send WR posted so far (scripted tests complete them by wr_id).
+     *
+     * @return a snapshot of the posted WRs, in posting order
+     */
     public List<SendWr> posted() {
         synchronized (fabric.lock) {
             return List.copyOf(log);
         }
     }
 
-    /** Receives posted and not consumed. */
+    /** {@return how many receives are posted and not consumed (on the SRQ when the QP uses one)} */
     public int postedReceives() {
         synchronized (fabric.lock) {
             return srq != null ? srq.queue.size() : rq.size();
         }
     }
 
-    /** Send WRs the QP still counts against {@code max_send_wr}. */
+    /** {@return how many send WRs the QP still counts against {@code max_send_wr}} */
     public long outstandingSends() {
         synchronized (fabric.lock) {
             return nextSeq - retiredUpTo;
         }
     }
 
-    /** Sends waiting for the peer to post receives (RNR). */
+    /** {@return how many sends wait for the peer to post receives (RNR)} */
     public int blockedSends() {
         synchronized (fabric.lock) {
             return blocked.size();
         }
     }
 
+    /** {@return the QP's state now, as {@code ibv_query_qp} would report it} */
     public QpState currentState() {
         synchronized (fabric.lock) {
             return state;
         }
     }
 
+    /** {@return the QP's automatic path migration state now} */
     public MigState migrationState() {
         synchronized (fabric.lock) {
             return mig;
         }
     }
 
+    /** {@return whether the QP has been destroyed} */
     public boolean isClosed() {
         synchronized (fabric.lock) {
             return closed;

@@ -15,6 +15,7 @@ public final class LoopBlockHound {
 
     private LoopBlockHound() {}
 
+    /** Installs BlockHound the first time it is called in this JVM; later calls do nothing. Any thread. */
     public static synchronized void install() {
         if (installed) {
             return;

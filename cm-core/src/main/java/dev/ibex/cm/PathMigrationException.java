@@ -34,19 +34,43 @@ public final class PathMigrationException extends RdmaException {
         }
     }
 
+    /** Why migration was refused or failed. */
     private final Reason reason;
+    /** The peer's APR status, or -1. */
     private final int apStatus;
 
+    /**
+     * A refusal or failure for {@code reason}; the errno is the reason's ({@code ENOTSUP}, {@code EINVAL} …).
+     *
+     * @param verb the operation that was refused or failed, e.g. {@code "migrate"}
+     * @param reason why
+     * @param advice what the user can do about it; may be empty
+     */
     public PathMigrationException(String verb, Reason reason, String advice) {
         this(verb, reason, -1, advice, null);
     }
 
+    /**
+     * A refusal or failure for {@code reason}, caused by {@code cause}.
+     *
+     * @param verb the operation that was refused or failed
+     * @param reason why
+     * @param advice what the user can do about it; may be empty
+     * @param cause the underlying failure, or {@code null}
+     */
     public PathMigrationException(String verb, Reason reason, String advice, Throwable cause) {
         this(verb, reason, -1, advice, cause);
     }
 
     /**
+     * A refusal or failure for {@code reason}, with the peer's APR status.
+     *
+     * @param verb the operation that was refused or failed
+     * @param reason why
      * @param apStatus the peer's APR status ({@code enum ib_cm_apr_status}) for {@link Reason#REFUSED}, else -1
+     * @param advice what the user can do about it; may be empty
+     * @param cause the underlying failure, or {@code null}
+     * @throws NullPointerException if {@code reason} is {@code null}
      */
     public PathMigrationException(String verb, Reason reason, int apStatus, String advice, Throwable cause) {
         super(verb, Objects.requireNonNull(reason, "reason").errno.number(), advice, cause);
@@ -54,11 +78,12 @@ public final class PathMigrationException extends RdmaException {
         this.apStatus = apStatus;
     }
 
+    /** {@return why migration was refused or failed} */
     public Reason reason() {
         return reason;
     }
 
-    /** The peer's APR status when it refused the alternate path ({@link Reason#REFUSED}), else -1. */
+    /** {@return the peer's APR status when it refused the alternate path ({@link Reason#REFUSED}), else -1} */
     public int apStatus() {
         return apStatus;
     }

@@ -53,24 +53,44 @@ public final class RdmaConnectException extends RdmaException {
         }
     }
 
+    /** Why the attempt ended. */
     private final Reason reason;
+    /** The CM event's status, as given. */
     private final int status;
+    /** The peer's private data, never {@code null}. */
     private final byte[] privateData;
+    /** The peer or group, or {@code null}. */
     private final InetSocketAddress remote;
+    /** Whether the exchange was UD (SIDR), where statuses are SIDR statuses. */
     private final boolean datagram;
 
     /**
+     * An attempt that ended for {@code reason}; the message says why in words (reject reasons, SIDR statuses and
+     * Ibex's own {@link RejectReason} decoded).
+     *
+     * @param reason why the attempt ended
      * @param status the event's status (negative errno, reject reason or SIDR status; 0 when none)
      * @param privateData the peer's private data (reject data), copied
      * @param remote the peer or group, if known
      * @param datagram whether this was a UD (SIDR) exchange, where statuses are SIDR statuses
+     * @param detail more context appended to the message, or {@code null}
      */
     public RdmaConnectException(Reason reason, int status, byte[] privateData, InetSocketAddress remote,
             boolean datagram, String detail) {
         this(reason, status, privateData, remote, datagram, detail, null);
     }
 
-    /** As above, caused by {@code cause} (a provider refusal during the attempt). */
+    /**
+     * An attempt that ended for {@code reason}, caused by {@code cause} (a provider refusal during the attempt).
+     *
+     * @param reason why the attempt ended
+     * @param status the event's status (negative errno, reject reason or SIDR status; 0 when none)
+     * @param privateData the peer's private data (reject data), copied; {@code null} for none
+     * @param remote the peer or group, if known
+     * @param datagram whether this was a UD (SIDR) exchange, where statuses are SIDR statuses
+     * @param detail more context appended to the message, or {@code null}
+     * @param cause the underlying failure, or {@code null}
+     */
     public RdmaConnectException(Reason reason, int status, byte[] privateData, InetSocketAddress remote,
             boolean datagram, String detail, Throwable cause) {
         super(reason.verb, status < 0 ? -status : (reason == Reason.TIMEOUT ? Errno.ETIMEDOUT.number() : 0),
@@ -143,31 +163,34 @@ public final class RdmaConnectException extends RdmaException {
     /**
      * Why an Ibex server rejected on its own (its accept policy failed, nobody answered, no resources …), or
      * {@code null} when the peer's application rejected (or the peer is not Ibex).
+     *
+     * @return the reason decoded from the reject's private data, or {@code null}
      */
     public RejectReason rejectReason() {
         return reason == Reason.REJECTED ? RejectReason.of(privateData) : null;
     }
 
+    /** {@return why the attempt ended} */
     public Reason reason() {
         return reason;
     }
 
-    /** The CM event's status: a negative errno, an IB CM reject reason (REJECTED) or a SIDR status. */
+    /** {@return the CM event's status: a negative errno, an IB CM reject reason (REJECTED) or a SIDR status} */
     public int status() {
         return status;
     }
 
-    /** The peer's private data (e.g. what it passed to reject), a copy; empty when none. */
+    /** {@return the peer's private data (e.g. what it passed to reject), a copy; empty when none} */
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** The peer (or group) the attempt was for, or {@code null}. */
+    /** {@return the peer (or group) the attempt was for, or {@code null}} */
     public InetSocketAddress remote() {
         return remote;
     }
 
-    /** The peer application rejected (reject reason 28, or SIDR reject). */
+    /** {@return whether the peer application rejected (reject reason 28, or SIDR reject)} */
     public boolean isConsumerReject() {
         return (reason == Reason.REJECTED && status == REJECT_CONSUMER)
                 || (datagram && reason == Reason.UNREACHABLE && status == SIDR_REJECT);
@@ -178,6 +201,8 @@ public final class RdmaConnectException extends RdmaException {
      * group ({@code max_mcast_qp_attach}) — ENOMEM, as rxe and soft-roce report it — or the operating system's
      * (soft-roce holds a socket per group: EMFILE/ENFILE when file descriptors run out, ENOBUFS when the kernel's
      * membership limit is hit). Leaving groups makes room; retrying at once does not.
+     *
+     * @return whether this is a failed join for lack of group or membership room
      */
     public boolean isGroupLimit() {
         return isGroupLimit(reason, status);
@@ -189,7 +214,7 @@ public final class RdmaConnectException extends RdmaException {
                 || status == -Errno.ENFILE.number());
     }
 
-    /** Nobody listens on the target port (reject reason 8, or SIDR status 1). */
+    /** {@return whether nobody listens on the target port (reject reason 8, or SIDR status 1)} */
     public boolean isNoListener() {
         return (reason == Reason.REJECTED && status == REJECT_INVALID_SERVICE_ID)
                 || (datagram && reason == Reason.UNREACHABLE && status == SIDR_UNSUPPORTED);

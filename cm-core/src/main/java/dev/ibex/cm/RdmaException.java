@@ -12,11 +12,16 @@ import java.util.Objects;
 public class RdmaException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The verb that failed. */
     private final String verb;
+    /** The errno's constant, or {@code null} when none. */
     private final Errno errno;
+    /** The errno as a positive number, 0 when none. */
     private final int errnoValue;
 
     /**
+     * A verb's refusal; the message reads "verb failed: ENAME (strerror text); advice".
+     *
      * @param verb the C verb (or provider operation) that failed, e.g. {@code "rdma_create_event_channel"}
      * @param errnoValue the errno it reported (0 when it reported none)
      * @param advice what the user can do about it; may be empty
@@ -25,6 +30,14 @@ public class RdmaException extends RuntimeException {
         this(verb, errnoValue, advice, null);
     }
 
+    /**
+     * A verb's refusal with its cause; the message reads "verb failed: ENAME (strerror text); advice".
+     *
+     * @param verb the C verb (or provider operation) that failed
+     * @param errnoValue the errno it reported, positive or negated (0 when it reported none)
+     * @param advice what the user can do about it; may be empty or {@code null}
+     * @param cause the underlying failure, or {@code null}
+     */
     public RdmaException(String verb, int errnoValue, String advice, Throwable cause) {
         super(format(verb, errnoValue, advice), cause);
         this.verb = Objects.requireNonNull(verb, "verb");
@@ -35,6 +48,10 @@ public class RdmaException extends RuntimeException {
     /**
      * For subclasses whose failure is not a verb's refusal (a work completion's status, a dead peer): the message
      * is used as is, with no errno.
+     *
+     * @param verb the operation that failed
+     * @param message the whole message
+     * @param cause the underlying failure, or {@code null}
      */
     protected RdmaException(String verb, String message, Throwable cause) {
         super(message, cause);
@@ -43,7 +60,13 @@ public class RdmaException extends RuntimeException {
         this.errno = null;
     }
 
-    /** Convenience for a known {@link Errno}. */
+    /**
+     * Convenience for a known {@link Errno}.
+     *
+     * @param verb the C verb (or provider operation) that failed
+     * @param errno the errno it reported
+     * @param advice what the user can do about it; may be empty
+     */
     public RdmaException(String verb, Errno errno, String advice) {
         this(verb, errno.number(), advice, null);
     }
@@ -62,17 +85,17 @@ public class RdmaException extends RuntimeException {
         return sb.toString();
     }
 
-    /** The verb that failed. */
+    /** {@return the verb that failed} */
     public String verb() {
         return verb;
     }
 
-    /** The errno, or {@code null} when the failure carried none. */
+    /** {@return the errno, or {@code null} when the failure carried none} */
     public Errno errno() {
         return errno;
     }
 
-    /** The raw errno number (positive), 0 when none. */
+    /** {@return the raw errno number (positive), 0 when none} */
     public int errnoValue() {
         return errnoValue;
     }

@@ -35,15 +35,22 @@ public enum RejectReason {
         this.description = description;
     }
 
+    /** {@return the code byte that follows {@code "IBEX" 0x01} in the reject private data} */
     public int code() {
         return code;
     }
 
+    /** {@return a sentence for messages, e.g. "the server did not answer the request within its request timeout"} */
     public String description() {
         return description;
     }
 
-    /** The reject private data naming this reason, with {@code detail} (may be null) cut to fit. */
+    /**
+     * The reject private data naming this reason, with {@code detail} (may be null) cut to fit.
+     *
+     * @param detail a short text for the client (UTF-8, cut to the 142 bytes left), or {@code null}
+     * @return the private data to reject with, at most 148 bytes
+     */
     public byte[] encode(String detail) {
         byte[] text = detail == null ? new byte[0] : detail.getBytes(StandardCharsets.UTF_8);
         int n = Math.min(text.length, MAX - MAGIC.length - 1);
@@ -53,7 +60,12 @@ public enum RejectReason {
         return out;
     }
 
-    /** The reason in {@code privateData}, or {@code null} when it is not an Ibex reject. */
+    /**
+     * The reason in {@code privateData}, or {@code null} when it is not an Ibex reject.
+     *
+     * @param privateData a reject's private data, or {@code null}
+     * @return the reason it names, or {@code null}
+     */
     public static RejectReason of(byte[] privateData) {
         if (privateData == null || privateData.length < MAGIC.length + 1
                 || !Arrays.equals(privateData, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
@@ -68,7 +80,12 @@ public enum RejectReason {
         return null;
     }
 
-    /** The detail text of an Ibex reject (zero padding removed), or "" when none. */
+    /**
+     * The detail text of an Ibex reject (zero padding removed), or "" when none.
+     *
+     * @param privateData a reject's private data, or {@code null}
+     * @return the detail text; empty when there is none or the data is not an Ibex reject
+     */
     public static String detail(byte[] privateData) {
         if (of(privateData) == null) {
             return "";

@@ -71,25 +71,27 @@ public final class Buffer {
         this.region = region;
     }
 
-    /** The whole slice ({@link #capacity()} bytes). */
+    /** {@return the whole slice ({@link #capacity()} bytes)} */
     public MemorySegment segment() {
         return segment;
     }
 
+    /** {@return the slice's size in bytes: the pool's buffer size} */
     public int capacity() {
         return (int) segment.byteSize();
     }
 
-    /** The slice's index in its pool. */
+    /** {@return the slice's index in its pool} */
     public int index() {
         return index;
     }
 
+    /** {@return the pool this buffer belongs to and returns to when released} */
     public BufferPool pool() {
         return pool;
     }
 
-    /** Native address of the slice (what goes into a scatter/gather entry). */
+    /** {@return the native address of the slice (what goes into a scatter/gather entry)} */
     public long address() {
         return segment.address();
     }
@@ -98,37 +100,39 @@ public final class Buffer {
      * The local key of the pool's registration (for scatter/gather entries). The pool is registered for local access
      * only, so its key gives a peer nothing; to let a peer reach a buffer, expose it on a connection
      * ({@code Connection.expose}), which yields a descriptor for exactly those bytes and rights.
+     *
+     * @return the local key of the slab's memory region
      */
     public int lkey() {
         return region.lkey();
     }
 
-    /** The pool's registration this slice lies in (for the framework's memory windows). */
+    /** {@return the pool's registration this slice lies in (for the framework's memory windows)} */
     public MemoryRegion region() {
         return region;
     }
 
-    /** Where a received message's payload starts in {@link #segment()}. */
+    /** {@return where a received message's payload starts in {@link #segment()}} */
     public int offset() {
         return offset;
     }
 
-    /** The received payload's length in bytes. */
+    /** {@return the received payload's length in bytes} */
     public int length() {
         return length;
     }
 
-    /** Whether the message carried immediate data. */
+    /** {@return whether the message carried immediate data} */
     public boolean hasImmData() {
         return (flags & WcFlags.WITH_IMM) != 0;
     }
 
-    /** The immediate data (host order); valid when {@link #hasImmData()}. */
+    /** {@return the immediate data (host order); valid when {@link #hasImmData()}} */
     public int immData() {
         return immData;
     }
 
-    /** The sending QP number of a datagram (0 on connections). */
+    /** {@return the sending QP number of a datagram (0 on connections)} */
     public int sourceQp() {
         return sourceQp;
     }
@@ -136,17 +140,19 @@ public final class Buffer {
     /**
      * Whether the peer's SEND_WITH_INV that carried this message invalidated a memory window
      * ({@code IBV_WC_WITH_INV}); the exposure it ended has already ended.
+     *
+     * @return whether the message invalidated an rkey, then {@link #invalidatedRkey()} names it
      */
     public boolean hasInvalidatedRkey() {
         return (flags & WcFlags.WITH_INV) != 0;
     }
 
-    /** The rkey the message's sender invalidated; valid when {@link #hasInvalidatedRkey()}. */
+    /** {@return the rkey the message's sender invalidated; valid when {@link #hasInvalidatedRkey()}} */
     public int invalidatedRkey() {
         return immData;
     }
 
-    /** Whether a datagram's GRH is valid ({@code IBV_WC_GRH}). */
+    /** {@return whether a datagram's GRH is valid ({@code IBV_WC_GRH})} */
     public boolean hasGrh() {
         return (flags & WcFlags.GRH) != 0;
     }
@@ -154,12 +160,14 @@ public final class Buffer {
     /**
      * The sender's GID from a datagram's GRH (on RoCEv2 over IPv4: the IPv4-mapped source address of the IPv4 header
      * in its last 20 bytes), or {@code null} when the GRH is not valid.
+     *
+     * @return the source GID, or {@code null}
      */
     public Gid sourceGid() {
         return hasGrh() ? Grh.sourceGid(segment) : null;
     }
 
-    /** Whether the pool has this buffer (it is neither held nor lent). */
+    /** {@return whether the pool has this buffer (it is neither held nor lent)} */
     public boolean isFree() {
         return state == FREE;
     }
@@ -199,7 +207,15 @@ public final class Buffer {
 
     /**
      * A receive completed into this lent buffer: frame the message and hand it to the application, telling
-     * {@code owner} when it is released.
+     * {@code owner} when it is released. Loop thread.
+     *
+     * @param offset where the payload starts in the buffer (after the GRH on UD endpoints)
+     * @param length the payload's length in bytes
+     * @param wcFlags the completion's {@link WcFlags} bits (immediate data, invalidated rkey, GRH)
+     * @param immData the completion's immediate data or invalidated rkey, in host order
+     * @param sourceQp the sending QP number of a datagram, 0 on connections
+     * @param owner told when the application releases the buffer, or {@code null}
+     * @throws IllegalStateException when the buffer is not lent to the hardware
      */
     public void deliver(int offset, int length, int wcFlags, int immData, int sourceQp, BufferOwner owner) {
         reclaim();
@@ -220,6 +236,7 @@ public final class Buffer {
      * Records that {@code e} lets a peer reach this held buffer's bytes; releasing the buffer will end it first.
      * Loop thread.
      *
+     * @param e the exposure (a memory window bound over the buffer's bytes)
      * @throws IllegalStateException when the buffer is not held
      */
     public void addExposure(BufferExposure e) {
@@ -235,6 +252,8 @@ public final class Buffer {
     /**
      * {@code e} ended: no peer reaches the bytes through it any more. When the buffer was released meanwhile and this
      * was its last exposure, it goes back to its pool now. Loop thread.
+     *
+     * @param e an exposure added with {@link #addExposure}; unknown ones are ignored
      */
     public void exposureEnded(BufferExposure e) {
         for (int i = 0; i < exposureCount; i++) {
@@ -250,7 +269,7 @@ public final class Buffer {
         }
     }
 
-    /** Whether some peer may still reach the buffer's bytes through an exposure. */
+    /** {@return whether some peer may still reach the buffer's bytes through an exposure} */
     public boolean isExposed() {
         return exposureCount > 0;
     }

@@ -23,11 +23,16 @@ public final class BufferList {
     private boolean hasImm;
     private int immData;
 
+    /** An empty list with room for 4 entries before it grows. */
     public BufferList() {
         this(4);
     }
 
-    /** @param capacity entries before the list grows */
+    /**
+     * An empty list.
+     *
+     * @param capacity entries before the list grows (at least 1 is used)
+     */
     public BufferList(int capacity) {
         int c = Math.max(1, capacity);
         buffers = new Buffer[c];
@@ -38,6 +43,9 @@ public final class BufferList {
     /**
      * Appends {@code buffer[offset, offset + length)}.
      *
+     * @param buffer a held buffer, which the message takes from here on
+     * @param offset where the entry starts in the buffer
+     * @param length the entry's length in bytes
      * @return this list
      * @throws IllegalArgumentException when the range lies outside the buffer
      */
@@ -60,53 +68,92 @@ public final class BufferList {
         return this;
     }
 
-    /** Appends the first {@code length} bytes of {@code buffer}. */
+    /**
+     * Appends the first {@code length} bytes of {@code buffer}.
+     *
+     * @param buffer a held buffer, which the message takes from here on
+     * @param length the entry's length in bytes
+     * @return this list
+     * @throws IllegalArgumentException when {@code length} exceeds the buffer
+     */
     public BufferList add(Buffer buffer, int length) {
         return add(buffer, 0, length);
     }
 
-    /** Entries (buffers) in the list. */
+    /** {@return how many entries (buffers) the list has} */
     public int count() {
         return count;
     }
 
-    /** The message's length: the sum of the entries' lengths. */
+    /** {@return the message's length: the sum of the entries' lengths} */
     public long length() {
         return length;
     }
 
+    /**
+     * The buffer of entry {@code i}.
+     *
+     * @param i the entry's index, from 0 to {@link #count()} - 1
+     * @return the entry's buffer
+     * @throws IndexOutOfBoundsException when there is no such entry
+     */
     public Buffer buffer(int i) {
         check(i);
         return buffers[i];
     }
 
+    /**
+     * Where entry {@code i}'s bytes start in its buffer.
+     *
+     * @param i the entry's index, from 0 to {@link #count()} - 1
+     * @return the offset in bytes from the start of the buffer's segment
+     * @throws IndexOutOfBoundsException when there is no such entry
+     */
     public int offset(int i) {
         check(i);
         return offsets[i];
     }
 
+    /**
+     * The length of entry {@code i}.
+     *
+     * @param i the entry's index, from 0 to {@link #count()} - 1
+     * @return the entry's length in bytes
+     * @throws IndexOutOfBoundsException when there is no such entry
+     */
     public int length(int i) {
         check(i);
         return lengths[i];
     }
 
-    /** Entry {@code i}'s bytes (a view of registered memory, valid until released). */
+    /**
+     * Entry {@code i}'s bytes (a view of registered memory, valid until released).
+     *
+     * @param i the entry's index, from 0 to {@link #count()} - 1
+     * @return a slice of the buffer's segment
+     * @throws IndexOutOfBoundsException when there is no such entry
+     */
     public MemorySegment segment(int i) {
         check(i);
         return buffers[i].segment().asSlice(offsets[i], lengths[i]);
     }
 
-    /** Whether a received message carried immediate data. */
+    /** {@return whether a received message carried immediate data} */
     public boolean hasImmData() {
         return hasImm;
     }
 
-    /** A received message's immediate data (host order); valid when {@link #hasImmData()}. */
+    /** {@return a received message's immediate data (host order); valid when {@link #hasImmData()}} */
     public int immData() {
         return immData;
     }
 
-    /** Copies the message's bytes, in order, to the start of {@code dst}. */
+    /**
+     * Copies the message's bytes, in order, to the start of {@code dst}.
+     *
+     * @param dst where to copy to; at least {@link #length()} bytes
+     * @throws IllegalArgumentException when {@code dst} is too small
+     */
     public void copyTo(MemorySegment dst) {
         if (dst.byteSize() < length) {
             throw new IllegalArgumentException("a " + length + "-byte message does not fit " + dst.byteSize()
@@ -119,7 +166,7 @@ public final class BufferList {
         }
     }
 
-    /** A copy of the message's bytes. */
+    /** {@return a copy of the message's bytes} */
     public byte[] toByteArray() {
         if (length > Integer.MAX_VALUE - 8) {
             throw new IllegalStateException("a " + length + "-byte message does not fit a byte[]");
@@ -161,7 +208,12 @@ public final class BufferList {
         immData = 0;
     }
 
-    /** Framework side: the received message's immediate data. */
+    /**
+     * Framework side: the received message's immediate data.
+     *
+     * @param present whether the message carried immediate data
+     * @param value the immediate data in host order (ignored when absent)
+     */
     public void immData(boolean present, int value) {
         hasImm = present;
         immData = value;

@@ -7,5 +7,10 @@ package dev.ibex.cm.buffer;
  */
 @FunctionalInterface
 public interface BufferOwner {
+    /**
+     * The application released {@code buffer}; it is on its way back to the pool.
+     *
+     * @param buffer the buffer released, no longer the owner's to use
+     */
     void released(Buffer buffer);
 }

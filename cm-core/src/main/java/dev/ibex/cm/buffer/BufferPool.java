@@ -42,6 +42,8 @@ public final class BufferPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BufferPool.class);
 
     /**
+     * How a pool is sized and registered; validated on construction.
+     *
      * @param bufferSize bytes per buffer
      * @param buffersPerSlab buffers registered together as one memory region
      * @param maxBuffers the most buffers the pool will ever hold
@@ -60,6 +62,12 @@ public final class BufferPool implements AutoCloseable {
         public static final Options DEFAULT = new Options(8192, 64, 4096, EnumSet.of(Access.LOCAL_WRITE),
                 Boolean.getBoolean("ibex.buffer.trackLeaks"));
 
+        /**
+         * Validates and copies the options.
+         *
+         * @throws IllegalArgumentException when a size is not positive, {@code minBuffers} is negative,
+         *     {@code idleTime} is {@code null} or negative, or {@code access} is not a valid combination
+         */
         public Options {
             if (bufferSize <= 0 || buffersPerSlab <= 0 || maxBuffers <= 0) {
                 throw new IllegalArgumentException("buffer size, buffers per slab and max buffers must be positive");
@@ -74,28 +82,67 @@ public final class BufferPool implements AutoCloseable {
             Access.validatedMask(access);
         }
 
-        /** Shrinking as {@link #DEFAULT} does: down to 512 buffers after 10 s idle. */
+        /**
+         * Shrinking as {@link #DEFAULT} does: down to 512 buffers after 10 s idle.
+         *
+         * @param bufferSize bytes per buffer
+         * @param buffersPerSlab buffers registered together as one memory region
+         * @param maxBuffers the most buffers the pool will ever hold
+         * @param access the access rights every slab is registered with
+         * @param trackLeaks record where buffers are acquired
+         */
         public Options(int bufferSize, int buffersPerSlab, int maxBuffers, Set<Access> access, boolean trackLeaks) {
             this(bufferSize, buffersPerSlab, maxBuffers, access, trackLeaks, 512, Duration.ofSeconds(10));
         }
 
+        /**
+         * A copy with another buffer size.
+         *
+         * @param size bytes per buffer, positive
+         * @return the new options
+         */
         public Options withBufferSize(int size) {
             return new Options(size, buffersPerSlab, maxBuffers, access, trackLeaks, minBuffers, idleTime);
         }
 
+        /**
+         * A copy with another slab size and limit.
+         *
+         * @param perSlab buffers registered together as one memory region, positive
+         * @param max the most buffers the pool will ever hold, positive
+         * @return the new options
+         */
         public Options withSlabs(int perSlab, int max) {
             return new Options(bufferSize, perSlab, max, access, trackLeaks, minBuffers, idleTime);
         }
 
+        /**
+         * A copy with other registration rights; prefer local ones and let peers in through exposures.
+         *
+         * @param flags the access rights every slab is registered with
+         * @return the new options
+         */
         public Options withAccess(Set<Access> flags) {
             return new Options(bufferSize, buffersPerSlab, maxBuffers, flags, trackLeaks, minBuffers, idleTime);
         }
 
+        /**
+         * A copy that does or does not record where each buffer was acquired (a stack trace each: for tests).
+         *
+         * @param track whether to track leaks
+         * @return the new options
+         */
         public Options withLeakTracking(boolean track) {
             return new Options(bufferSize, buffersPerSlab, maxBuffers, access, track, minBuffers, idleTime);
         }
 
-        /** Keeps at least {@code min} buffers and gives back slabs that stayed entirely free for {@code idle}. */
+        /**
+         * Keeps at least {@code min} buffers and gives back slabs that stayed entirely free for {@code idle}.
+         *
+         * @param min buffers {@link #trim} keeps registered; {@code maxBuffers} or more never shrinks
+         * @param idle how long a slab must stay entirely free before it may go
+         * @return the new options
+         */
         public Options withShrink(int min, Duration idle) {
             return new Options(bufferSize, buffersPerSlab, maxBuffers, access, trackLeaks, min, idle);
         }
@@ -128,8 +175,10 @@ public final class BufferPool implements AutoCloseable {
     private long slabsFreed;
 
     /**
-     * A pool owned by the calling thread.
+     * A pool owned by the calling thread. It starts empty and registers slabs as buffers are acquired.
      *
+     * @param pd the protection domain the slabs are registered in
+     * @param options sizes, limits and registration rights
      * @param releaseSignal run (from any thread) when buffers released off the owner thread wait in the return
      *     stack; the owner then calls {@link #drainReturns()}. Runs at most once per drain.
      */
@@ -144,15 +193,17 @@ public final class BufferPool implements AutoCloseable {
         this.withFree = new long[(maxSlabs + 63) >>> 6];
     }
 
+    /** {@return the options the pool was made with} */
     public Options options() {
         return options;
     }
 
+    /** {@return the protection domain the slabs are registered in} */
     public ProtectionDomain pd() {
         return pd;
     }
 
-    /** Bytes per buffer. */
+    /** {@return bytes per buffer} */
     public int bufferSize() {
         return options.bufferSize();
     }
@@ -163,7 +214,10 @@ public final class BufferPool implements AutoCloseable {
 
     /**
      * A free buffer, held by the caller, or {@code null} when all {@link Options#maxBuffers()} are in use.
-     * Its payload window is empty.
+     * Its payload window is empty. Owner thread.
+     *
+     * @return a held buffer, or {@code null}
+     * @throws IllegalStateException when the pool is closed or the caller is not the owner thread
      */
     public Buffer tryAcquire() {
         checkOwner();
@@ -199,6 +253,8 @@ public final class BufferPool implements AutoCloseable {
      * {@code receiveReserve()} or fewer to hand out, so a pool whose receives could take it all (windows of their own
      * for every connection) still has buffers to send from. One sixteenth of {@link Options#maxBuffers()}, between 1
      * and 64.
+     *
+     * @return how many buffers receives leave free
      */
     public int receiveReserve() {
         return Math.max(1, Math.min(64, options.maxBuffers() / 16));
@@ -207,6 +263,9 @@ public final class BufferPool implements AutoCloseable {
     /**
      * {@link #tryAcquire()} for a receive: {@code null} as well when only the {@link #receiveReserve()} is left, unless
      * {@code essential} (the queue has no receive posted at all: it must never be deaf while a buffer is free).
+     *
+     * @param essential whether the queue has no receive posted, so the reserve may be used
+     * @return a held buffer, or {@code null}
      */
     public Buffer tryAcquireForReceive(boolean essential) {
         checkOwner();
@@ -219,6 +278,8 @@ public final class BufferPool implements AutoCloseable {
     /**
      * Runs {@code task} once, on the owner thread, after more than the {@link #receiveReserve()} is free again: for a
      * receive queue that {@link #tryAcquireForReceive} refused.
+     *
+     * @param task what to run then (a failure is logged)
      */
     public void whenReceivable(Runnable task) {
         checkOwner();
@@ -240,6 +301,7 @@ public final class BufferPool implements AutoCloseable {
     /**
      * Like {@link #tryAcquire()}, but an exhausted pool is a typed error.
      *
+     * @return a held buffer
      * @throws PoolExhaustedException when every buffer is in use
      */
     public Buffer acquire() {
@@ -250,7 +312,7 @@ public final class BufferPool implements AutoCloseable {
         return b;
     }
 
-    /** Whether {@link #tryAcquire()} would give a buffer now (owner thread). */
+    /** {@return whether {@link #tryAcquire()} would give a buffer now (owner thread)} */
     public boolean canAcquire() {
         if (freeCount == 0) {
             drainReturns();
@@ -258,7 +320,7 @@ public final class BufferPool implements AutoCloseable {
         return freeCount > 0 || count < options.maxBuffers();
     }
 
-    /** Buffers the pool can still hand out: free ones and those it may still allocate (owner thread). */
+    /** {@return how many buffers the pool can still hand out: free ones and those it may still allocate (owner thread)} */
     public int headroom() {
         drainReturns();
         return freeCount + options.maxBuffers() - count;
@@ -267,6 +329,8 @@ public final class BufferPool implements AutoCloseable {
     /**
      * Runs {@code task} once, on the owner thread, after a buffer next comes back to the pool (at once, in a later
      * task, when one is free now). For operations that wait out an exhausted pool instead of failing.
+     *
+     * @param task what to run then (a failure is logged)
      */
     public void whenFree(Runnable task) {
         checkOwner();
@@ -276,12 +340,20 @@ public final class BufferPool implements AutoCloseable {
         }
     }
 
-    /** How the pool's owner runs {@link #runWaiters} later (its event loop's execute); set once by the owner. */
+    /**
+     * How the pool's owner runs {@link #runWaiters} later (its event loop's execute); set once by the owner.
+     *
+     * @param scheduler called on the owner thread to schedule one {@link #runWaiters} call
+     */
     public void wakeWith(Runnable scheduler) {
         this.wakeScheduler = scheduler;
     }
 
-    /** Run on the owner thread each time the pool registers a slab (its owner then starts calling {@link #trim}). */
+    /**
+     * Run on the owner thread each time the pool registers a slab (its owner then starts calling {@link #trim}).
+     *
+     * @param listener what to run; replaces an earlier one
+     */
     public void onGrowth(Runnable listener) {
         this.growthListener = listener;
     }
@@ -322,37 +394,42 @@ public final class BufferPool implements AutoCloseable {
         }
     }
 
-    /** The buffer with {@code index}, or {@code null} (for decoding work request ids; a freed slab is a hole). */
+    /**
+     * The buffer with {@code index}, or {@code null} (for decoding work request ids; a freed slab is a hole).
+     *
+     * @param index a buffer index, as {@link Buffer#index()} gives
+     * @return the buffer, or {@code null} when there is none with that index now
+     */
     public Buffer buffer(int index) {
         return index >= 0 && index < buffers.length ? buffers[index] : null;
     }
 
-    /** Buffers allocated now (held, lent or free), in registered slabs. */
+    /** {@return how many buffers are allocated now (held, lent or free), in registered slabs} */
     public int allocated() {
         return count;
     }
 
-    /** Slabs registered now. */
+    /** {@return how many slabs (memory regions) are registered now} */
     public int slabs() {
         return slabCount;
     }
 
-    /** Bytes of memory registered now (what the slabs hold). */
+    /** {@return bytes of memory registered now (what the slabs hold)} */
     public long registeredBytes() {
         return (long) count * options.bufferSize();
     }
 
-    /** Slabs given back by {@link #trim} so far. */
+    /** {@return how many slabs {@link #trim} has given back so far} */
     public long slabsFreed() {
         return slabsFreed;
     }
 
-    /** Buffers ready to acquire without growing. */
+    /** {@return how many buffers are free to acquire without growing} */
     public int available() {
         return freeCount;
     }
 
-    /** Buffers held or lent. */
+    /** {@return how many buffers are held or lent now (counted by a scan: not for the data path)} */
     public int inUse() {
         int n = 0;
         for (Buffer b : buffers) {
@@ -366,6 +443,8 @@ public final class BufferPool implements AutoCloseable {
     /**
      * Buffers held and not released, each with where it was acquired (when leaks are tracked). Call it when the
      * application should hold nothing, e.g. at the end of a test.
+     *
+     * @return one entry per buffer held now; empty when none is
      */
     public List<BufferLeak> leaks() {
         List<BufferLeak> out = new ArrayList<>();
@@ -542,7 +621,7 @@ public final class BufferPool implements AutoCloseable {
         return freed;
     }
 
-    /** Whether {@link #trim} may still have something to give back: more buffers than the minimum are registered. */
+    /** {@return whether {@link #trim} may still have something to give back: more buffers than the minimum are registered} */
     public boolean trimmable() {
         return !closed && count > options.minBuffers();
     }
@@ -613,6 +692,7 @@ public final class BufferPool implements AutoCloseable {
         slabCount = 0;
     }
 
+    /** {@return whether {@link #close()} was called} */
     public boolean isClosed() {
         return closed;
     }

@@ -16,7 +16,11 @@ public final class PoolExhaustedException extends RdmaException {
                 + "wait, or raise BufferPool.Options.maxBuffers");
     }
 
-    /** With the whole explanation (which pool, what is left, what to do). */
+    /**
+     * With the whole explanation (which pool, what is left, what to do); the errno is {@code ENOBUFS}.
+     *
+     * @param what the explanation, used as the advice of the message
+     */
     public PoolExhaustedException(String what) {
         super("buffer pool", Errno.ENOBUFS, what);
     }

@@ -22,7 +22,7 @@ public enum RemoteAccess {
         this.access = access;
     }
 
-    /** The verbs access flag. */
+    /** {@return the verbs access flag} */
     public Access access() {
         return access;
     }
@@ -30,6 +30,8 @@ public enum RemoteAccess {
     /**
      * The {@link Access} bits of {@code rights}.
      *
+     * @param rights the rights to grant, at least one
+     * @return the OR of their {@link Access#bit()} values
      * @throws IllegalArgumentException when {@code rights} is empty (an exposure that grants nothing is a mistake)
      */
     public static int mask(Set<RemoteAccess> rights) {

@@ -296,17 +296,17 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return options;
     }
 
-    /** Whether this side accepted the connection (rather than initiated it). */
+    /** {@return whether this side accepted the connection (rather than initiated it)} */
     public boolean isPassive() {
         return listener != null;
     }
 
-    /** The private data the peer sent with its connect (passive side) or accept (active side); a copy. */
+    /** {@return the private data the peer sent with its connect (passive side) or accept (active side); a copy} */
     public byte[] peerPrivateData() {
         return peerData.clone();
     }
 
-    /** The peer's connection parameters, or {@code null} before they are known. */
+    /** {@return the peer's connection parameters, or {@code null} before they are known} */
     public ConnParam peerParam() {
         return peerParam;
     }
@@ -316,7 +316,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return i == null ? null : i.localAddress();
     }
 
-    /** The peer's address (the target of {@link #connect}, or the requester's). */
+    /** {@return the peer's address (the target of {@link #connect}, or the requester's)} */
     public InetSocketAddress remoteAddress() {
         return remote;
     }
@@ -327,17 +327,17 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return d == null ? (id == null ? null : id.device()) : d.context();
     }
 
-    /** The QP, or {@code null} before it exists and after teardown (for diagnostics). */
+    /** {@return the QP, or {@code null} before it exists and after teardown (for diagnostics)} */
     public QueuePair qp() {
         return qp;
     }
 
-    /** The CM id (for diagnostics). */
+    /** {@return the CM id (for diagnostics)} */
     public CmId cmId() {
         return id;
     }
 
-    /** Whether another operation may be posted now (loop thread). */
+    /** {@return whether another operation may be posted now (loop thread)} */
     public boolean isWritable() {
         return sq != null && state == ESTABLISHED && sq.isWritable() && (credits == null || credits.canSend())
                 && sq.writableSlots() > backlog.messages();
@@ -377,7 +377,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return credits == null ? -1 : credits.sendCredits();
     }
 
-    /** Whether receives come from the loop's shared receive queue (loop thread). */
+    /** {@return whether receives come from the loop's shared receive queue (loop thread)} */
     public boolean sharesReceives() {
         return shared;
     }
@@ -1337,19 +1337,19 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     // ---- data path ----
 
-    /** A buffer of this connection's pool (loop thread); throws when the pool is exhausted. */
+    /** {@return a buffer of this connection's pool (loop thread); throws when the pool is exhausted} */
     public Buffer allocate() {
         checkLoop();
         checkEstablished();
         return device.pool().acquire();
     }
 
-    /** A buffer of this connection's pool, or {@code null} when it is exhausted (loop thread). */
+    /** {@return a buffer of this connection's pool, or {@code null} when it is exhausted (loop thread)} */
     public Buffer tryAllocate() {
         return tryAllocate0();
     }
 
-    /** The registered buffer pool the connection's operations use, or {@code null} before its QP exists. */
+    /** {@return the registered buffer pool the connection's operations use, or {@code null} before its QP exists} */
     public dev.ibex.cm.buffer.BufferPool pool() {
         LoopDevice d = device;
         return d == null ? null : d.pool();
@@ -1925,7 +1925,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return rendezvous.lastSources();
     }
 
-    /** Whether messages of at least {@link ConnectionOptions#rendezvousThreshold()} go by rendezvous (loop thread). */
+    /** {@return whether messages of at least {@link ConnectionOptions#rendezvousThreshold()} go by rendezvous (loop thread)} */
     public boolean usesRendezvous() {
         return rendezvous.isOn();
     }
@@ -2009,7 +2009,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
     }
 
-    /** The path the QP uses now (local, remote, port), from its attributes; {@code null} without a QP. Any thread. */
+    /** {@return the path the QP uses now (local, remote, port), from its attributes; {@code null} without a QP. Any thread} */
     public RdmaPath primaryPath() {
         return paths.primary();
     }

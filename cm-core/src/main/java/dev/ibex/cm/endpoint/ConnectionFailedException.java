@@ -55,12 +55,12 @@ public final class ConnectionFailedException extends RdmaException {
         return reason;
     }
 
-    /** The peer, or {@code null} when unknown. */
+    /** {@return the peer, or {@code null} when unknown} */
     public InetSocketAddress remote() {
         return remote;
     }
 
-    /** The failed work completion's status, or {@code null} when it was not a work completion. */
+    /** {@return the failed work completion's status, or {@code null} when it was not a work completion} */
     public WcStatus status() {
         return getCause() instanceof WorkCompletionException w ? w.status() : null;
     }

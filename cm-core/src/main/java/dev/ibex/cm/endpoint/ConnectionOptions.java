@@ -92,7 +92,7 @@ public final class ConnectionOptions {
         return receiveWindow;
     }
 
-    /** The largest SEND/WRITE carried inline (asked of the QP; lowered if the device refuses). */
+    /** {@return the largest SEND/WRITE carried inline (asked of the QP; lowered if the device refuses)} */
     public int maxInline() {
         return maxInline;
     }
@@ -134,7 +134,7 @@ public final class ConnectionOptions {
         return localAckTimeout;
     }
 
-    /** How long a closing connection waits for its flushed work before releasing anyway. */
+    /** {@return how long a closing connection waits for its flushed work before releasing anyway} */
     public Duration drainTimeout() {
         return drainTimeout;
     }
@@ -163,7 +163,7 @@ public final class ConnectionOptions {
         return keepaliveCount;
     }
 
-    /** Where receives come from: the loop's shared receive queue with credits (default), or a window of its own. */
+    /** {@return where receives come from: the loop's shared receive queue with credits (default), or a window of its own} */
     public ReceiveMode receiveMode() {
         return receiveMode;
     }
@@ -179,7 +179,7 @@ public final class ConnectionOptions {
         return maxMessageSize;
     }
 
-    /** Whether keepalive probes are sent. */
+    /** {@return whether keepalive probes are sent} */
     public boolean keepalive() {
         return !keepaliveInterval.isZero();
     }

@@ -17,7 +17,7 @@ public final class ConnectionRequest {
         this.listener = listener;
     }
 
-    /** The peer's private data (a copy; may be zero-padded beyond what it sent). */
+    /** {@return the peer's private data (a copy; may be zero-padded beyond what it sent)} */
     public byte[] privateData() {
         return connection.peerPrivateData();
     }
@@ -30,7 +30,7 @@ public final class ConnectionRequest {
         return connection.localAddress();
     }
 
-    /** The peer's connection parameters (RDMA READ depths, retry counts, QP number). */
+    /** {@return the peer's connection parameters (RDMA READ depths, retry counts, QP number)} */
     public ConnParam param() {
         return connection.peerParam();
     }
@@ -39,7 +39,7 @@ public final class ConnectionRequest {
         return listener;
     }
 
-    /** The connection this request becomes (REQUESTED until answered). */
+    /** {@return the connection this request becomes (REQUESTED until answered)} */
     public Connection connection() {
         return connection;
     }

@@ -145,18 +145,18 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return options;
     }
 
-    /** The bound address (port assigned), once bound. */
+    /** {@return the bound address (port assigned), once bound} */
     public InetSocketAddress localAddress() {
         return localAddress;
     }
 
-    /** The QP number peers send to. */
+    /** {@return the QP number peers send to} */
     public int qpNum() {
         QueuePair q = qp;
         return q == null ? 0 : q.qpNum();
     }
 
-    /** The largest payload one datagram can carry (the port's active MTU). */
+    /** {@return the largest payload one datagram can carry (the port's active MTU)} */
     public int maxPayload() {
         return mtu;
     }
@@ -175,7 +175,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return qp;
     }
 
-    /** The registered buffer pool of the datagram's operations, or {@code null} before it is bound. */
+    /** {@return the registered buffer pool of the datagram's operations, or {@code null} before it is bound} */
     public dev.ibex.cm.buffer.BufferPool pool() {
         LoopDevice d = loopDevice();
         return d == null ? null : d.pool();
@@ -202,7 +202,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return Math.max(0, device) + failedReceives;
     }
 
-    /** Whether {@link #receiveDrops()} includes what the device dropped (soft-roce: yes; rdma-core: no). Any thread. */
+    /** {@return whether {@link #receiveDrops()} includes what the device dropped (soft-roce: yes; rdma-core: no). Any thread} */
     public boolean seesDeviceDrops() {
         QueuePair q = countedQp;
         return q == null || q.receiveDrops() != QueuePair.DROPS_NOT_VISIBLE;
@@ -289,7 +289,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return m;
     }
 
-    /** The memberships not yet left (loop thread). */
+    /** {@return the memberships not yet left (loop thread)} */
     public List<Membership> memberships() {
         return List.copyOf(memberships);
     }
@@ -315,7 +315,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
 
     // ---- data path ----
 
-    /** A buffer of this endpoint's pool (loop thread). */
+    /** {@return a buffer of this endpoint's pool (loop thread)} */
     public Buffer allocate() {
         checkLoop();
         checkBound();

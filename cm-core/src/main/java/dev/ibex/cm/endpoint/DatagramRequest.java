@@ -14,7 +14,7 @@ public final class DatagramRequest {
         this.resolution = resolution;
     }
 
-    /** What the requester sent (a copy). */
+    /** {@return what the requester sent (a copy)} */
     public byte[] privateData() {
         return resolution.peerData();
     }

@@ -105,7 +105,7 @@ public final class Exposure implements BufferExposure {
         this.attachment = attachment;
     }
 
-    /** The connection the bytes are exposed on. */
+    /** {@return the connection the bytes are exposed on} */
     public Connection connection() {
         return owner.connection();
     }
@@ -114,7 +114,7 @@ public final class Exposure implements BufferExposure {
         return buffer;
     }
 
-    /** Where the exposed bytes start in the buffer. */
+    /** {@return where the exposed bytes start in the buffer} */
     public int offset() {
         return offset;
     }
@@ -123,7 +123,7 @@ public final class Exposure implements BufferExposure {
         return length;
     }
 
-    /** The rights the peer has. */
+    /** {@return the rights the peer has} */
     public Set<RemoteAccess> rights() {
         EnumSet<RemoteAccess> s = EnumSet.noneOf(RemoteAccess.class);
         for (RemoteAccess r : RemoteAccess.values()) {
@@ -134,12 +134,12 @@ public final class Exposure implements BufferExposure {
         return s;
     }
 
-    /** How the bytes are exposed (never {@link Mode#AUTO}). */
+    /** {@return how the bytes are exposed (never {@link Mode#AUTO})} */
     public Mode mode() {
         return mode;
     }
 
-    /** Whether only requests arriving on {@link #connection()} can use the key (a type 2 window). */
+    /** {@return whether only requests arriving on {@link #connection()} can use the key (a type 2 window)} */
     public boolean isBoundToConnection() {
         return mode != Mode.REGION;
     }
@@ -148,17 +148,17 @@ public final class Exposure implements BufferExposure {
         return state;
     }
 
-    /** Why it ended, or {@code null} while it has not. */
+    /** {@return why it ended, or {@code null} while it has not} */
     public End end() {
         return end;
     }
 
-    /** Whether the peer can use {@link #remote()} now. */
+    /** {@return whether the peer can use {@link #remote()} now} */
     public boolean isActive() {
         return state == State.ACTIVE;
     }
 
-    /** The rkey the peer uses (meaningful once {@link State#ACTIVE}). */
+    /** {@return the rkey the peer uses (meaningful once {@link State#ACTIVE})} */
     public int rkey() {
         return rkey;
     }

@@ -88,7 +88,7 @@ public final class Listener implements LoopEndpoint {
         }
     }
 
-    /** The listening CM id (for diagnostics). */
+    /** {@return the listening CM id (for diagnostics)} */
     public CmId cmId() {
         return id;
     }
@@ -102,7 +102,7 @@ public final class Listener implements LoopEndpoint {
         return state;
     }
 
-    /** The bound address (with the port actually used), once listening; else {@code null}. */
+    /** {@return the bound address (with the port actually used), once listening; else {@code null}} */
     public InetSocketAddress localAddress() {
         return localAddress;
     }

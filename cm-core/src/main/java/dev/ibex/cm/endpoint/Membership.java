@@ -48,7 +48,7 @@ public final class Membership {
         return datagram;
     }
 
-    /** The group as a send destination (QPN 0xFFFFFF, the group's Q_Key), once joined; else {@code null}. */
+    /** {@return the group as a send destination (QPN 0xFFFFFF, the group's Q_Key), once joined; else {@code null}} */
     public UdPeer peer() {
         return peer;
     }

@@ -15,12 +15,12 @@ public final class MessageTooLargeException extends IllegalArgumentException {
         this.limit = limit;
     }
 
-    /** The message's length. */
+    /** {@return the message's length} */
     public long size() {
         return size;
     }
 
-    /** The most this connection sends in one message. */
+    /** {@return the most this connection sends in one message} */
     public long limit() {
         return limit;
     }

@@ -33,12 +33,12 @@ public final class UdPeer {
         return qkey;
     }
 
-    /** The address it was resolved from (or the group), {@code null} for reply addresses. */
+    /** {@return the address it was resolved from (or the group), {@code null} for reply addresses} */
     public InetSocketAddress remoteAddress() {
         return remote;
     }
 
-    /** What the remote service sent with its SIDR answer; a copy. */
+    /** {@return what the remote service sent with its SIDR answer; a copy} */
     public byte[] privateData() {
         return privateData.clone();
     }

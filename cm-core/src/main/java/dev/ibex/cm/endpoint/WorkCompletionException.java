@@ -24,7 +24,7 @@ public final class WorkCompletionException extends RdmaException {
         this.vendorError = vendorError;
     }
 
-    /** The operation, or {@code null} for a receive. */
+    /** {@return the operation, or {@code null} for a receive} */
     public Operation operation() {
         return operation;
     }

@@ -138,7 +138,7 @@ public final class EventLoop implements Executor {
         return fabric;
     }
 
-    /** This loop's position in its group. */
+    /** {@return this loop's position in its group} */
     public int index() {
         return index;
     }
@@ -151,7 +151,7 @@ public final class EventLoop implements Executor {
         return Thread.currentThread() == thread;
     }
 
-    /** Whether the loop stopped accepting new endpoints (the group is closing). */
+    /** {@return whether the loop stopped accepting new endpoints (the group is closing)} */
     public boolean isShuttingDown() {
         return phase != RUNNING;
     }
@@ -225,7 +225,7 @@ public final class EventLoop implements Executor {
 
     // ---- for endpoints (loop thread) ----
 
-    /** The loop's CM event channel: ids created on it are dispatched by this loop. */
+    /** {@return the loop's CM event channel: ids created on it are dispatched by this loop} */
     public EventChannel cmChannel() {
         return cmChannel;
     }
@@ -278,7 +278,7 @@ public final class EventLoop implements Executor {
         flushes.add(f);
     }
 
-    /** A reusable receive batch for posting (loop thread, within one call). */
+    /** {@return a reusable receive batch for posting (loop thread, within one call)} */
     public RecvBatch recvBatch() {
         return recvBatch;
     }
@@ -699,7 +699,7 @@ public final class EventLoop implements Executor {
         creditStalls++; // one writer: the loop
     }
 
-    /** How many times a connection of this loop ran out of send credits (any thread; racy snapshot). */
+    /** {@return how many times a connection of this loop ran out of send credits (any thread; racy snapshot)} */
     public long creditStalls() {
         return creditStalls;
     }

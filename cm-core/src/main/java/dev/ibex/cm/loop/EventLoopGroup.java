@@ -107,7 +107,7 @@ public final class EventLoopGroup implements AutoCloseable {
         return options;
     }
 
-    /** The next loop, round-robin. */
+    /** {@return the next loop, round-robin} */
     public EventLoop next() {
         return loops[Math.floorMod(next.getAndIncrement(), loops.length)];
     }
@@ -135,7 +135,7 @@ public final class EventLoopGroup implements AutoCloseable {
         return all;
     }
 
-    /** Whether the calling thread is one of this group's loops. */
+    /** {@return whether the calling thread is one of this group's loops} */
     public boolean inEventLoop() {
         for (EventLoop l : loops) {
             if (l.inEventLoop()) {

@@ -118,7 +118,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return context;
     }
 
-    /** The device's attributes, queried once. */
+    /** {@return the device's attributes, queried once} */
     public DeviceAttributes attributes() {
         return attributes;
     }
@@ -127,7 +127,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return pd;
     }
 
-    /** The loop's registered buffers on this device. */
+    /** {@return the loop's registered buffers on this device} */
     public BufferPool pool() {
         return pool;
     }
@@ -161,7 +161,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return freeWindows.size();
     }
 
-    /** The first CQ the loop's endpoints on this device share. */
+    /** {@return the first CQ the loop's endpoints on this device share} */
     public CompletionQueue sharedCq() {
         return sharedCq;
     }
@@ -259,7 +259,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return closed;
     }
 
-    /** The shared receive queue, or {@code null} while no connection has wanted one (or the loop runs without). */
+    /** {@return the shared receive queue, or {@code null} while no connection has wanted one (or the loop runs without)} */
     public SharedReceiveQueue srq() {
         return srq;
     }

@@ -49,7 +49,7 @@ public final class LoopOptions {
         return c;
     }
 
-    /** Number of loops (threads). */
+    /** {@return number of loops (threads)} */
     public int loops() {
         return loops;
     }
@@ -83,12 +83,12 @@ public final class LoopOptions {
         return srqDepth;
     }
 
-    /** The registered buffer pool of each loop and device. */
+    /** {@return the registered buffer pool of each loop and device} */
     public BufferPool.Options buffers() {
         return buffers;
     }
 
-    /** How long {@link EventLoopGroup#close()} lets endpoints drain before tearing them down. */
+    /** {@return how long {@link EventLoopGroup#close()} lets endpoints drain before tearing them down} */
     public Duration closeTimeout() {
         return closeTimeout;
     }

@@ -30,7 +30,7 @@ public final class ScheduledTask implements Comparable<ScheduledTask> {
         return cancelled;
     }
 
-    /** The {@link System#nanoTime()} at which the task runs. */
+    /** {@return the {@link System#nanoTime()} at which the task runs} */
     public long deadlineNanos() {
         return deadlineNanos;
     }

@@ -20,7 +20,7 @@ public final class Window {
         return mw;
     }
 
-    /** The rkey for the next binding, remembered as the window's latest. */
+    /** {@return the rkey for the next binding, remembered as the window's latest} */
     public int nextRkey() {
         rkey = MemoryWindow.nextRkey(rkey);
         return rkey;

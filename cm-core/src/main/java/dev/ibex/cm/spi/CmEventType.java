@@ -38,7 +38,7 @@ public enum CmEventType {
         return BY_CODE[code];
     }
 
-    /** Whether this event ends a connection attempt or a connection with an error. */
+    /** {@return whether this event ends a connection attempt or a connection with an error} */
     public boolean isError() {
         return switch (this) {
             case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL, MULTICAST_ERROR,

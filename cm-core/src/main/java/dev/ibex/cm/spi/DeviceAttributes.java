@@ -53,7 +53,7 @@ public record DeviceAttributes(
         return (deviceCapFlags & CAP_AUTO_PATH_MIG) != 0;
     }
 
-    /** Whether the device has type 2 memory windows (bound to one QP by a work request): 2A or 2B. */
+    /** {@return whether the device has type 2 memory windows (bound to one QP by a work request): 2A or 2B} */
     public boolean supportsMemoryWindows() {
         return (deviceCapFlags & (CAP_MEM_WINDOW_TYPE_2A | CAP_MEM_WINDOW_TYPE_2B)) != 0;
     }

@@ -41,7 +41,7 @@ public final class Gid {
         return new Gid(g);
     }
 
-    /** A copy of the raw bytes. */
+    /** {@return a copy of the raw bytes} */
     public byte[] raw() {
         return raw.clone();
     }
@@ -51,7 +51,7 @@ public final class Gid {
         return raw[i];
     }
 
-    /** Whether this is an IPv4-mapped GID ({@code ::ffff:a.b.c.d}). */
+    /** {@return whether this is an IPv4-mapped GID ({@code ::ffff:a.b.c.d})} */
     public boolean isIpv4Mapped() {
         for (int i = 0; i < 10; i++) {
             if (raw[i] != 0) {
@@ -61,7 +61,7 @@ public final class Gid {
         return raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
     }
 
-    /** The IP address this GID encodes ({@link Inet4Address} when IPv4-mapped). */
+    /** {@return the IP address this GID encodes ({@link Inet4Address} when IPv4-mapped)} */
     public InetAddress toInetAddress() {
         try {
             if (isIpv4Mapped()) {

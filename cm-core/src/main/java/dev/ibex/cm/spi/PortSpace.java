@@ -23,7 +23,7 @@ public enum PortSpace {
         return code;
     }
 
-    /** The QP type ids of this space use by default. */
+    /** {@return the QP type ids of this space use by default} */
     public QpType qpType() {
         return qpType;
     }

@@ -24,7 +24,7 @@ public final class Providers {
 
     private Providers() {}
 
-    /** Every provider on the class path, in ServiceLoader order. */
+    /** {@return every provider on the class path, in ServiceLoader order} */
     public static List<RdmaProvider> all() {
         List<RdmaProvider> out = new ArrayList<>();
         ServiceLoader.load(RdmaProvider.class, Providers.class.getClassLoader()).forEach(out::add);

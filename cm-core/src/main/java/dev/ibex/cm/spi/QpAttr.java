@@ -63,7 +63,7 @@ public final class QpAttr {
     public QpAttr() {
     }
 
-    /** The {@code ibv_qp_attr_mask} of the attributes set. */
+    /** {@return the {@code ibv_qp_attr_mask} of the attributes set} */
     public int mask() {
         return mask;
     }

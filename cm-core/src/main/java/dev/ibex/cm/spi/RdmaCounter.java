@@ -32,7 +32,7 @@ public record RdmaCounter(String name, String description, Map<String, String> t
         tags = Map.copyOf(tags);
     }
 
-    /** The current value (a racy snapshot; never smaller than an earlier read). */
+    /** {@return the current value (a racy snapshot; never smaller than an earlier read)} */
     public long read() {
         return value.getAsLong();
     }

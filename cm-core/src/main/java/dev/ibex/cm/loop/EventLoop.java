@@ -116,11 +116,17 @@ public final class EventLoop implements Executor {
         thread.start();
     }
 
-    /** Whether {@code t} is an event loop thread (to tell BlockHound which threads must not block). */
+    /**
+     * Whether {@code t} is an event loop thread (to tell BlockHound which threads must not block). Any thread.
+     *
+     * @param t a thread
+     * @return whether it is the thread of some {@code EventLoop}
+     */
     public static boolean isLoopThread(Thread t) {
         return t instanceof LoopThread;
     }
 
+    /** {@return the group this loop belongs to} */
     public EventLoopGroup group() {
         return group;
     }
@@ -128,12 +134,19 @@ public final class EventLoop implements Executor {
     /**
      * The loop's single instance of {@code type}, made by {@code create} on first use: per-loop state of the layers
      * above (e.g. the connect gate), without the loop knowing them. Loop thread only.
+     *
+     * @param <T> the attachment's type
+     * @param type the attachment's type, its key
+     * @param create makes the instance the first time, given this loop
+     * @return the loop's instance of {@code type}
+     * @throws IllegalStateException when called off the loop thread
      */
     public <T> T attachment(Class<T> type, java.util.function.Function<EventLoop, T> create) {
         checkInLoop();
         return type.cast(attachments.computeIfAbsent(type, k -> create.apply(this)));
     }
 
+    /** {@return the provider fabric the loop's group was opened on} */
     public Fabric fabric() {
         return fabric;
     }
@@ -143,10 +156,12 @@ public final class EventLoop implements Executor {
         return index;
     }
 
+    /** {@return the options of the loop's group} */
     public LoopOptions options() {
         return options;
     }
 
+    /** {@return whether the calling thread is this loop's thread} */
     public boolean inEventLoop() {
         return Thread.currentThread() == thread;
     }
@@ -173,7 +188,12 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Runs {@code task} now when on the loop, else {@link #execute}s it. */
+    /**
+     * Runs {@code task} now when on the loop, else {@link #execute}s it. Any thread.
+     *
+     * @param task what to run on the loop thread
+     * @throws RejectedExecutionException when called off the loop and the loop has terminated
+     */
     public void run(Runnable task) {
         if (inEventLoop()) {
             task.run();
@@ -182,7 +202,14 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Runs {@code task} on the loop and completes with its result (convenient off the loop; allocates). */
+    /**
+     * Runs {@code task} on the loop and completes with its result (convenient off the loop; allocates). Any thread.
+     *
+     * @param <T> the result's type
+     * @param task what to run on the loop thread
+     * @return completes with the task's result, or exceptionally with what it threw
+     * @throws RejectedExecutionException when the loop has terminated
+     */
     public <T> CompletableFuture<T> submit(Callable<T> task) {
         CompletableFuture<T> f = new CompletableFuture<>();
         execute(() -> {
@@ -195,7 +222,14 @@ public final class EventLoop implements Executor {
         return f;
     }
 
-    /** Runs {@code task} on the loop after {@code delay}. No thread per timer. */
+    /**
+     * Runs {@code task} on the loop after {@code delay}. No thread per timer. Any thread.
+     *
+     * @param task what to run on the loop thread
+     * @param delay how long to wait; negative counts as 0
+     * @param unit the unit of {@code delay}
+     * @return a handle to cancel the timer with
+     */
     public ScheduledTask schedule(Runnable task, long delay, TimeUnit unit) {
         long deadline = System.nanoTime() + Math.max(0, unit.toNanos(delay));
         ScheduledTask t = new ScheduledTask(this, task, deadline);
@@ -218,7 +252,7 @@ public final class EventLoop implements Executor {
         timers.remove(t);
     }
 
-    /** Completes when the thread has stopped and everything the loop owned is closed. */
+    /** {@return a future that completes when the thread has stopped and everything the loop owned is closed} */
     public CompletableFuture<Void> terminationFuture() {
         return terminated;
     }
@@ -230,7 +264,13 @@ public final class EventLoop implements Executor {
         return cmChannel;
     }
 
-    /** The loop's resources on {@code context}, created on first use. */
+    /**
+     * The loop's resources on {@code context}, created on first use. Loop thread only.
+     *
+     * @param context an open device of the loop's fabric
+     * @return the loop's protection domain, CQs, SRQ and windows on that device
+     * @throws IllegalStateException when called off the loop thread, or the loop is shutting down
+     */
     public LoopDevice device(DeviceContext context) {
         checkInLoop();
         LoopDevice d = devices.get(context);
@@ -246,8 +286,9 @@ public final class EventLoop implements Executor {
     }
 
     /**
-     * Registers an endpoint so the loop dispatches completions to it and closes it at shutdown.
+     * Registers an endpoint so the loop dispatches completions to it and closes it at shutdown. Loop thread only.
      *
+     * @param endpoint the endpoint, which the loop holds until {@link #unregister}
      * @return its handle, for {@link WrId#encode}
      * @throws IllegalStateException when the loop is shutting down
      */
@@ -259,7 +300,12 @@ public final class EventLoop implements Executor {
         return endpoints.add(endpoint);
     }
 
-    /** Forgets an endpoint; later completions naming its handle are dropped as stale. */
+    /**
+     * Forgets an endpoint; later completions naming its handle are dropped as stale. Loop thread only.
+     *
+     * @param handle the handle {@link #register} returned
+     * @param endpoint the endpoint registered with it (a handle reused since is left alone)
+     */
     public void unregister(int handle, LoopEndpoint endpoint) {
         checkInLoop();
         endpoints.remove(handle, endpoint);
@@ -268,12 +314,16 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Endpoints registered now. */
+    /** {@return how many endpoints are registered now} */
     public int endpointCount() {
         return endpoints.size();
     }
 
-    /** Queues {@code f} to be flushed at the end of this turn (the caller keeps a flag to queue it once). */
+    /**
+     * Queues {@code f} to be flushed at the end of this turn (the caller keeps a flag to queue it once). Loop thread.
+     *
+     * @param f what to flush: batched sends or receives
+     */
     public void requestFlush(Flushable f) {
         flushes.add(f);
     }
@@ -283,7 +333,11 @@ public final class EventLoop implements Executor {
         return recvBatch;
     }
 
-    /** Hands a callback failure to the loop's uncaught-exception policy (logs it). */
+    /**
+     * Hands a callback failure to the loop's uncaught-exception policy (logs it). Any thread.
+     *
+     * @param t what a callback threw
+     */
     public void reportUncaught(Throwable t) {
         group.reportUncaught(thread.getName(), t);
     }
@@ -293,6 +347,8 @@ public final class EventLoop implements Executor {
      * the source without blocking). For sources of the layers above (a CM channel or completion channel of their own,
      * see cm-reactive's event streams). Call {@link #unwatch} before closing the source. Loop thread only.
      *
+     * @param source a source of the loop's fabric
+     * @param onReady drains the source, on the loop thread; a failure goes to the uncaught-exception policy
      * @throws IllegalStateException when the loop is shutting down
      */
     public void watch(dev.ibex.cm.spi.EventSource source, Runnable onReady) {
@@ -304,7 +360,11 @@ public final class EventLoop implements Executor {
         watched.add(source);
     }
 
-    /** Stops polling a source given to {@link #watch} (no-op when absent). Loop thread only. */
+    /**
+     * Stops polling a source given to {@link #watch} (no-op when absent). Loop thread only.
+     *
+     * @param source the source
+     */
     public void unwatch(dev.ibex.cm.spi.EventSource source) {
         checkInLoop();
         if (watched.remove(source)) {
@@ -457,7 +517,11 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Rejects and destroys a request id nobody will answer. */
+    /**
+     * Rejects and destroys a request id nobody will answer; a failing reject is ignored. Loop thread.
+     *
+     * @param id the id of a {@code CONNECT_REQUEST}
+     */
     public static void rejectStray(CmId id) {
         try {
             id.reject(new byte[0]);
@@ -486,6 +550,9 @@ public final class EventLoop implements Executor {
      * Polls {@code cq} until it is empty now, dispatching what it holds, outside the loop's regular pass: a
      * connection on a shared receive queue uses it before it counts as drained, so that receives completed before
      * the peer's disconnect reach it first. From a task only (never while completions are being dispatched).
+     *
+     * @param cq a CQ of this loop; others are ignored
+     * @throws IllegalStateException when called off the loop or while completions are being dispatched
      */
     public void pollCq(CompletionQueue cq) {
         checkInLoop();

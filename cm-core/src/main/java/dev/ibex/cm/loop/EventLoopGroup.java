@@ -77,7 +77,16 @@ public final class EventLoopGroup implements AutoCloseable {
 
     /**
      * Opens a provider ({@link Providers#select} with {@code provider}, which may be {@code null} for the default
-     * rule) and runs the loops over it; the group closes the fabric.
+     * rule) and runs the loops over it; the group closes the fabric. Any thread.
+     *
+     * @param provider the provider's name, or {@code null} for the default rule ({@code -Dibex.provider}, a provider
+     *     that sees devices, then soft-roce)
+     * @param config the provider's configuration
+     * @param options how many loops and how they are sized
+     * @return a running group
+     * @throws IllegalArgumentException when the named provider is not on the class path
+     * @throws IllegalStateException when no provider is on the class path
+     * @throws dev.ibex.cm.RdmaException when the provider cannot open its fabric
      */
     public static EventLoopGroup open(String provider, ProviderConfig config, LoopOptions options) {
         Fabric f = Providers.select(provider).open(config);
@@ -89,20 +98,36 @@ public final class EventLoopGroup implements AutoCloseable {
         }
     }
 
-    /** {@link #open(String, ProviderConfig, LoopOptions)} with default configuration and options. */
+    /**
+     * {@link #open(String, ProviderConfig, LoopOptions)} with default configuration and options.
+     *
+     * @param provider the provider's name, or {@code null} for the default rule
+     * @return a running group
+     * @throws IllegalArgumentException when the named provider is not on the class path
+     * @throws IllegalStateException when no provider is on the class path
+     * @throws dev.ibex.cm.RdmaException when the provider cannot open its fabric
+     */
     public static EventLoopGroup open(String provider) {
         return open(provider, ProviderConfig.DEFAULT, LoopOptions.DEFAULT);
     }
 
-    /** Loops over a fabric the caller opened and will close (after closing the group). */
+    /**
+     * Loops over a fabric the caller opened and will close (after closing the group).
+     *
+     * @param fabric an open fabric
+     * @param options how many loops and how they are sized
+     * @return a running group that leaves the fabric open when it closes
+     */
     public static EventLoopGroup of(Fabric fabric, LoopOptions options) {
         return new EventLoopGroup(fabric, false, options);
     }
 
+    /** {@return the fabric the loops run over} */
     public Fabric fabric() {
         return fabric;
     }
 
+    /** {@return the options the group was made with} */
     public LoopOptions options() {
         return options;
     }
@@ -112,6 +137,7 @@ public final class EventLoopGroup implements AutoCloseable {
         return loops[Math.floorMod(next.getAndIncrement(), loops.length)];
     }
 
+    /** {@return every loop of the group, by index} */
     public List<EventLoop> loops() {
         return List.of(loops);
     }
@@ -120,6 +146,8 @@ public final class EventLoopGroup implements AutoCloseable {
      * Every counter of this group, for a metrics system: the fabric's ({@link Fabric#counters()}) and each loop's
      * {@code credit.stalls} (tag {@code loop}), all tagged with {@code provider}. Read lazily; see
      * {@link dev.ibex.cm.spi.RdmaCounter}.
+     *
+     * @return a new list of live counters; any thread
      */
     public List<dev.ibex.cm.spi.RdmaCounter> counters() {
         List<dev.ibex.cm.spi.RdmaCounter> all = new ArrayList<>();
@@ -145,11 +173,16 @@ public final class EventLoopGroup implements AutoCloseable {
         return false;
     }
 
+    /** {@return whether {@link #shutdownGracefully()} or {@link #close()} was called} */
     public boolean isShuttingDown() {
         return closing.get();
     }
 
-    /** Starts closing; returns at once. */
+    /**
+     * Starts closing; returns at once. Idempotent, any thread.
+     *
+     * @return the {@link #terminationFuture()}
+     */
     public CompletableFuture<Void> shutdownGracefully() {
         if (closing.compareAndSet(false, true)) {
             for (EventLoop l : loops) {
@@ -159,7 +192,7 @@ public final class EventLoopGroup implements AutoCloseable {
         return terminated;
     }
 
-    /** Completes when every loop has stopped and, if owned, the fabric is closed. */
+    /** {@return a future that completes when every loop has stopped and, if owned, the fabric is closed} */
     public CompletableFuture<Void> terminationFuture() {
         return terminated;
     }
@@ -197,6 +230,9 @@ public final class EventLoopGroup implements AutoCloseable {
     /**
      * Every buffer the application holds and has not released, across all loops (a test helper; blocks the caller
      * up to 5 s per loop, so never call it on a loop).
+     *
+     * @return one entry per held buffer; empty when none is
+     * @throws IllegalStateException when a loop does not answer within 5 s
      */
     public List<BufferLeak> bufferLeaks() {
         List<BufferLeak> out = new ArrayList<>();
@@ -220,6 +256,9 @@ public final class EventLoopGroup implements AutoCloseable {
     /**
      * What the loops hold on their devices now ({@link Footprint}: pool slabs and bytes, buffers, CQs). Blocks the
      * caller up to 5 s per loop, so never call it on a loop.
+     *
+     * @return the sum over all loops and devices
+     * @throws IllegalStateException when a loop does not answer within 5 s
      */
     public Footprint footprint() {
         Footprint sum = new Footprint(0, 0, 0, 0, 0);
@@ -255,6 +294,8 @@ public final class EventLoopGroup implements AutoCloseable {
      * Hands every async event of {@code device} to {@code watcher} as well, on the loop that reads the device's events
      * (started if none did yet), before the event is routed to the endpoints. The watcher must not block. Any thread.
      *
+     * @param device a device of the group's fabric
+     * @param watcher told of each event, on the reading loop
      * @return stops watching (idempotent, any thread)
      */
     public Runnable watchAsyncEvents(DeviceContext device, Consumer<AsyncEvent> watcher) {

@@ -6,5 +6,6 @@ package dev.ibex.cm.loop;
  */
 @FunctionalInterface
 public interface Flushable {
+    /** Posts what was batched during the turn; runs on the loop thread at the end of the turn. */
     void flush();
 }

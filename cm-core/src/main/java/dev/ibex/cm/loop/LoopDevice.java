@@ -110,10 +110,12 @@ public final class LoopDevice implements BufferOwner, Flushable {
         }
     }
 
+    /** {@return the loop that owns these resources} */
     public EventLoop loop() {
         return loop;
     }
 
+    /** {@return the opened device these resources live on} */
     public DeviceContext context() {
         return context;
     }
@@ -123,6 +125,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return attributes;
     }
 
+    /** {@return the loop's protection domain on this device: its pool, QPs and windows all live in it} */
     public ProtectionDomain pd() {
         return pd;
     }
@@ -133,8 +136,9 @@ public final class LoopDevice implements BufferOwner, Flushable {
     }
 
     /**
-     * A type 2 memory window of this device's PD, free to bind: a cached one, or a new one.
+     * A type 2 memory window of this device's PD, free to bind: a cached one, or a new one. Loop thread.
      *
+     * @return a window the caller owns until {@link #returnWindow} or {@link #discardWindow}
      * @throws dev.ibex.cm.RdmaException ENOTSUP when the device has no memory windows
      */
     public Window takeWindow() {
@@ -142,7 +146,12 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return w != null ? w : new Window(pd.allocMemoryWindow(MemoryWindow.Type.TYPE_2));
     }
 
-    /** Gives back a window that is free again (invalidated, or never bound). */
+    /**
+     * Gives back a window that is free again (invalidated, or never bound); past the pool's buffer count, or once
+     * closed, it is deallocated instead. Loop thread.
+     *
+     * @param w a window from {@link #takeWindow}
+     */
     public void returnWindow(Window w) {
         if (closed || freeWindows.size() >= pool.options().maxBuffers()) {
             discardWindow(w);
@@ -151,12 +160,17 @@ public final class LoopDevice implements BufferOwner, Flushable {
         }
     }
 
-    /** Deallocates a window whose state is unknown (its bind failed, or its QP went away while it was bound). */
+    /**
+     * Deallocates a window whose state is unknown (its bind failed, or its QP went away while it was bound); a
+     * failure is logged. Loop thread.
+     *
+     * @param w a window from {@link #takeWindow}
+     */
     public void discardWindow(Window w) {
         quietly("deallocating a memory window", w.mw()::close);
     }
 
-    /** Windows allocated and free now (for tests and leak checks). */
+    /** {@return how many windows are allocated and free now (for tests and leak checks)} */
     public int freeWindows() {
         return freeWindows.size();
     }
@@ -169,7 +183,11 @@ public final class LoopDevice implements BufferOwner, Flushable {
     /**
      * A shared CQ with room for {@code entries} more completions (every WR a QP can have outstanding), reserved
      * until {@link #unreserveCq}: a full CQ overruns and dies ({@code CQ_ERR}), so when the shared CQs are fully
-     * promised another one is created.
+     * promised another one is created. Loop thread.
+     *
+     * @param entries the completions to reserve room for
+     * @return a shared CQ with that room
+     * @throws dev.ibex.cm.RdmaException when a new CQ is needed and the device refuses it
      */
     public CompletionQueue reserveCq(int entries) {
         for (WatchedCq w : cqs) {
@@ -187,7 +205,12 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return w.cq;
     }
 
-    /** Returns a reservation made with {@link #reserveCq}, once the QP that had it is destroyed. */
+    /**
+     * Returns a reservation made with {@link #reserveCq}, once the QP that had it is destroyed. Loop thread.
+     *
+     * @param cq the CQ {@link #reserveCq} returned; others are ignored
+     * @param entries the entries reserved
+     */
     public void unreserveCq(CompletionQueue cq, int entries) {
         if (cq.context() instanceof WatchedCq w && w.shared) {
             w.reserved = Math.max(0, w.reserved - entries);
@@ -250,7 +273,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return n;
     }
 
-    /** CQs the loop reads on this device now: its shared ones and the connections' own. */
+    /** {@return how many CQs the loop reads on this device now: its shared ones and the connections' own} */
     public int cqCount() {
         return cqs.size();
     }
@@ -268,7 +291,9 @@ public final class LoopDevice implements BufferOwner, Flushable {
      * The shared receive queue, created with its receives posted on first use: a loop that only ever runs UD
      * endpoints, or connections with windows of their own, pins none of its pool's buffers in it. {@code null} when
      * the loop runs without one ({@link LoopOptions#srqDepth()} 0), or the device could not create it (logged;
-     * connections then take windows of their own).
+     * connections then take windows of their own). Loop thread.
+     *
+     * @return the SRQ, or {@code null}
      */
     public SharedReceiveQueue sharedReceives() {
         if (srq == null && srqDepth > 0 && !closed && !srqUnavailable) {
@@ -291,7 +316,13 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return srq;
     }
 
-    /** A CQ of its own (e.g. per connection) on this loop's completion channel, armed and watched. */
+    /**
+     * A CQ of its own (e.g. per connection) on this loop's completion channel, armed and watched. Loop thread.
+     *
+     * @param minEntries the fewest completions it must hold
+     * @return the CQ; destroy it with {@link #destroyCq}
+     * @throws dev.ibex.cm.RdmaException when the device refuses it
+     */
     public CompletionQueue createCq(int minEntries) {
         return watch(minEntries, false).cq;
     }
@@ -313,7 +344,12 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return w;
     }
 
-    /** Acknowledges the CQ's outstanding events, then destroys it (its QPs must be gone). */
+    /**
+     * Acknowledges the CQ's outstanding events, then destroys it (its QPs must be gone). Loop thread.
+     *
+     * @param cq a CQ from {@link #createCq}
+     * @throws IllegalArgumentException when another loop device created it
+     */
     public void destroyCq(CompletionQueue cq) {
         if (cq.context() instanceof WatchedCq w && w.device == this) {
             cqs.remove(w);
@@ -323,13 +359,22 @@ public final class LoopDevice implements BufferOwner, Flushable {
         }
     }
 
-    /** Routes SRQ receive completions of {@code qpNum} to {@code endpoint}. */
+    /**
+     * Routes SRQ receive completions of {@code qpNum} to {@code endpoint}. Loop thread.
+     *
+     * @param qpNum the number of a QP attached to the SRQ
+     * @param endpoint the endpoint that owns it
+     */
     public void bindQp(int qpNum, LoopEndpoint endpoint) {
         qps.put(qpNum, endpoint);
         srqTouched = true;
     }
 
-    /** The QP (on the SRQ) is about to be destroyed. */
+    /**
+     * The QP (on the SRQ) is about to be destroyed: stop routing its receives. Loop thread.
+     *
+     * @param qpNum the QP's number, as given to {@link #bindQp}
+     */
     public void unbindQp(int qpNum) {
         qps.remove(qpNum);
         if (qps.size() == 0 && reclaim != null) {
@@ -422,7 +467,9 @@ public final class LoopDevice implements BufferOwner, Flushable {
 
     /**
      * Gives back an SRQ buffer whose receive failed or found no endpoint; the SRQ is refilled at the end of the
-     * turn.
+     * turn. Loop thread.
+     *
+     * @param b the buffer, lent to the SRQ until now
      */
     public void returnSrqBuffer(Buffer b) {
         b.reclaim();

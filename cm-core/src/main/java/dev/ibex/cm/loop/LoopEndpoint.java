@@ -12,10 +12,14 @@ import dev.ibex.cm.spi.DeviceContext;
  */
 public interface LoopEndpoint {
 
-    /** The loop the endpoint lives on (it changes once when an accepted connection moves to another loop). */
+    /** {@return the loop the endpoint lives on (it changes once when an accepted connection moves to another loop)} */
     EventLoop loop();
 
-    /** A CM event for one of the endpoint's ids, already copied and acknowledged. */
+    /**
+     * A CM event for one of the endpoint's ids, already copied and acknowledged.
+     *
+     * @param event the event; the endpoint may keep it
+     */
     void onCmEvent(CmEvent event);
 
     /**
@@ -28,10 +32,15 @@ public interface LoopEndpoint {
      */
     default void onCompletion(CompletionBatch wc, int i, int kind, int slot) {}
 
-    /** An async event of the endpoint's QP, of a CQ or SRQ it uses, or of its device or a port of it. */
+    /**
+     * An async event of the endpoint's QP, of a CQ or SRQ it uses, or of its device or a port of it. Ignored by
+     * default.
+     *
+     * @param event the event
+     */
     default void onAsyncEvent(AsyncEvent event) {}
 
-    /** The device whose port and device events concern the endpoint, or {@code null}. */
+    /** {@return the device whose port and device events concern the endpoint, or {@code null} (the default)} */
     default DeviceContext device() {
         return null;
     }

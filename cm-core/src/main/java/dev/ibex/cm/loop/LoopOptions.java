@@ -54,22 +54,22 @@ public final class LoopOptions {
         return loops;
     }
 
-    /** Entries of each loop's shared CQ per device (size it for every WR of every QP sharing it). */
+    /** {@return the entries of each loop's shared CQ per device (size it for every WR of every QP sharing it)} */
     public int cqEntries() {
         return cqEntries;
     }
 
-    /** Completions one CQ may deliver per loop turn before the loop serves other sources. */
+    /** {@return how many completions one CQ may deliver per loop turn before the loop serves other sources} */
     public int completionBudget() {
         return completionBudget;
     }
 
-    /** CQ events acknowledged together ({@code ibv_ack_cq_events} takes a mutex). */
+    /** {@return how many CQ events are acknowledged together ({@code ibv_ack_cq_events} takes a mutex)} */
     public int ackBatch() {
         return ackBatch;
     }
 
-    /** Give each connection its own CQ instead of the loop's shared one. */
+    /** {@return whether each connection gets its own CQ instead of the loop's shared one} */
     public boolean perConnectionCq() {
         return perConnectionCq;
     }
@@ -78,6 +78,8 @@ public final class LoopOptions {
      * Receives kept posted on a per-loop, per-device shared receive queue, which the RC connections in
      * {@code ReceiveMode.SHARED} (the default) take their receives from; 0 for no SRQ (every connection then has a
      * window of its own).
+     *
+     * @return the SRQ's depth in receives, 0 for none
      */
     public int srqDepth() {
         return srqDepth;
@@ -93,12 +95,12 @@ public final class LoopOptions {
         return closeTimeout;
     }
 
-    /** Prefix of the loop threads' names. */
+    /** {@return the prefix of the loop threads' names (the loop's index follows it)} */
     public String threadName() {
         return threadName;
     }
 
-    /** Receives what tasks and callbacks throw (after it was logged); may be {@code null}. */
+    /** {@return the handler that receives what tasks and callbacks throw (after it was logged); may be {@code null}} */
     public Consumer<Throwable> uncaughtHandler() {
         return uncaughtHandler;
     }
@@ -107,6 +109,8 @@ public final class LoopOptions {
      * Connects a loop runs at once (address and route resolution, handshake); the rest wait in order, their
      * connect timeout running, so a storm of connects queues instead of overrunning the CM and the peer's
      * half-open bounds.
+     *
+     * @return the most connects in progress at once per loop
      */
     public int maxConcurrentConnects() {
         return maxConcurrentConnects;
@@ -117,11 +121,20 @@ public final class LoopOptions {
      * before the loop destroys it (the SRQ's posted buffers go back to the pool; it is made again on next use): the
      * hysteresis that lets queues created under load go after it without churning them while connections come and
      * go. The buffer pool's counterpart is {@link BufferPool.Options#idleTime()}.
+     *
+     * @return how long an extra queue must stay unused before it goes
      */
     public Duration queueIdleTime() {
         return queueIdleTime;
     }
 
+    /**
+     * A copy with another number of loops.
+     *
+     * @param n loops (threads) per group, positive
+     * @return the new options
+     * @throws IllegalArgumentException when {@code n} is not positive
+     */
     public LoopOptions withLoops(int n) {
         positive("loops", n);
         LoopOptions c = copy();
@@ -129,6 +142,13 @@ public final class LoopOptions {
         return c;
     }
 
+    /**
+     * A copy with another shared CQ size.
+     *
+     * @param n entries of each loop's shared CQ per device, positive
+     * @return the new options
+     * @throws IllegalArgumentException when {@code n} is not positive
+     */
     public LoopOptions withCqEntries(int n) {
         positive("cqEntries", n);
         LoopOptions c = copy();
@@ -136,6 +156,13 @@ public final class LoopOptions {
         return c;
     }
 
+    /**
+     * A copy with another per-CQ budget per turn: lower is fairer between CQs, higher polls fewer times.
+     *
+     * @param n completions one CQ may deliver per loop turn, positive
+     * @return the new options
+     * @throws IllegalArgumentException when {@code n} is not positive
+     */
     public LoopOptions withCompletionBudget(int n) {
         positive("completionBudget", n);
         LoopOptions c = copy();
@@ -143,6 +170,13 @@ public final class LoopOptions {
         return c;
     }
 
+    /**
+     * A copy that acknowledges CQ events in other batches.
+     *
+     * @param n CQ events acknowledged together, positive
+     * @return the new options
+     * @throws IllegalArgumentException when {@code n} is not positive
+     */
     public LoopOptions withAckBatch(int n) {
         positive("ackBatch", n);
         LoopOptions c = copy();
@@ -150,12 +184,25 @@ public final class LoopOptions {
         return c;
     }
 
+    /**
+     * A copy that gives each connection its own CQ, or shares the loop's.
+     *
+     * @param on whether each connection gets its own CQ
+     * @return the new options
+     */
     public LoopOptions withPerConnectionCq(boolean on) {
         LoopOptions c = copy();
         c.perConnectionCq = on;
         return c;
     }
 
+    /**
+     * A copy with another shared receive queue depth.
+     *
+     * @param depth receives kept posted on each loop's SRQ per device; 0 for no SRQ
+     * @return the new options
+     * @throws IllegalArgumentException when {@code depth} is negative
+     */
     public LoopOptions withSrqDepth(int depth) {
         if (depth < 0) {
             throw new IllegalArgumentException("srqDepth must not be negative, got " + depth);
@@ -165,12 +212,26 @@ public final class LoopOptions {
         return c;
     }
 
+    /**
+     * A copy with another buffer pool per loop and device.
+     *
+     * @param b the pool's options
+     * @return the new options
+     * @throws NullPointerException when {@code b} is {@code null}
+     */
     public LoopOptions withBuffers(BufferPool.Options b) {
         LoopOptions c = copy();
         c.buffers = Objects.requireNonNull(b, "buffers");
         return c;
     }
 
+    /**
+     * A copy with another close timeout.
+     *
+     * @param d how long closing the group lets endpoints drain, not negative
+     * @return the new options
+     * @throws IllegalArgumentException when {@code d} is {@code null} or negative
+     */
     public LoopOptions withCloseTimeout(Duration d) {
         if (d == null || d.isNegative()) {
             throw new IllegalArgumentException("closeTimeout must not be negative, got " + d);
@@ -180,18 +241,38 @@ public final class LoopOptions {
         return c;
     }
 
+    /**
+     * A copy with another thread name prefix.
+     *
+     * @param name the prefix of the loop threads' names
+     * @return the new options
+     * @throws NullPointerException when {@code name} is {@code null}
+     */
     public LoopOptions withThreadName(String name) {
         LoopOptions c = copy();
         c.threadName = Objects.requireNonNull(name, "threadName");
         return c;
     }
 
+    /**
+     * A copy with another handler for what tasks and callbacks throw.
+     *
+     * @param h called with each failure after it was logged; {@code null} for logging only
+     * @return the new options
+     */
     public LoopOptions withUncaughtHandler(Consumer<Throwable> h) {
         LoopOptions c = copy();
         c.uncaughtHandler = h;
         return c;
     }
 
+    /**
+     * A copy with another bound on connects in progress per loop.
+     *
+     * @param n the most connects a loop runs at once, positive
+     * @return the new options
+     * @throws IllegalArgumentException when {@code n} is not positive
+     */
     public LoopOptions withMaxConcurrentConnects(int n) {
         positive("maxConcurrentConnects", n);
         LoopOptions c = copy();
@@ -199,6 +280,13 @@ public final class LoopOptions {
         return c;
     }
 
+    /**
+     * A copy with another idle time for extra CQs and the SRQ.
+     *
+     * @param d how long an extra queue must stay unused before it goes, not negative
+     * @return the new options
+     * @throws IllegalArgumentException when {@code d} is {@code null} or negative
+     */
     public LoopOptions withQueueIdleTime(Duration d) {
         if (d == null || d.isNegative()) {
             throw new IllegalArgumentException("queueIdleTime must not be negative, got " + d);

@@ -26,6 +26,7 @@ public final class ScheduledTask implements Comparable<ScheduledTask> {
         }
     }
 
+    /** {@return whether {@link #cancel()} was called} */
     public boolean isCancelled() {
         return cancelled;
     }

@@ -16,6 +16,7 @@ public final class Window {
         this.rkey = mw.rkey();
     }
 
+    /** {@return the provider's memory window, to bind and invalidate} */
     public MemoryWindow mw() {
         return mw;
     }

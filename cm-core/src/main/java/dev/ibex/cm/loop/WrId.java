@@ -23,6 +23,15 @@ public final class WrId {
 
     private WrId() {}
 
+    /**
+     * Packs a work request id.
+     *
+     * @param kind the operation's kind, 1 to 15: {@link #RECV}, {@link #SRQ_RECV} or an endpoint's own
+     * @param handle the endpoint's handle from {@link EventLoop#register} (28 bits are kept)
+     * @param slot what the endpoint needs to find the operation again, e.g. a buffer index
+     * @return the wr_id to post
+     * @throws IllegalArgumentException when {@code kind} is outside 1..15
+     */
     public static long encode(int kind, int handle, int slot) {
         if (kind <= 0 || kind > 15) {
             throw new IllegalArgumentException("wr_id kind must be within 1..15, got " + kind);
@@ -30,15 +39,32 @@ public final class WrId {
         return ((long) kind << 60) | ((long) (handle & 0x0FFF_FFFF) << 32) | (slot & 0xFFFF_FFFFL);
     }
 
+    /**
+     * The kind of a work request id.
+     *
+     * @param wrId an id made by {@link #encode}
+     * @return its kind, 1 to 15
+     */
     public static int kind(long wrId) {
         return (int) (wrId >>> 60);
     }
 
-    /** Endpoint index and generation, as returned by {@link EventLoop#register}. */
+    /**
+     * The endpoint handle of a work request id.
+     *
+     * @param wrId an id made by {@link #encode}
+     * @return the endpoint index and generation, as returned by {@link EventLoop#register}
+     */
     public static int handle(long wrId) {
         return (int) (wrId >>> 32) & 0x0FFF_FFFF;
     }
 
+    /**
+     * The slot of a work request id.
+     *
+     * @param wrId an id made by {@link #encode}
+     * @return the slot given to {@link #encode}
+     */
     public static int slot(long wrId) {
         return (int) wrId;
     }

@@ -15,6 +15,10 @@ import dev.ibex.cm.spi.AsyncEvent;
  */
 public record ConnectionEvent(Type type, Throwable cause, AsyncEvent deviceEvent, RdmaPath path) {
 
+    /**
+     * The kinds of connection event: {@link #ESTABLISHED} always comes first and {@link #CLOSED} last, with path,
+     * device and end-of-connection events in between.
+     */
     public enum Type {
         /** Connected (always the first event). */
         ESTABLISHED(true),
@@ -48,7 +52,11 @@ public record ConnectionEvent(Type type, Throwable cause, AsyncEvent deviceEvent
             this.lifecycle = lifecycle;
         }
 
-        /** Lifecycle events happen at most once and are replayed to late subscribers of {@code events()}. */
+        /**
+         * Lifecycle events happen at most once and are replayed to late subscribers of {@code events()}.
+         *
+         * @return {@code true} for ESTABLISHED, DISCONNECTED, ERROR and CLOSED
+         */
         public boolean isLifecycle() {
             return lifecycle;
         }

@@ -10,9 +10,22 @@ public interface ConnectionObserver {
     /** The observer that ignores everything. */
     ConnectionObserver NONE = (connection, event) -> {};
 
+    /**
+     * Called with each event of each observed connection, on that connection's loop; an exception it throws is logged
+     * and
+     * does not reach the connection.
+     *
+     * @param connection the connection the event happened to
+     * @param event      what happened
+     */
     void onEvent(RdmaConnection connection, ConnectionEvent event);
 
-    /** This observer, then {@code next}. */
+    /**
+     * This observer, then {@code next}.
+     *
+     * @param next the observer to call after this one
+     * @return an observer calling both, in order
+     */
     default ConnectionObserver then(ConnectionObserver next) {
         if (this == NONE) {
             return next;

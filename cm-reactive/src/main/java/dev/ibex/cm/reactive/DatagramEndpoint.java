@@ -28,7 +28,11 @@ import reactor.core.publisher.Mono;
  */
 public interface DatagramEndpoint extends Disposable {
 
-    /** Datagrams sent to this endpoint, in arrival order, emitted on the loop; one subscriber. */
+    /**
+     * Datagrams sent to this endpoint, in arrival order, emitted on the loop; one subscriber.
+     *
+     * @return the received datagrams (each lent as {@link DatagramMessage} says); completes when the endpoint closes
+     */
     Flux<DatagramMessage> receive();
 
     /**
@@ -36,6 +40,10 @@ public interface DatagramEndpoint extends Disposable {
      * destination ({@link UdPeer#privateData()} is what the service answered), or fails with
      * {@link dev.ibex.cm.RdmaConnectException} (UNREACHABLE: no such service, or it rejected, with its private
      * data). Cancelling releases the peer if the answer comes later.
+     *
+     * @param service     the remote UD service's address (IP and RDMA CM port)
+     * @param privateData sent with the lookup, at most 180 bytes (may be empty)
+     * @return a Mono that emits the destination
      */
     Mono<UdPeer> resolve(InetSocketAddress service, byte[] privateData);
 
@@ -43,12 +51,23 @@ public interface DatagramEndpoint extends Disposable {
      * Sends each item of {@code datagrams} as one datagram to {@code to} (types as for
      * {@link RdmaConnection#send}); each must fit the path MTU ({@link #maxPayload()}). Completes when all were
      * posted and completed locally — UD gives no delivery guarantee.
+     *
+     * @param to        the destination, from {@link #resolve} or {@link #replyTo} on this endpoint
+     * @param datagrams the payloads, one datagram each, in order
+     * @return a Mono that completes once every datagram completed locally, or fails with the first failure (an
+     * {@link IllegalArgumentException} for a payload larger than {@link #maxPayload()}, an {@link
+     * IllegalStateException}
+     * once the endpoint is closed)
      */
     Mono<Void> send(UdPeer to, Publisher<?> datagrams);
 
     /**
      * A destination for the sender of {@code message} (from its GRH and source QP). The message must be live: call
      * it in {@code onNext} or on a retained message.
+     *
+     * @param message a datagram received on this endpoint, still live
+     * @return a Mono that emits the sender as a destination, or fails with {@link IllegalArgumentException} when the
+     * datagram carries no GRH to reply to
      */
     Mono<UdPeer> replyTo(DatagramMessage message);
 
@@ -59,23 +78,50 @@ public interface DatagramEndpoint extends Disposable {
      * sent − received = injected faults + drops() (+ what the kernel's socket buffers overflowed, which
      * {@code SoftFabric.socketDrops()} reports). On rdma-core the NIC's own drops are invisible to the library: only
      * Ibex's count. Any thread.
+     *
+     * @return the count of datagrams not delivered, since the endpoint was bound
      */
     long drops();
 
-    /** The bound address (port assigned). */
+    /**
+     * The bound address (port assigned).
+     *
+     * @return the local IP address and RDMA CM port
+     */
     InetSocketAddress localAddress();
 
-    /** The QP number peers send to. */
+    /**
+     * The QP number peers send to.
+     *
+     * @return the UD QP's number (24 bits)
+     */
     int qpNum();
 
-    /** The largest datagram payload (the port's active MTU). */
+    /**
+     * The largest datagram payload (the port's active MTU).
+     *
+     * @return the largest payload in bytes
+     */
     int maxPayload();
 
+    /**
+     * The event loop the endpoint runs on and emits its signals on.
+     *
+     * @return the endpoint's loop
+     */
     EventLoop loop();
 
-    /** The cm-core endpoint behind this one (for the callback API). */
+    /**
+     * The cm-core endpoint behind this one (for the callback API).
+     *
+     * @return the callback-level endpoint
+     */
     Datagram datagram();
 
-    /** Completes when the endpoint is closed and everything is released. */
+    /**
+     * Completes when the endpoint is closed and everything is released.
+     *
+     * @return a Mono that completes when the endpoint is gone
+     */
     Mono<Void> onDispose();
 }

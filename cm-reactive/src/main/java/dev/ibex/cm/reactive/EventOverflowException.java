@@ -7,7 +7,9 @@ package dev.ibex.cm.reactive;
  * nothing waits for the subscriber. Subscribe again (and request more, or offload with {@code publishOn}) to resume.
  */
 public final class EventOverflowException extends IllegalStateException {
+    /** The name of the stream that overflowed. */
     private final String stream;
+    /** The subscriber's buffer size, in events. */
     private final int capacity;
 
     EventOverflowException(String stream, int capacity) {
@@ -17,12 +19,20 @@ public final class EventOverflowException extends IllegalStateException {
         this.capacity = capacity;
     }
 
-    /** The stream that overflowed (e.g. {@code "CM events of channel cm-1"}). */
+    /**
+     * The stream that overflowed (e.g. {@code "CM events of channel cm-1"}).
+     *
+     * @return the stream's name, for messages and logs
+     */
     public String stream() {
         return stream;
     }
 
-    /** How many unrequested events the subscriber's buffer held. */
+    /**
+     * How many unrequested events the subscriber's buffer held.
+     *
+     * @return the buffer's capacity in events
+     */
     public int capacity() {
         return capacity;
     }

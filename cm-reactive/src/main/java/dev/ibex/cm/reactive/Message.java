@@ -89,7 +89,12 @@ public final class Message {
                 : new Message(b, b.offset(), b.length(), b.hasImmData(), b.immData());
     }
 
-    /** The payload, a slice of registered memory (valid until released). */
+    /**
+     * The payload, a slice of registered memory (valid until released).
+     *
+     * @return the payload, {@link #length()} bytes (a heap copy when {@link #isComposite()})
+     * @throws IllegalStateException when the message was released
+     */
     public MemorySegment payload() {
         checkLive();
         if (list != null) {
@@ -98,7 +103,11 @@ public final class Message {
         return buffer.segment().asSlice(offset, length);
     }
 
-    /** Whether the message lies in several buffers ({@link #buffers()}); then {@link #payload()} copies. */
+    /**
+     * Whether the message lies in several buffers ({@link #buffers()}); then {@link #payload()} copies.
+     *
+     * @return {@code true} when the payload spans several pool buffers
+     */
     public boolean isComposite() {
         return list != null;
     }
@@ -106,13 +115,22 @@ public final class Message {
     /**
      * The buffers of a message of several (valid until released; do not release them directly), or {@code null} for
      * a message of one buffer ({@link #buffer()}).
+     *
+     * @return the buffers in payload order, or {@code null}
+     * @throws IllegalStateException when the message was released
      */
     public BufferList buffers() {
         checkLive();
         return list;
     }
 
-    /** Copies the payload to the start of {@code target}, from each buffer in turn (no intermediate copy). */
+    /**
+     * Copies the payload to the start of {@code target}, from each buffer in turn (no intermediate copy).
+     *
+     * @param target where to copy to, at least {@link #length()} bytes long
+     * @throws IllegalStateException when the message was released
+     * @throws IndexOutOfBoundsException when {@code target} is shorter than the payload
+     */
     public void copyTo(MemorySegment target) {
         checkLive();
         if (list != null) {
@@ -122,12 +140,20 @@ public final class Message {
         }
     }
 
-    /** Payload length in bytes. */
+    /**
+     * Payload length in bytes.
+     *
+     * @return the payload's length
+     */
     public int length() {
         return length;
     }
 
-    /** Whether the sender attached 32 bits of immediate data. */
+    /**
+     * Whether the sender attached 32 bits of immediate data.
+     *
+     * @return {@code true} when {@link #immData()} carries the sender's immediate data
+     */
     public boolean hasImmData() {
         return hasImm;
     }
@@ -135,41 +161,78 @@ public final class Message {
     /**
      * Whether the sender also invalidated one of this side's exposures with the message (SEND_WITH_INV): that
      * {@link RdmaExposure} has ended.
+     *
+     * @return {@code true} when {@link #invalidatedRkey()} names an exposure the sender ended
      */
     public boolean hasInvalidatedRkey() {
         return invalidated;
     }
 
-    /** The rkey the sender invalidated (valid when {@link #hasInvalidatedRkey()}). */
+    /**
+     * The rkey the sender invalidated (valid when {@link #hasInvalidatedRkey()}).
+     *
+     * @return the invalidated rkey, or 0
+     */
     public int invalidatedRkey() {
         return invalidated ? immData : 0;
     }
 
-    /** The immediate data (valid when {@link #hasImmData()}). */
+    /**
+     * The immediate data (valid when {@link #hasImmData()}).
+     *
+     * @return the immediate data in host order; meaningful only when {@link #hasImmData()}
+     */
     public int immData() {
         return immData;
     }
 
-    /** A copy of the payload. */
+    /**
+     * A copy of the payload.
+     *
+     * @return a new array holding the payload
+     * @throws IllegalStateException when the message was released
+     */
     public byte[] toByteArray() {
         return payload().toArray(ValueLayout.JAVA_BYTE);
     }
 
-    /** A read-only {@link ByteBuffer} view of the payload (valid until released). */
+    /**
+     * A read-only {@link ByteBuffer} view of the payload (valid until released).
+     *
+     * @return a read-only buffer over the payload
+     * @throws IllegalStateException when the message was released
+     */
     public ByteBuffer asByteBuffer() {
         return payload().asByteBuffer().asReadOnlyBuffer();
     }
 
-    /** The payload decoded as UTF-8 (a copy). */
+    /**
+     * The payload decoded as UTF-8 (a copy).
+     *
+     * @return the payload as a string
+     * @throws IllegalStateException when the message was released
+     */
     public String asString() {
         return asString(StandardCharsets.UTF_8);
     }
 
+    /**
+     * The payload decoded with {@code charset} (a copy).
+     *
+     * @param charset the payload's character set
+     * @return the payload as a string
+     * @throws IllegalStateException when the message was released
+     */
     public String asString(Charset charset) {
         return new String(toByteArray(), charset);
     }
 
-    /** The registered buffer behind the message (for zero-copy use; do not release it directly). */
+    /**
+     * The registered buffer behind the message (for zero-copy use; do not release it directly).
+     *
+     * @return the buffer the payload lies in (at its offset), still owned by the message
+     * @throws IllegalStateException when the message was released, or lies in several buffers ({@link #buffers()})
+     */
     public Buffer buffer() {
         checkLive();
         if (list != null) {
@@ -209,6 +272,13 @@ public final class Message {
         return true;
     }
 
+    /**
+     * Whether the buffer went back (after {@code onNext} for a message not retained, or by {@link #release()}); a
+     * released
+     * message's payload may no longer be read. Any thread.
+     *
+     * @return {@code true} once released
+     */
     public boolean isReleased() {
         return state == RELEASED;
     }

@@ -50,7 +50,13 @@ public final class RdmaCmChannel implements AutoCloseable {
         this.broadcast = new LoopBroadcast<>(loop, "CM events of " + channel, buffer);
     }
 
-    /** A channel on the group's next loop, with the default buffer per subscriber. */
+    /**
+     * A channel on the group's next loop, with the default buffer per subscriber.
+     *
+     * @param group the event loop group; the channel is read by its {@link EventLoopGroup#next() next} loop
+     * @return the open channel
+     * @throws dev.ibex.cm.RdmaException when the provider cannot create the channel
+     */
     public static RdmaCmChannel open(EventLoopGroup group) {
         return open(group.next(), DEFAULT_BUFFER);
     }
@@ -59,6 +65,10 @@ public final class RdmaCmChannel implements AutoCloseable {
      * A channel read by {@code loop}.
      *
      * @param buffer unrequested events each subscriber may have pending (at least 1)
+     * @param loop the loop to read the channel on
+     * @return the open channel
+     * @throws IllegalArgumentException when {@code buffer} is below 1
+     * @throws dev.ibex.cm.RdmaException when the provider cannot create the channel
      */
     public static RdmaCmChannel open(EventLoop loop, int buffer) {
         if (buffer < 1) {
@@ -77,17 +87,34 @@ public final class RdmaCmChannel implements AutoCloseable {
         });
     }
 
-    /** The loop that reads the channel and emits its events (where the ids' methods are called). */
+    /**
+     * The loop that reads the channel and emits its events (where the ids' methods are called).
+     *
+     * @return the channel's loop
+     */
     public EventLoop loop() {
         return loop;
     }
 
-    /** The SPI channel (confined to {@link #loop()}, except {@code close}). */
+    /**
+     * The SPI channel (confined to {@link #loop()}, except {@code close}).
+     *
+     * @return the provider's channel
+     */
     public EventChannel channel() {
         return channel;
     }
 
-    /** {@code rdma_create_id} on this channel. From any thread (waits for the loop when called off it). */
+    /**
+     * {@code rdma_create_id} on this channel. From any thread (waits for the loop when called off it).
+     *
+     * @param portSpace the port space and with it the QP type: {@code TCP} or {@code IB} for RC, {@code UDP} or {@code
+     *     IPOIB} for UD
+     * @param context   the application's context, returned by {@code CmId.context()}
+     * @return the new id, confined to {@link #loop()}
+     * @throws IllegalStateException when the channel is closed
+     * @throws dev.ibex.cm.RdmaException when the provider refuses
+     */
     public CmId createId(PortSpace portSpace, Object context) {
         requireOpen();
         return LoopCall.call(loop, () -> channel.createId(portSpace, context));
@@ -96,12 +123,20 @@ public final class RdmaCmChannel implements AutoCloseable {
     /**
      * Runs {@code action} on the loop (at once when already there) and returns its result: how an id's methods are
      * called from outside the loop. Failures are rethrown as they were.
+     *
+     * @param <T>    the action's result type
+     * @param action what to run on the loop
+     * @return what {@code action} returned
      */
     public <T> T onLoop(java.util.concurrent.Callable<T> action) {
         return LoopCall.call(loop, action);
     }
 
-    /** Every event of the channel's ids, from subscription on; completes when the channel is closed. */
+    /**
+     * Every event of the channel's ids, from subscription on; completes when the channel is closed.
+     *
+     * @return the channel's events (hot)
+     */
     public Flux<RdmaCmEvent> events() {
         return broadcast.flux();
     }
@@ -109,6 +144,9 @@ public final class RdmaCmChannel implements AutoCloseable {
     /**
      * The events of {@code id}: its own, and connection requests to it when it listens
      * ({@link RdmaCmEvent#concerns}). Other ids' events never fill this subscriber's buffer.
+     *
+     * @param id an id created on (or migrated to) this channel
+     * @return the id's events (hot)
      */
     public Flux<RdmaCmEvent> events(CmId id) {
         return broadcast.flux(e -> e.concerns(id), "CM events of id " + id);

@@ -29,13 +29,31 @@ import java.util.Arrays;
 public record RdmaCmEvent(CmEventType type, CmId id, CmId listenId, int status, Conn conn, Ud ud, Object context,
         byte[] privateData) {
 
-    /** {@code struct rdma_conn_param} as the peer sent it (its private data is the event's). */
+    /**
+     * {@code struct rdma_conn_param} as the peer sent it (its private data is the event's).
+     *
+     * @param responderResources RDMA READ and atomic operations the peer accepts in flight (its {@code
+     *     responder_resources})
+     * @param initiatorDepth     RDMA READ and atomic operations the peer issues in flight (its {@code initiator_depth})
+     * @param flowControl        whether the peer's hardware does end-to-end flow control
+     * @param retryCount         transport retries on a missing ACK, 0 to 7
+     * @param rnrRetryCount      retries on receiver-not-ready, 0 to 7 (7: for ever)
+     * @param srq                whether the peer's QP receives from a shared receive queue
+     * @param qpNum              the peer's QP number (24 bits)
+     */
     public record Conn(int responderResources, int initiatorDepth, boolean flowControl, int retryCount,
             int rnrRetryCount, boolean srq, int qpNum) {}
 
-    /** {@code struct rdma_ud_param} (its private data is the event's). */
+    /**
+     * {@code struct rdma_ud_param} (its private data is the event's).
+     *
+     * @param ahAttr the address vector to reach the remote QP (or the group) with
+     * @param qpNum  the remote UD QP number (0xFFFFFF for a multicast group)
+     * @param qkey   the Q_Key datagrams to it must carry
+     */
     public record Ud(AhAttr ahAttr, int qpNum, int qkey) {}
 
+    /** Copies {@code privateData} ({@code null} becomes empty), so the caller's array may change afterwards. */
     public RdmaCmEvent {
         privateData = privateData == null ? new byte[0] : privateData.clone();
     }
@@ -50,18 +68,31 @@ public record RdmaCmEvent(CmEventType type, CmId id, CmId listenId, int status, 
                 u == null ? null : new Ud(u.ahAttr(), u.qpNum(), u.qkey()), e.context(), e.privateData());
     }
 
-    /** The peer's private data (a copy; empty when none; may be longer than what was sent, zero-padded). */
+    /**
+     * The peer's private data (a copy; empty when none; may be longer than what was sent, zero-padded).
+     *
+     * @return a copy of the private data
+     */
     @Override
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** The private data's length without copying it. */
+    /**
+     * The private data's length without copying it.
+     *
+     * @return the private data's length in bytes
+     */
     public int privateDataLength() {
         return privateData.length;
     }
 
-    /** Whether the event is {@code id}'s: its own, or a connection request to it (the listener). */
+    /**
+     * Whether the event is {@code id}'s: its own, or a connection request to it (the listener).
+     *
+     * @param cmId the id to test
+     * @return {@code true} when {@link #id()} or {@link #listenId()} is {@code cmId}
+     */
     public boolean concerns(CmId cmId) {
         return id == cmId || listenId == cmId;
     }

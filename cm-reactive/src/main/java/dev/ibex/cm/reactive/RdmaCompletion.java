@@ -32,11 +32,20 @@ public record RdmaCompletion(long wrId, WcStatus status, int opcode, int vendorE
                 b.qpNum(i), b.srcQp(i), b.flags(i), b.pkeyIndex(i), b.slid(i), b.sl(i), b.dlidPathBits(i));
     }
 
+    /**
+     * Whether the work request succeeded ({@code IBV_WC_SUCCESS}).
+     *
+     * @return {@code true} on success; then {@link #opcode()} and {@link #byteLen()} are valid
+     */
     public boolean isSuccess() {
         return status == WcStatus.SUCCESS;
     }
 
-    /** Whether this completes a receive ({@link WcOpcode#isReceive}). */
+    /**
+     * Whether this completes a receive ({@link WcOpcode#isReceive}).
+     *
+     * @return {@code true} for a receive (including RECV_RDMA_WITH_IMM)
+     */
     public boolean isReceive() {
         return WcOpcode.isReceive(opcode);
     }

@@ -74,13 +74,31 @@ public final class RdmaCompletionQueue implements AutoCloseable {
         }
     }
 
-    /** A CQ of at least {@code entries} on {@code device}, read by {@code loop}, acking per {@value #DEFAULT_ACK_BATCH}. */
+    /**
+     * A CQ of at least {@code entries} on {@code device}, read by {@code loop}, acking per {@value #DEFAULT_ACK_BATCH}.
+     *
+     * @param loop    the loop that reads the completion channel and emits the completions
+     * @param device  the device the CQ is created on (the one the QPs using it are on)
+     * @param entries the CQ's capacity, at least 1 (the provider may round it up)
+     * @return the open completion queue
+     * @throws IllegalArgumentException when {@code entries} is below 1
+     * @throws dev.ibex.cm.RdmaException when the provider cannot create the channel or the CQ
+     */
     public static RdmaCompletionQueue open(EventLoop loop, DeviceContext device, int entries) {
         return open(loop, device, entries, DEFAULT_ACK_BATCH);
     }
 
     /**
+     * A CQ of at least {@code entries} on {@code device}, read by {@code loop}, acknowledging notifications per
+     * {@code ackBatch}.
+     *
+     * @param loop     the loop that reads the completion channel and emits the completions
+     * @param device   the device the CQ is created on (the one the QPs using it are on)
+     * @param entries  the CQ's capacity, at least 1 (the provider may round it up)
      * @param ackBatch notifications taken before they are acknowledged together (at least 1)
+     * @return the open completion queue
+     * @throws IllegalArgumentException when {@code entries} or {@code ackBatch} is below 1
+     * @throws dev.ibex.cm.RdmaException when the provider cannot create the channel or the CQ
      */
     public static RdmaCompletionQueue open(EventLoop loop, DeviceContext device, int entries, int ackBatch) {
         if (entries < 1 || ackBatch < 1) {
@@ -109,11 +127,20 @@ public final class RdmaCompletionQueue implements AutoCloseable {
         });
     }
 
-    /** The CQ, for {@code QpInitAttr} (send and/or receive CQ of the user's QPs). */
+    /**
+     * The CQ, for {@code QpInitAttr} (send and/or receive CQ of the user's QPs).
+     *
+     * @return the provider's CQ (close it only through {@link #close()})
+     */
     public CompletionQueue cq() {
         return cq;
     }
 
+    /**
+     * The event loop that reads the CQ's channel and emits {@link #completions()}.
+     *
+     * @return the CQ's loop
+     */
     public EventLoop loop() {
         return loop;
     }
@@ -121,6 +148,8 @@ public final class RdmaCompletionQueue implements AutoCloseable {
     /**
      * The completions, one subscriber at a time; completes when the CQ is closed. A second concurrent subscriber gets
      * an {@link IllegalStateException}.
+     *
+     * @return the CQ's work completions, polled as the subscriber requests them
      */
     public Flux<RdmaCompletion> completions() {
         return new Flux<>() {

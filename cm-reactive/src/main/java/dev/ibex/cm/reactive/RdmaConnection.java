@@ -34,6 +34,9 @@ public interface RdmaConnection extends Disposable {
      * receive window, which also stops the sender); if the connection closes before anyone subscribed they are
      * released, so connections nobody reads cannot hold buffers. To miss nothing, subscribe on the loop: in
      * {@code handle(...)}, or in the {@code connect()} Mono's {@code onNext} ({@code flatMapMany}).
+     *
+     * @return the received messages (each lent as {@link Message} says); the error is the connection's
+     * {@link dev.ibex.cm.endpoint.ConnectionFailedException}
      */
     Flux<Message> receive();
 
@@ -43,27 +46,64 @@ public interface RdmaConnection extends Disposable {
      * after the copy), {@link ReleasablePayload} (copies itself, then released), {@link WithImmediate} or
      * {@link WithInvalidate}. Requests only what the send queue can take. Completes when all were sent and
      * acknowledged (their completions arrived); fails on the first failure.
+     *
+     * @param messages the payloads to send, one SEND each, in order
+     * @return a Mono that completes once every message completed, or fails with the first failure: the operation's
+     * {@link dev.ibex.cm.endpoint.WorkCompletionException}, a {@link dev.ibex.cm.endpoint.MessageTooLargeException} for
+     * a
+     * payload larger than the peer's receive buffers, an {@link IllegalStateException} when the connection is closed
      */
     Mono<Void> send(Publisher<?> messages);
 
-    /** RDMA WRITE of {@code data} (as for {@link #send}) to {@code target} at {@code targetOffset}. */
+    /**
+     * RDMA WRITE of {@code data} (as for {@link #send}) to {@code target} at {@code targetOffset}.
+     *
+     * @param target       the peer's buffer, as its {@link RdmaExposure#remote()} described it
+     * @param targetOffset the offset in {@code target} to write at, in bytes
+     * @param data         the payload, of any type {@link #send} takes
+     * @return a Mono that completes when the write completed, or fails as {@link #send} does (a key or range the peer
+     * did not grant fails with the operation's {@link dev.ibex.cm.endpoint.WorkCompletionException})
+     */
     Mono<Void> write(RemoteBuffer target, long targetOffset, Object data);
 
     /**
      * RDMA READ of {@code length} bytes from {@code source} at {@code sourceOffset}, into registered memory: the
      * {@link Message} follows the ownership rule (valid during {@code onNext}, or retain it).
+     *
+     * @param source       the peer's buffer, as its {@link RdmaExposure#remote()} described it
+     * @param sourceOffset the offset in {@code source} to read from, in bytes
+     * @param length       how many bytes to read
+     * @return a Mono that emits the bytes read, or fails as {@link #write} does
      */
     Mono<Message> read(RemoteBuffer source, long sourceOffset, int length);
 
-    /** Atomic fetch-and-add on the 8 aligned bytes at {@code target + targetOffset}; emits the previous value. */
+    /**
+     * Atomic fetch-and-add on the 8 aligned bytes at {@code target + targetOffset}; emits the previous value.
+     *
+     * @param target       the peer's buffer, exposed with {@link RemoteAccess#ATOMIC}
+     * @param targetOffset the offset in {@code target}, a multiple of 8
+     * @param delta        what to add (wrapping on overflow)
+     * @return a Mono that emits the value before the addition, or fails as {@link #write} does
+     */
     Mono<Long> fetchAdd(RemoteBuffer target, long targetOffset, long delta);
 
-    /** Atomic compare-and-swap; emits the previous value (the swap happened when it equals {@code expected}). */
+    /**
+     * Atomic compare-and-swap; emits the previous value (the swap happened when it equals {@code expected}).
+     *
+     * @param target       the peer's buffer, exposed with {@link RemoteAccess#ATOMIC}
+     * @param targetOffset the offset in {@code target}, a multiple of 8
+     * @param expected     the value to compare the 8 bytes with
+     * @param desired      the value stored when they equal {@code expected}
+     * @return a Mono that emits the value before the operation, or fails as {@link #write} does
+     */
     Mono<Long> compareSwap(RemoteBuffer target, long targetOffset, long expected, long desired);
 
     /**
      * A registered buffer of this connection's pool, e.g. to {@link #expose} to the peer as an RDMA target. The
      * subscriber owns it and must {@link Buffer#release()} it.
+     *
+     * @return a Mono that emits the buffer, or fails with a {@link dev.ibex.cm.buffer.PoolExhaustedException} when the
+     * pool has none free
      */
     Mono<Buffer> allocate();
 
@@ -71,6 +111,11 @@ public interface RdmaConnection extends Disposable {
      * Lets the peer reach all of {@code buffer} (of this connection's pool: {@link #allocate()}) with exactly
      * {@code rights}, over this connection only (a memory window bound to its QP, where the device has them); see
      * {@link #expose(Buffer, int, int, RemoteAccess...)}.
+     *
+     * @param buffer a buffer of this connection's pool
+     * @param rights what the peer may do: read, write, atomics
+     * @return a Mono that emits the exposure once the peer can use it, or fails as
+     * {@link #expose(Buffer, int, int, RemoteAccess...)} does
      */
     Mono<RdmaExposure> expose(Buffer buffer, RemoteAccess... rights);
 
@@ -81,12 +126,20 @@ public interface RdmaConnection extends Disposable {
      * exposure, releasing the buffer or closing the connection takes the access back. Fails with
      * {@code IllegalArgumentException} for an empty or out-of-range slice or no rights, with {@code RdmaException}
      * ENOTSUP for atomics on a device without them.
+     *
+     * @param buffer a buffer of this connection's pool
+     * @param offset the slice's first byte in {@code buffer}
+     * @param length the slice's length in bytes, at least 1
+     * @param rights what the peer may do: read, write, atomics (at least one)
+     * @return a Mono that emits the exposure once the peer can use it
      */
     Mono<RdmaExposure> expose(Buffer buffer, int offset, int length, RemoteAccess... rights);
 
     /**
      * Lifecycle and path events (hot): ESTABLISHED first, then live events; lifecycle events are replayed to late
      * subscribers; completes after CLOSED.
+     *
+     * @return the connection's events
      */
     Flux<ConnectionEvent> events();
 
@@ -96,49 +149,97 @@ public interface RdmaConnection extends Disposable {
      * traffic. Fails fast with a {@link dev.ibex.cm.PathMigrationException} (ENOTSUP, with its reason) when the
      * device or port cannot migrate: rdma-core on RoCE/iWARP, a device without {@code AUTO_PATH_MIG}, a soft-roce
      * device with a single address.
+     *
+     * @param localAlternate  the local address of the alternate path (another port or device of this host)
+     * @param remoteAlternate the peer's address on the alternate path
+     * @return a Mono that completes once the alternate path is loaded
      */
     Mono<Void> alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate);
 
     /**
      * Forces a migration to the loaded alternate path; completes on PATH_MIGRATED, fails with a
      * {@link dev.ibex.cm.PathMigrationException} on PATH_MIG_ERROR or when the QP is not ARMED.
+     *
+     * @return a Mono that completes once the QP migrated
      */
     Mono<Void> migrate();
 
     /**
      * After a migration, loads the former primary path as the alternate again and re-arms; completes when loaded,
      * fails when the connection has not migrated.
+     *
+     * @return a Mono that completes once the former primary path is loaded as the alternate
      */
     Mono<Void> rearm();
 
-    /** The QP's migration state now: MIGRATED, REARM or ARMED ({@code null} once closed). */
+    /**
+     * The QP's migration state now: MIGRATED, REARM or ARMED ({@code null} once closed).
+     *
+     * @return the migration state, or {@code null}
+     */
     dev.ibex.cm.spi.MigState pathMigrationState();
 
-    /** The path the QP uses now (local, remote, port), or {@code null} once closed. */
+    /**
+     * The path the QP uses now (local, remote, port), or {@code null} once closed.
+     *
+     * @return the primary path, or {@code null}
+     */
     dev.ibex.cm.endpoint.RdmaPath primaryPath();
 
-    /** Completes when the connection is closed and everything is released. */
+    /**
+     * Completes when the connection is closed and everything is released.
+     *
+     * @return a Mono that completes when the connection is gone (it does not fail, whatever closed the connection)
+     */
     Mono<Void> onDispose();
 
-    /** Disconnects; completes when closed. Outstanding work completes as flushed. */
+    /**
+     * Disconnects; completes when closed. Outstanding work completes as flushed.
+     *
+     * @return a Mono that completes once closed
+     */
     Mono<Void> disconnect();
 
-    /** What the peer sent with its connect (on an accepted connection) or with its accept (on a client); a copy. */
+    /**
+     * What the peer sent with its connect (on an accepted connection) or with its accept (on a client); a copy.
+     *
+     * @return a copy of the private data as it arrived (the CM may pad it with zeros)
+     */
     byte[] peerPrivateData();
 
+    /**
+     * The local end's address: this device's IP address and the RDMA CM port.
+     *
+     * @return the local address
+     */
     InetSocketAddress localAddress();
 
+    /**
+     * The peer's address: its device's IP address and its RDMA CM port.
+     *
+     * @return the peer's address
+     */
     InetSocketAddress remoteAddress();
 
-    /** Whether this side accepted the connection. */
+    /**
+     * Whether this side accepted the connection.
+     *
+     * @return {@code true} on a server's connection, {@code false} on a client's
+     */
     boolean isPassive();
 
-    /** The event loop every signal of this connection is emitted on. */
+    /**
+     * The event loop every signal of this connection is emitted on.
+     *
+     * @return the connection's loop
+     */
     EventLoop loop();
 
     /**
      * The callback-level endpoint underneath (diagnostics and advanced use). Do not post operations on it
      * directly while reactive operations run: they share its send queue.
+     *
+     * @return the callback-level connection
      */
     Connection connection();
 }

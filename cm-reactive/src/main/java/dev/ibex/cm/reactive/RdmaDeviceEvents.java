@@ -32,13 +32,26 @@ public final class RdmaDeviceEvents {
 
     private RdmaDeviceEvents() {}
 
-    /** The async events of {@code device} as read by {@code group}, with the default buffer. */
+    /**
+     * The async events of {@code device} as read by {@code group}, with the default buffer.
+     *
+     * @param group  the event loop group whose loops read {@code device}'s events
+     * @param device a device of the group's fabric
+     * @return the device's async events (hot, from subscription on)
+     */
     public static Flux<AsyncEvent> of(EventLoopGroup group, DeviceContext device) {
         return of(group, device, DEFAULT_BUFFER);
     }
 
     /**
+     * The async events of {@code device} as read by {@code group}, with a buffer of {@code buffer} unrequested events
+     * per subscriber.
+     *
+     * @param group  the event loop group whose loops read {@code device}'s events
+     * @param device a device of the group's fabric
      * @param buffer unrequested events each subscriber may have pending (at least 1)
+     * @return the device's async events (hot, from subscription on)
+     * @throws IllegalArgumentException when {@code buffer} is below 1
      */
     public static Flux<AsyncEvent> of(EventLoopGroup group, DeviceContext device, int buffer) {
         if (buffer < 1) {

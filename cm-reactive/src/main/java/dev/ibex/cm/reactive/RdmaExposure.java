@@ -19,28 +19,68 @@ import reactor.core.publisher.Mono;
  */
 public interface RdmaExposure extends Disposable {
 
-    /** What the peer needs: address, rkey and length of exactly the exposed bytes. */
+    /**
+     * What the peer needs: address, rkey and length of exactly the exposed bytes.
+     *
+     * @return the remote descriptor to send to the peer
+     */
     RemoteBuffer remote();
 
-    /** The buffer the bytes belong to (still the caller's: release it when done, which also ends the exposure). */
+    /**
+     * The buffer the bytes belong to (still the caller's: release it when done, which also ends the exposure).
+     *
+     * @return the buffer, owned by the caller
+     */
     Buffer buffer();
 
-    /** Where the exposed bytes start in {@link #buffer()}. */
+    /**
+     * Where the exposed bytes start in {@link #buffer()}.
+     *
+     * @return the offset in bytes
+     */
     int offset();
 
+    /**
+     * How many bytes the peer may reach, from {@link #offset()}.
+     *
+     * @return the length in bytes
+     */
     int length();
 
+    /**
+     * What the peer may do with the bytes: exactly the rights asked for.
+     *
+     * @return the rights (a new set each call)
+     */
     Set<RemoteAccess> rights();
 
-    /** Whether only requests over this connection can use the key (a memory window bound to its QP). */
+    /**
+     * Whether only requests over this connection can use the key (a memory window bound to its QP).
+     *
+     * @return {@code true} for a memory window bound to the connection's QP, {@code false} for a region any connection
+     *     of
+     * the loop's protection domain could use with the key (devices without memory windows)
+     */
     boolean isBoundToConnection();
 
-    /** Why it ended ({@code null} until it has). */
+    /**
+     * Why it ended ({@code null} until it has).
+     *
+     * @return the reason it ended, or {@code null} while the peer can still reach the bytes
+     */
     Exposure.End end();
 
-    /** Completes once the key no longer reaches the memory, whatever ended it. */
+    /**
+     * Completes once the key no longer reaches the memory, whatever ended it.
+     *
+     * @return a Mono that completes once the access is gone (it does not fail)
+     */
     Mono<Void> onDispose();
 
-    /** The callback-level exposure underneath. */
+    /**
+     * The callback-level exposure underneath.
+     *
+     * @return the callback-level exposure
+     */
     Exposure exposure();
 }

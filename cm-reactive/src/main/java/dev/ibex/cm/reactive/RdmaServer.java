@@ -84,7 +84,11 @@ public final class RdmaServer {
         this.config = config;
     }
 
-    /** A server for any address ({@code 0.0.0.0}) and an ephemeral port, on the default loops. */
+    /**
+     * A server for any address ({@code 0.0.0.0}) and an ephemeral port, on the default loops.
+     *
+     * @return a server with default options; nothing is bound until {@link #bind()}
+     */
     public static RdmaServer create() {
         return new RdmaServer(new Config(Loops.DEFAULT, "0.0.0.0", 0, ListenOptions.DEFAULT,
                 null, null, ConnectionHooks.NONE, null, null));
@@ -96,13 +100,24 @@ public final class RdmaServer {
                 c.onUnbound));
     }
 
-    /** The address to listen on: a device's IP (that device only) or {@code 0.0.0.0} (all devices). */
+    /**
+     * The address to listen on: a device's IP (that device only) or {@code 0.0.0.0} (all devices).
+     *
+     * @param host an IP address of a local RDMA device, or {@code 0.0.0.0}
+     * @return a copy listening on {@code host}
+     */
     public RdmaServer host(String host) {
         Objects.requireNonNull(host, "host");
         return with(config.loops, host, config.port, config.options);
     }
 
-    /** The RDMA CM port; 0 picks a free one ({@link DisposableServer#port()} tells which). */
+    /**
+     * The RDMA CM port; 0 picks a free one ({@link DisposableServer#port()} tells which).
+     *
+     * @param port 0 to 65535
+     * @return a copy listening on {@code port}
+     * @throws IllegalArgumentException when {@code port} is outside 0 to 65535
+     */
     public RdmaServer port(int port) {
         if (port < 0 || port > 0xFFFF) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
@@ -110,13 +125,23 @@ public final class RdmaServer {
         return with(config.loops, config.host, port, config.options);
     }
 
-    /** Host and port at once. */
+    /**
+     * Host and port at once.
+     *
+     * @param address the local IP address (or the wildcard) and port to listen on
+     * @return a copy listening on {@code address}
+     */
     public RdmaServer bindAddress(InetSocketAddress address) {
         Objects.requireNonNull(address, "address");
         return with(config.loops, address.getAddress().getHostAddress(), address.getPort(), config.options);
     }
 
-    /** Runs on {@code group} (the caller opened it and closes it). */
+    /**
+     * Runs on {@code group} (the caller opened it and closes it).
+     *
+     * @param group the event loops the listener and its connections run on
+     * @return a copy that runs on {@code group}
+     */
     public RdmaServer runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
         return with(new Loops(group, null, null, null, null), config.host, config.port, config.options);
@@ -125,6 +150,11 @@ public final class RdmaServer {
     /**
      * Runs on loops of its own over the provider named {@code provider} ({@code null}: the default rule) with
      * {@code providerConfig}: opened on bind, closed (with the fabric) when the server is disposed.
+     *
+     * @param provider       the provider's name ({@code "soft-roce"}, {@code "rdma-core"}), or {@code null}
+     * @param providerConfig the provider's configuration
+     * @param options        the loops' options (how many, spinning, pool sizes)
+     * @return a copy that opens its own loops on bind
      */
     public RdmaServer runOn(String provider, ProviderConfig providerConfig, LoopOptions options) {
         Objects.requireNonNull(providerConfig, "providerConfig");
@@ -133,7 +163,14 @@ public final class RdmaServer {
                 config.options);
     }
 
-    /** As {@link #runOn(String, ProviderConfig, LoopOptions)} with a provider instance (no ServiceLoader). */
+    /**
+     * As {@link #runOn(String, ProviderConfig, LoopOptions)} with a provider instance (no ServiceLoader).
+     *
+     * @param provider       the provider to open
+     * @param providerConfig the provider's configuration
+     * @param options        the loops' options (how many, spinning, pool sizes)
+     * @return a copy that opens its own loops on bind
+     */
     public RdmaServer runOn(RdmaProvider provider, ProviderConfig providerConfig, LoopOptions options) {
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(providerConfig, "providerConfig");
@@ -142,13 +179,23 @@ public final class RdmaServer {
                 config.options);
     }
 
-    /** Listen options (backlog, request timeout, where accepted connections run, their connection options). */
+    /**
+     * Listen options (backlog, request timeout, where accepted connections run, their connection options).
+     *
+     * @param options the listen options (default {@link ListenOptions#DEFAULT})
+     * @return a copy with those listen options
+     */
     public RdmaServer options(ListenOptions options) {
         Objects.requireNonNull(options, "options");
         return with(config.loops, config.host, config.port, options);
     }
 
-    /** Options of accepted connections. */
+    /**
+     * Options of accepted connections.
+     *
+     * @param options the options each accepted connection is created with
+     * @return a copy whose listen options carry those connection options
+     */
     public RdmaServer connectionOptions(ConnectionOptions options) {
         return options(config.options.withConnection(Objects.requireNonNull(options, "options")));
     }
@@ -157,6 +204,10 @@ public final class RdmaServer {
      * Decides on each connection request (on the listener's loop; the {@code Mono} may answer later, from any
      * thread). An empty {@code Mono} or an error rejects without private data; unanswered requests are rejected
      * after {@link ListenOptions#requestTimeout()}.
+     *
+     * @param policy called once per request with the {@link RdmaRequest}; its Mono answers with an {@link
+     *     AcceptDecision}
+     * @return a copy with that accept policy
      */
     public RdmaServer accept(Function<? super RdmaRequest, ? extends Mono<AcceptDecision>> policy) {
         Objects.requireNonNull(policy, "policy");
@@ -168,6 +219,9 @@ public final class RdmaServer {
     /**
      * The I/O handler of each established connection (on its loop); the connection is disposed when the returned
      * publisher terminates. It sees the {@code Context} of the {@link #bind()} subscriber.
+     *
+     * @param handler called once per established connection; the connection lives until its publisher terminates
+     * @return a copy with that handler
      */
     public RdmaServer handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         Objects.requireNonNull(handler, "handler");
@@ -176,22 +230,42 @@ public final class RdmaServer {
                 c.onUnbound));
     }
 
-    /** Called on the loop when a connection is established, before the handler. */
+    /**
+     * Called on the loop when a connection is established, before the handler.
+     *
+     * @param callback runs on the connection's loop; an exception it throws is logged
+     * @return a copy with the callback added to those set before
+     */
     public RdmaServer doOnConnection(Consumer<? super RdmaConnection> callback) {
         return hooks(config.hooks.doOnConnected(Objects.requireNonNull(callback, "callback")));
     }
 
-    /** Called on the loop when an accepted connection is closed. */
+    /**
+     * Called on the loop when an accepted connection is closed.
+     *
+     * @param callback runs on the connection's loop; an exception it throws is logged
+     * @return a copy with the callback added to those set before
+     */
     public RdmaServer doOnDisconnection(Consumer<? super RdmaConnection> callback) {
         return hooks(config.hooks.doOnDisconnected(Objects.requireNonNull(callback, "callback")));
     }
 
-    /** Observes every event of every accepted connection. */
+    /**
+     * Observes every event of every accepted connection.
+     *
+     * @param observer called on each connection's loop with every {@link ConnectionEvent}
+     * @return a copy with the observer added to those set before
+     */
     public RdmaServer observe(ConnectionObserver observer) {
         return hooks(config.hooks.observe(Objects.requireNonNull(observer, "observer")));
     }
 
-    /** Reports accept decisions, bytes and errors to {@code recorder}. */
+    /**
+     * Reports accept decisions, bytes and errors to {@code recorder}.
+     *
+     * @param recorder the recorder, or {@code null} for none
+     * @return a copy reporting to {@code recorder}
+     */
     public RdmaServer metrics(RdmaMetricsRecorder recorder) {
         return hooks(config.hooks.metrics(recorder));
     }
@@ -202,6 +276,8 @@ public final class RdmaServer {
      * {@code ibex.rdma.server.*} in Micrometer's global registry, and the provider's counters).
      *
      * @throws UnsupportedOperationException when enabling and no provider is on the path
+     * @param enable {@code true} to record with the provider's recorder, {@code false} for no metrics
+     * @return a copy with metrics on or off
      */
     public RdmaServer metrics(boolean enable) {
         return hooks(config.hooks.metrics(enable ? RdmaMetricsRecorderProvider.load("server") : null));
@@ -211,6 +287,9 @@ public final class RdmaServer {
      * Logs every connection request and decision, every connection event and every message (length and the first
      * 64 bytes as a hex dump) at DEBUG under the logger {@code dev.ibex.wiretap.server}, like reactor-netty's
      * {@code wiretap(true)}; {@code false} turns it off.
+     *
+     * @param enable {@code true} to log, {@code false} not to
+     * @return a copy with the wiretap on or off
      */
     public RdmaServer wiretap(boolean enable) {
         return hooks(config.hooks.wiretap(enable ? WireLog.of("server") : null));
@@ -219,13 +298,22 @@ public final class RdmaServer {
     /**
      * The wiretap under the logger {@code category}, dumping the first {@code hexDumpBytes} bytes of each message
      * (0: lengths only).
+     *
+     * @param category     the SLF4J logger name to log under
+     * @param hexDumpBytes how many leading bytes of each message to dump
+     * @return a copy with that wiretap
      */
     public RdmaServer wiretap(String category, int hexDumpBytes) {
         Objects.requireNonNull(category, "category");
         return hooks(config.hooks.wiretap(new WireLog(category, hexDumpBytes)));
     }
 
-    /** Called once listening, before {@link #bind()} emits. */
+    /**
+     * Called once listening, before {@link #bind()} emits.
+     *
+     * @param callback called once, on the listener's loop; an exception it throws is logged
+     * @return a copy with that callback (replacing one set before)
+     */
     public RdmaServer doOnBound(Consumer<? super DisposableServer> callback) {
         Objects.requireNonNull(callback, "callback");
         Config c = config;
@@ -233,7 +321,12 @@ public final class RdmaServer {
                 c.onUnbound));
     }
 
-    /** Called once the server and all its connections are closed. */
+    /**
+     * Called once the server and all its connections are closed.
+     *
+     * @param callback called once, when everything is closed
+     * @return a copy with that callback (replacing one set before)
+     */
     public RdmaServer doOnUnbound(Consumer<? super DisposableServer> callback) {
         Objects.requireNonNull(callback, "callback");
         Config c = config;
@@ -250,6 +343,9 @@ public final class RdmaServer {
     /**
      * Binds and listens when subscribed; emits the server once listening, or fails (address not on an RDMA device,
      * port in use …). Cancelling before that closes the listener.
+     *
+     * @return a Mono that emits the listening server, or fails with the provider's error (an
+     * {@link dev.ibex.cm.RdmaException} saying which verb failed and why)
      */
     public Mono<DisposableServer> bind() {
         Config cfg = config;
@@ -265,12 +361,23 @@ public final class RdmaServer {
         }).doOnDiscard(DisposableServer.class, DisposableServer::dispose);
     }
 
-    /** {@link #bind()} and wait up to 10 s (never on an event loop). */
+    /**
+     * {@link #bind()} and wait up to 10 s (never on an event loop).
+     *
+     * @return the listening server
+     * @throws IllegalStateException on an event loop thread, or when binding takes longer than 10 s
+     */
     public DisposableServer bindNow() {
         return bindNow(Duration.ofSeconds(10));
     }
 
-    /** {@link #bind()} and wait up to {@code timeout} (never on an event loop). */
+    /**
+     * {@link #bind()} and wait up to {@code timeout} (never on an event loop).
+     *
+     * @param timeout the longest to wait for the listener
+     * @return the listening server
+     * @throws IllegalStateException on an event loop thread, or when binding takes longer than {@code timeout}
+     */
     public DisposableServer bindNow(Duration timeout) {
         Blocking.check("bindNow");
         return bind().block(timeout);

@@ -17,10 +17,18 @@ import java.lang.foreign.MemorySegment;
  */
 public interface ReleasablePayload {
 
-    /** The number of bytes {@link #copyTo} writes. */
+    /**
+     * The number of bytes {@link #copyTo} writes.
+     *
+     * @return the payload's length in bytes, at most what the operation can carry
+     */
     int length();
 
-    /** Writes exactly {@link #length()} bytes to {@code target} (a slice of registered memory of that size). */
+    /**
+     * Writes exactly {@link #length()} bytes to {@code target} (a slice of registered memory of that size).
+     *
+     * @param target registered memory of exactly {@link #length()} bytes, valid only during the call
+     */
     void copyTo(MemorySegment target);
 
     /** Ibex no longer needs the payload: it was copied, or it will not be sent. Called exactly once. */

@@ -14,17 +14,29 @@ public interface CmService extends AutoCloseable {
 
     /** Creates the CM service of a fabric. */
     interface Factory {
-        /** Called once per fabric, after its devices are up. */
+        /**
+         * Called once per fabric, after its devices are up.
+         *
+         * @param fabric the fabric the service serves (its devices are open)
+         * @return the fabric's CM service
+         */
         CmService create(SoftFabric fabric);
     }
 
-    /** {@code rdma_create_event_channel}. */
+    /**
+     * {@code rdma_create_event_channel}.
+     *
+     * @return a new event channel of this fabric's CM
+     */
     EventChannel createEventChannel();
 
     /**
      * The network device under {@code address} failed over to another slave of its bond, so the address now has
      * another hardware address: ids bound to it get {@code ADDR_CHANGE}, as the kernel's CM reports
      * {@code NETDEV_BONDING_FAILOVER}. Returns how many ids were told.
+     *
+     * @param address the address whose network device failed over
+     * @return the number of ids told (0 by default: a CM without bonding support)
      */
     default int bondingFailover(java.net.InetAddress address) {
         return 0;

@@ -18,6 +18,12 @@ public record DeviceConfig(String name, List<List<Inet4Address>> ports) {
     /** Most ports a device may have ({@code phys_port_cnt} is a byte in verbs). */
     public static final int MAX_PORTS = 8;
 
+    /**
+     * Checks the name and the addresses and copies the lists.
+     *
+     * @throws IllegalArgumentException when the name is blank or has other characters than letters, digits, '_', '.'
+     * and '-', a port has no address, there are more than {@value #MAX_PORTS} ports, or an address appears twice
+     */
     public DeviceConfig {
         if (name == null || name.isBlank() || !name.matches("[A-Za-z0-9_.-]+")) {
             throw new IllegalArgumentException("a device name is letters, digits, '_', '.' or '-', got '" + name + "'");
@@ -36,12 +42,23 @@ public record DeviceConfig(String name, List<List<Inet4Address>> ports) {
         }
     }
 
-    /** A device with one port holding {@code addresses}. */
+    /**
+     * A device with one port holding {@code addresses}.
+     *
+     * @param name      the device name
+     * @param addresses the port's addresses, at least one
+     * @return the device
+     * @throws IllegalArgumentException as the constructor does
+     */
     public static DeviceConfig onePort(String name, List<Inet4Address> addresses) {
         return new DeviceConfig(name, List.of(addresses));
     }
 
-    /** Every address, port 1's first (the device's address order). */
+    /**
+     * Every address, port 1's first (the device's address order).
+     *
+     * @return the addresses, port by port
+     */
     public List<Inet4Address> addresses() {
         return ports.stream().flatMap(List::stream).toList();
     }
@@ -51,6 +68,11 @@ public record DeviceConfig(String name, List<List<Inet4Address>> ports) {
      * a port, {@code /} starts the next port. E.g. {@code soft0=127.0.0.2,soft1=127.0.0.3} (one address each),
      * {@code soft0=127.0.0.2+127.0.0.12} (one port, two GIDs) or {@code soft0=127.0.0.2/127.0.0.12} (two ports).
      * Only literal IPv4 addresses are accepted (no name lookups).
+     *
+     * @param spec the device list, as {@code ibex.softroce.devices} takes it
+     * @return the devices, in the list's order
+     * @throws IllegalArgumentException when {@code spec} is empty or malformed, or an address is not a literal IPv4
+     * address
      */
     public static List<DeviceConfig> parseList(String spec) {
         if (spec == null || spec.isBlank()) {

@@ -37,6 +37,7 @@ public final class FaultCommands {
      * @return what was done, e.g. {@code "cut 127.0.0.2 <-> 127.0.0.3"}, or {@code null} for a blank line, a
      *     comment or a port of a device this fabric does not have
      * @throws IllegalArgumentException for a malformed command, with the syntax
+     * @param line the command, e.g. {@code cut 127.0.0.2 127.0.0.3}; text after {@code #} is a comment
      */
     public String apply(String line) {
         String s = line.strip();

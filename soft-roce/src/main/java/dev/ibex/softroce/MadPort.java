@@ -22,6 +22,7 @@ public interface MadPort {
          *
          * @param mad the packet's memory; the MAD is the {@value #MAD_SIZE} bytes at {@code offset}. Valid only
          *     during the call: copy what you keep
+         * @param offset where the MAD starts in {@code mad}
          * @param localIp the device address it arrived at (IPv4 as an int, see {@code wire.Ipv4})
          * @param remoteIp the sender's address
          */
@@ -33,12 +34,25 @@ public interface MadPort {
      * (one of this device's) to QP1 at {@code remoteIp}. Best effort, like any UD send: a lost MAD is the CM's
      * retry timer's business.
      *
+     * @param localIp  the sending address (IPv4 as an int, see {@code wire.Ipv4})
+     * @param remoteIp the destination address
+     * @param mad      memory holding the MAD; only read during the call
+     * @param offset   where the MAD starts in {@code mad}
      * @throws IllegalArgumentException when {@code localIp} is not an address of this device
      */
     void send(int localIp, int remoteIp, MemorySegment mad, long offset);
 
-    /** Adds a listener; every MAD goes to every listener. */
+    /**
+     * Adds a listener; every MAD goes to every listener.
+     *
+     * @param listener called with each MAD that arrives at this device
+     */
     void subscribe(Listener listener);
 
+    /**
+     * Removes a listener added with {@link #subscribe}; it may still get a MAD that is being delivered.
+     *
+     * @param listener the listener to remove
+     */
     void unsubscribe(Listener listener);
 }

@@ -215,17 +215,30 @@ public final class SoftFabric implements Fabric {
 
     // ---- for the CM (see CONTRACT.md) -------------------------------------------------------------------
 
-    /** The settings the fabric was opened with. */
+    /**
+     * The settings the fabric was opened with.
+     *
+     * @return the fabric's configuration
+     */
     public SoftRoceConfig config() {
         return config;
     }
 
-    /** The devices, typed. */
+    /**
+     * The devices, typed.
+     *
+     * @return the devices, in configuration order (an immutable copy)
+     */
     public List<SoftDevice> softDevices() {
         return List.copyOf(devices);
     }
 
-    /** The device that owns IPv4 address {@code ip} (as an int), or {@code null}. */
+    /**
+     * The device that owns IPv4 address {@code ip} (as an int), or {@code null}.
+     *
+     * @param ip an IPv4 address as a big-endian int
+     * @return the device, or {@code null} when none of this fabric's devices has the address
+     */
     public SoftDevice deviceByAddress(int ip) {
         for (SoftDevice d : devices) {
             if (d.owns(ip)) {
@@ -242,6 +255,7 @@ public final class SoftFabric implements Fabric {
      *
      * @return how many ids were told
      * @throws IllegalArgumentException when no device of this fabric has the address
+     * @param address an IPv4 address of one of this fabric's devices
      */
     public int bondingFailover(InetAddress address) {
         requireOpen();
@@ -251,7 +265,12 @@ public final class SoftFabric implements Fabric {
         return cm.bondingFailover(address);
     }
 
-    /** The device that owns {@code address}, or {@code null} (IPv6 addresses never match). */
+    /**
+     * The device that owns {@code address}, or {@code null} (IPv6 addresses never match).
+     *
+     * @param address any address
+     * @return the device, or {@code null}
+     */
     public SoftDevice deviceByAddress(InetAddress address) {
         return address instanceof java.net.Inet4Address ? deviceByAddress(Ipv4.toInt(address)) : null;
     }
@@ -259,12 +278,19 @@ public final class SoftFabric implements Fabric {
     /**
      * A single-thread scheduler for the CM's timers and event work; async-event listeners also run on it. Never
      * block it.
+     *
+     * @return the CM's scheduler
      */
     public ScheduledExecutorService scheduler() {
         return scheduler;
     }
 
-    /** Scales a real duration to this fabric's timer scale ({@code ibex.softroce.timerScale}). */
+    /**
+     * Scales a real duration to this fabric's timer scale ({@code ibex.softroce.timerScale}).
+     *
+     * @param nanos a duration in nanoseconds
+     * @return the scaled duration in nanoseconds, at least 1
+     */
     public long scaledNanos(long nanos) {
         return config.scaled(nanos);
     }
@@ -272,6 +298,8 @@ public final class SoftFabric implements Fabric {
     /**
      * The fault injector shared by every device link of this fabric (drop, delay, reorder, duplicate,
      * black-hole a path); configured from {@code ibex.softroce.fault.*} and changeable at any time.
+     *
+     * @return the fabric's fault injector
      */
     public FaultInjector faults() {
         return faults;
@@ -280,6 +308,8 @@ public final class SoftFabric implements Fabric {
     /**
      * The fault commands of this fabric ({@code cut A B}, {@code port DEVICE N down}, {@code drop P} …), for a
      * sample's stdin or a test; {@code ibex.softroce.fault.control} names a file whose appended lines are applied too.
+     *
+     * @return the fabric's fault command interpreter
      */
     public FaultCommands faultCommands() {
         return faultCommands;
@@ -290,12 +320,18 @@ public final class SoftFabric implements Fabric {
      * devices' own sockets and their multicast groups' — every fabric of the process on that port alike):
      * losses on soft-roce's "wire", before anything in Ibex sees them, so no {@code drops()} counts them. Linux only
      * ({@link SocketDrops#UNKNOWN} elsewhere); reads {@code /proc}, so call it for statistics.
+     *
+     * @return the datagrams dropped so far, or {@link SocketDrops#UNKNOWN}
      */
     public long socketDrops() {
         return SocketDrops.ofProcess(config.udpPort());
     }
 
-    /** The live-resource tracker (the CM registers its ids and channels here). */
+    /**
+     * The live-resource tracker (the CM registers its ids and channels here).
+     *
+     * @return the fabric's resource tracker
+     */
     public ResourceTracker tracker() {
         return tracker;
     }

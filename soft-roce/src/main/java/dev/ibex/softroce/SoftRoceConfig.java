@@ -43,6 +43,12 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     /** One device on the loopback address, so that a single process can talk to itself out of the box. */
     public static final String DEFAULT_DEVICES = "soft0=127.0.0.1";
 
+    /**
+     * Checks the settings and copies the device list.
+     *
+     * @throws IllegalArgumentException when the UDP port is outside 1 to 65535, no device is listed, the timer scale is
+     * outside (0, 1000], or the receive buffer or the multicast group limit is negative
+     */
     public SoftRoceConfig {
         if (udpPort <= 0 || udpPort > 65535) {
             throw new IllegalArgumentException(PORT + " must be a UDP port (1..65535), got " + udpPort);
@@ -62,7 +68,13 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         }
     }
 
-    /** Reads every setting from {@code config} (and system properties). */
+    /**
+     * Reads every setting from {@code config} (and system properties).
+     *
+     * @param config the provider configuration ({@code ibex.softroce.*} keys)
+     * @return the settings
+     * @throws IllegalArgumentException when a setting is malformed or out of range
+     */
     public static SoftRoceConfig from(ProviderConfig config) {
         int port = config.getInt(PORT, DEFAULT_PORT);
         List<DeviceConfig> devices = DeviceConfig.parseList(config.get(DEVICES, DEFAULT_DEVICES));
@@ -87,7 +99,12 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
                 pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults), groups);
     }
 
-    /** {@code nanos} scaled by {@link #timerScale()}, at least 1. */
+    /**
+     * {@code nanos} scaled by {@link #timerScale()}, at least 1.
+     *
+     * @param nanos a duration in nanoseconds
+     * @return the scaled duration in nanoseconds
+     */
     public long scaled(long nanos) {
         return Math.max(1, (long) (nanos * timerScale));
     }

@@ -21,32 +21,63 @@ public final class FaultInjector {
     private final LongAdder dropped = new LongAdder(), blackHoled = new LongAdder(), duplicated = new LongAdder(),
             reordered = new LongAdder(), delayed = new LongAdder();
 
-    /** Counts of faults applied so far. */
+    /**
+     * Counts of faults applied so far.
+     *
+     * @param dropped    datagrams dropped by a drop rule (predicate or probability)
+     * @param blackHoled datagrams dropped by a black hole
+     * @param duplicated datagrams sent or delivered twice
+     * @param reordered  datagrams held back to arrive after a later one
+     * @param delayed    datagrams delayed
+     */
     public record Counts(long dropped, long blackHoled, long duplicated, long reordered, long delayed) {
     }
 
-    /** An injector whose probabilistic rules draw from generators seeded with {@code seed}. */
+    /**
+     * An injector whose probabilistic rules draw from generators seeded with {@code seed}.
+     *
+     * @param seed the seed; the same seed and the same datagrams give the same faults
+     */
     public FaultInjector(long seed) {
         this.send = new FaultRules(this, seed);
         this.receive = new FaultRules(this, seed ^ 0x5DEE_CE66_DL);
     }
 
-    /** Rules for datagrams a port sends. */
+    /**
+     * Rules for datagrams a port sends.
+     *
+     * @return the send direction's rules
+     */
     public FaultRules onSend() {
         return send;
     }
 
-    /** Rules for datagrams a port receives. */
+    /**
+     * Rules for datagrams a port receives.
+     *
+     * @return the receive direction's rules
+     */
     public FaultRules onReceive() {
         return receive;
     }
 
-    /** The rules of {@code direction}. */
+    /**
+     * The rules of {@code direction}.
+     *
+     * @param direction send or receive
+     * @return that direction's rules
+     */
     public FaultRules rules(Direction direction) {
         return direction == Direction.SEND ? send : receive;
     }
 
-    /** Cuts the path between {@code localIp} and {@code remoteIp} in both directions. */
+    /**
+     * Cuts the path between {@code localIp} and {@code remoteIp} in both directions.
+     *
+     * @param localIp  a port's IPv4 address as a big-endian int
+     * @param remoteIp the peer's IPv4 address as a big-endian int
+     * @return this injector
+     */
     public synchronized FaultInjector blackHole(int localIp, int remoteIp) {
         long key = key(localIp, remoteIp);
         if (Arrays.binarySearch(blackHoles, key) < 0) {
@@ -59,7 +90,13 @@ public final class FaultInjector {
         return this;
     }
 
-    /** Restores the path between {@code localIp} and {@code remoteIp}. */
+    /**
+     * Restores the path between {@code localIp} and {@code remoteIp}.
+     *
+     * @param localIp  a port's IPv4 address as a big-endian int
+     * @param remoteIp the peer's IPv4 address as a big-endian int
+     * @return this injector
+     */
     public synchronized FaultInjector heal(int localIp, int remoteIp) {
         long key = key(localIp, remoteIp);
         blackHoles = Arrays.stream(blackHoles).filter(k -> k != key).toArray();
@@ -67,13 +104,23 @@ public final class FaultInjector {
         return this;
     }
 
-    /** Whether the path between {@code localIp} and {@code remoteIp} is cut. */
+    /**
+     * Whether the path between {@code localIp} and {@code remoteIp} is cut.
+     *
+     * @param localIp  a port's IPv4 address as a big-endian int
+     * @param remoteIp the peer's IPv4 address as a big-endian int
+     * @return {@code true} while the path is black-holed
+     */
     public boolean isBlackHoled(int localIp, int remoteIp) {
         long[] holes = blackHoles;
         return holes.length != 0 && Arrays.binarySearch(holes, key(localIp, remoteIp)) >= 0;
     }
 
-    /** Turns every rule off, heals every path and reseeds the generators (counts are kept). */
+    /**
+     * Turns every rule off, heals every path and reseeds the generators (counts are kept).
+     *
+     * @return this injector
+     */
     public synchronized FaultInjector reset() {
         blackHoles = new long[0];
         send.clear();
@@ -81,7 +128,11 @@ public final class FaultInjector {
         return this;
     }
 
-    /** Faults applied so far. */
+    /**
+     * Faults applied so far.
+     *
+     * @return a snapshot of the counts
+     */
     public Counts counts() {
         return new Counts(dropped.sum(), blackHoled.sum(), duplicated.sum(), reordered.sum(), delayed.sum());
     }

@@ -33,21 +33,38 @@ public final class FaultRules {
         this.random = RandomGeneratorFactory.<RandomGenerator>of("L64X128MixRandom").create(seed);
     }
 
-    /** Drops each datagram with {@code probability} (0 turns the rule off). */
+    /**
+     * Drops each datagram with {@code probability} (0 turns the rule off).
+     *
+     * @param probability 0 to 1
+     * @return these rules
+     * @throws IllegalArgumentException when {@code probability} is outside 0 to 1
+     */
     public FaultRules drop(double probability) {
         dropProbability = checkProbability(probability);
         owner.changed();
         return this;
     }
 
-    /** Drops every datagram the predicate selects ({@code null} turns the rule off). */
+    /**
+     * Drops every datagram the predicate selects ({@code null} turns the rule off).
+     *
+     * @param predicate selects the datagrams to drop, or {@code null}
+     * @return these rules
+     */
     public FaultRules dropIf(DatagramPredicate predicate) {
         dropIf = predicate;
         owner.changed();
         return this;
     }
 
-    /** Delivers (or sends) each datagram twice with {@code probability}. */
+    /**
+     * Delivers (or sends) each datagram twice with {@code probability}.
+     *
+     * @param probability 0 to 1 (0 turns the rule off)
+     * @return these rules
+     * @throws IllegalArgumentException when {@code probability} is outside 0 to 1
+     */
     public FaultRules duplicate(double probability) {
         duplicateProbability = checkProbability(probability);
         owner.changed();
@@ -57,6 +74,11 @@ public final class FaultRules {
     /**
      * Holds a datagram back with {@code probability} and releases it right after the next datagram in this
      * direction, or after {@code maxHold} if none comes — so it arrives out of order.
+     *
+     * @param probability 0 to 1 (0 turns the rule off)
+     * @param maxHold     the longest a datagram is held back, positive
+     * @return these rules
+     * @throws IllegalArgumentException when {@code probability} is outside 0 to 1 or {@code maxHold} is not positive
      */
     public FaultRules reorder(double probability, Duration maxHold) {
         if (maxHold.isNegative() || maxHold.isZero()) {
@@ -68,7 +90,13 @@ public final class FaultRules {
         return this;
     }
 
-    /** Delays every datagram by {@code delay} ({@link Duration#ZERO} turns the rule off). */
+    /**
+     * Delays every datagram by {@code delay} ({@link Duration#ZERO} turns the rule off).
+     *
+     * @param delay how long each datagram is held, not negative
+     * @return these rules
+     * @throws IllegalArgumentException when {@code delay} is negative
+     */
     public FaultRules delay(Duration delay) {
         if (delay.isNegative()) {
             throw new IllegalArgumentException("negative delay " + delay);
@@ -78,7 +106,11 @@ public final class FaultRules {
         return this;
     }
 
-    /** Turns every rule of this direction off and reseeds its generator. */
+    /**
+     * Turns every rule of this direction off and reseeds its generator.
+     *
+     * @return these rules
+     */
     public FaultRules clear() {
         dropIf = null;
         dropProbability = 0;

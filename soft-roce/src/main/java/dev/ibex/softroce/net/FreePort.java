@@ -16,7 +16,15 @@ public final class FreePort {
 
     private FreePort() {}
 
-    /** A port free on all {@code addresses} (at least one), e.g. {@code on("127.0.0.2", "127.0.0.3")}. */
+    /**
+     * A port free on all {@code addresses} (at least one), e.g. {@code on("127.0.0.2", "127.0.0.3")}.
+     *
+     * @param addresses local IP addresses, as literals
+     * @return a UDP port no socket was bound to on any of them at the time of the call
+     * @throws IllegalArgumentException when no address is given
+     * @throws IllegalStateException when 50 attempts found no port free on all of them
+     * @throws java.io.UncheckedIOException when the first address cannot be bound at all
+     */
     public static int on(String... addresses) {
         if (addresses.length == 0) {
             throw new IllegalArgumentException("name at least one address");

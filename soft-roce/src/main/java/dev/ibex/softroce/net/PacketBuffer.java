@@ -26,52 +26,94 @@ public final class PacketBuffer {
         this.pool = pool;
     }
 
-    /** An unpooled direct buffer of {@code capacity} bytes, e.g. one per sending thread. */
+    /**
+     * An unpooled direct buffer of {@code capacity} bytes, e.g. one per sending thread.
+     *
+     * @param capacity the buffer's size in bytes
+     * @return the buffer
+     */
     public static PacketBuffer allocateDirect(int capacity) {
         return new PacketBuffer(ByteBuffer.allocateDirect(capacity), null);
     }
 
-    /** The channel view; its position and limit are the port's business while a datagram is in flight. */
+    /**
+     * The channel view; its position and limit are the port's business while a datagram is in flight.
+     *
+     * @return the buffer's {@link ByteBuffer} view
+     */
     public ByteBuffer byteBuffer() {
         return buffer;
     }
 
-    /** The codec view of the whole buffer; the datagram is {@code [0, length())}. */
+    /**
+     * The codec view of the whole buffer; the datagram is {@code [0, length())}.
+     *
+     * @return the buffer's {@link MemorySegment} view
+     */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** Buffer size. */
+    /**
+     * Buffer size.
+     *
+     * @return the capacity in bytes
+     */
     public int capacity() {
         return buffer.capacity();
     }
 
-    /** Bytes of the received datagram (its UDP payload). */
+    /**
+     * Bytes of the received datagram (its UDP payload).
+     *
+     * @return the datagram's length in bytes
+     */
     public int length() {
         return length;
     }
 
-    /** Sender IPv4 address. */
+    /**
+     * Sender IPv4 address.
+     *
+     * @return the sender's IPv4 address as a big-endian int
+     */
     public int srcIp() {
         return srcIp;
     }
 
-    /** Sender UDP port. */
+    /**
+     * Sender UDP port.
+     *
+     * @return the sender's UDP port
+     */
     public int srcPort() {
         return srcPort;
     }
 
-    /** Destination IPv4 address: the port's address, or the multicast group the datagram was sent to. */
+    /**
+     * Destination IPv4 address: the port's address, or the multicast group the datagram was sent to.
+     *
+     * @return the destination IPv4 address as a big-endian int
+     */
     public int dstIp() {
         return dstIp;
     }
 
-    /** Destination UDP port. */
+    /**
+     * Destination UDP port.
+     *
+     * @return the destination UDP port
+     */
     public int dstPort() {
         return dstPort;
     }
 
-    /** Keeps the buffer past the handler callback; the caller must {@link #release()} it. */
+    /**
+     * Keeps the buffer past the handler callback; the caller must {@link #release()} it.
+     *
+     * @return this buffer
+     * @throws IllegalStateException when it is retained already
+     */
     public PacketBuffer retain() {
         if (retained) {
             throw new IllegalStateException("buffer already retained");

@@ -42,11 +42,16 @@ public final class RequestFlood implements AutoCloseable {
     private long sent;
 
     /**
+     * Opens the flood's socket, bound to {@code source} and {@code udpPort}.
+     *
      * @param source the address the requests come from (bound with the fabric's UDP port, as a soft-roce device
      *     sends: QP1 takes MADs only from that port)
      * @param destination the target device's address
      * @param udpPort the fabric's UDP port
      * @param cmPort the RDMA CM port the target listens on
+     * @param seed seeds the random comm IDs, GUIDs and QP numbers, so runs repeat
+     * @throws IOException when the socket cannot be bound (the address is not local, or the port is taken without
+     *     {@code SO_REUSEADDR})
      */
     public RequestFlood(InetAddress source, InetAddress destination, int udpPort, int cmPort, long seed)
             throws IOException {
@@ -64,7 +69,12 @@ public final class RequestFlood implements AutoCloseable {
         this.random = new SplittableRandom(seed);
     }
 
-    /** Sends one connection request; returns false when the socket's buffer was full (nothing sent). */
+    /**
+     * Sends one connection request; returns false when the socket's buffer was full (nothing sent).
+     *
+     * @return {@code true} when the request was sent
+     * @throws IOException when the socket fails
+     */
     public boolean send() throws IOException {
         drain();
         byte[] pd = new byte[CmReq.PRIVATE_DATA_SIZE];
@@ -84,7 +94,11 @@ public final class RequestFlood implements AutoCloseable {
         return true;
     }
 
-    /** Requests sent so far. */
+    /**
+     * Requests sent so far.
+     *
+     * @return the number of requests sent
+     */
     public long sent() {
         return sent;
     }

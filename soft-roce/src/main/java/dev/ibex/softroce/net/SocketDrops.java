@@ -27,6 +27,9 @@ public final class SocketDrops {
     /**
      * Datagrams the kernel dropped on arrival at this process's UDP sockets bound to {@code udpPort} (any address: a
      * device's own socket and its group sockets), since each was opened; {@link #UNKNOWN} when unavailable.
+     *
+     * @param udpPort the UDP port the sockets are bound to
+     * @return the drops counted by the kernel, or {@link #UNKNOWN}
      */
     public static long ofProcess(int udpPort) {
         if (!Files.isReadable(UDP) || !Files.isDirectory(FDS)) {

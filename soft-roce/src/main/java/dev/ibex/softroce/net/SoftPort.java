@@ -102,7 +102,13 @@ public final class SoftPort implements AutoCloseable {
         }
     }
 
-    /** Starts configuring a port on {@code address}, a local IPv4 address. */
+    /**
+     * Starts configuring a port on {@code address}, a local IPv4 address.
+     *
+     * @param address the local IPv4 address to bind
+     * @return a builder; {@link Builder#open()} binds the socket
+     * @throws IllegalArgumentException when {@code address} is not IPv4
+     */
     public static Builder builder(InetAddress address) {
         if (!(address instanceof Inet4Address v4)) {
             throw new IllegalArgumentException("a soft port needs a local IPv4 address, not " + address);
@@ -112,53 +118,93 @@ public final class SoftPort implements AutoCloseable {
 
     // ---- identity -------------------------------------------------------------------------------------
 
-    /** The local address. */
+    /**
+     * The local address.
+     *
+     * @return the bound IPv4 address
+     */
     public Inet4Address address() {
         return address;
     }
 
-    /** The local address as an int. */
+    /**
+     * The local address as an int.
+     *
+     * @return the address's four bytes as a big-endian int (the form {@link UdpAddress#ip()} uses)
+     */
     public int ip() {
         return ip;
     }
 
-    /** The bound UDP port (the actual one if 0 was asked for). */
+    /**
+     * The bound UDP port (the actual one if 0 was asked for).
+     *
+     * @return the bound UDP port
+     */
     public int udpPort() {
         return udpPort;
     }
 
-    /** This port's own address, e.g. for ICRC computation and pcap records. */
+    /**
+     * This port's own address, e.g. for ICRC computation and pcap records.
+     *
+     * @return the bound address and UDP port
+     */
     public UdpAddress localAddress() {
         return UdpAddress.of(ip, udpPort);
     }
 
-    /** The interface the address lives on ({@code lo} for 127/8). */
+    /**
+     * The interface the address lives on ({@code lo} for 127/8).
+     *
+     * @return the network interface of {@link #address()}
+     */
     public NetworkInterface networkInterface() {
         return networkInterface;
     }
 
-    /** The interface MTU. */
+    /**
+     * The interface MTU.
+     *
+     * @return the interface MTU in bytes (the IP packet size)
+     */
     public int netdevMtu() {
         return netdevMtu;
     }
 
-    /** The RoCE path MTU: the builder's override, else {@link Mtu#fromNetdevMtu} of the interface MTU. */
+    /**
+     * The RoCE path MTU: the builder's override, else {@link Mtu#fromNetdevMtu} of the interface MTU.
+     *
+     * @return the RoCE path MTU
+     */
     public Mtu pathMtu() {
         return pathMtu;
     }
 
-    /** The fault injector (shared if the builder was given one). */
+    /**
+     * The fault injector (shared if the builder was given one).
+     *
+     * @return the port's fault injector
+     */
     public FaultInjector faults() {
         return faults;
     }
 
-    /** Counters since open. */
+    /**
+     * Counters since open.
+     *
+     * @return the live counters (read as they change)
+     */
     public PortStats stats() {
         return new PortStats(sent.sum(), received.sum(), delivered.sum(), sendFailures.sum(), oversize.sum(),
                 handlerErrors.sum(), receiveBufferBytes);
     }
 
-    /** Whether {@link #close()} has not been called. */
+    /**
+     * Whether {@link #close()} has not been called.
+     *
+     * @return {@code true} until {@link #close()}
+     */
     public boolean isOpen() {
         return open;
     }
@@ -167,6 +213,8 @@ public final class SoftPort implements AutoCloseable {
      * Copies every datagram this port sends (as transmitted, after send faults) and receives (as read from
      * the socket, before receive faults) to {@code writer}; {@code null} stops. The writer is not closed by
      * the port. A writer that fails is logged and detached.
+     *
+     * @param writer the pcap writer to copy to, or {@code null} to stop
      */
     public void tap(PcapWriter writer) {
         this.tap = writer;
@@ -180,6 +228,9 @@ public final class SoftPort implements AutoCloseable {
      * throws for a peer that is gone; see {@link SendResult}.
      *
      * @throws IllegalStateException if the port is closed
+     * @param datagram the datagram's bytes, from position to limit
+     * @param to       the destination address and UDP port
+     * @return what became of the datagram
      */
     public SendResult send(ByteBuffer datagram, UdpAddress to) {
         return send(datagram, to.ip(), to.socketAddress());
@@ -188,6 +239,12 @@ public final class SoftPort implements AutoCloseable {
     /**
      * As {@link #send(ByteBuffer, UdpAddress)} for callers that keep the destination as an int address and a
      * cached socket address ({@code destination} must be {@code dstIp} at some port).
+     *
+     * @param datagram    the datagram's bytes, from position to limit
+     * @param dstIp       the destination IPv4 address as a big-endian int
+     * @param destination the same address with the destination UDP port
+     * @return what became of the datagram
+     * @throws IllegalStateException if the port is closed
      */
     public SendResult send(ByteBuffer datagram, int dstIp, InetSocketAddress destination) {
         requireOpen();
@@ -201,7 +258,15 @@ public final class SoftPort implements AutoCloseable {
         return transmit(datagram, view, length, dstIp, destination, t);
     }
 
-    /** Sends the first {@code length} bytes of {@code buffer} to {@code to}; see {@link #send(ByteBuffer, UdpAddress)}. */
+    /**
+     * Sends the first {@code length} bytes of {@code buffer} to {@code to}; see {@link #send(ByteBuffer, UdpAddress)}.
+     *
+     * @param buffer a packet buffer holding the datagram from its start
+     * @param length how many bytes of {@code buffer} to send
+     * @param to     the destination address and UDP port
+     * @return what became of the datagram
+     * @throws IllegalStateException if the port is closed
+     */
     public SendResult send(PacketBuffer buffer, int length, UdpAddress to) {
         requireOpen();
         ByteBuffer bb = buffer.byteBuffer();
@@ -323,6 +388,7 @@ public final class SoftPort implements AutoCloseable {
      *
      * @return false if already joined
      * @throws IOException when the OS refuses the socket or the join (e.g. no file descriptor left)
+     * @param group the group's IPv4 address as a big-endian int
      */
     public boolean joinMulticast(int group) throws IOException {
         requireOpen();
@@ -332,17 +398,31 @@ public final class SoftPort implements AutoCloseable {
         return groups.join(group, networkInterface, udpPort, requestedReceiveBuffer);
     }
 
-    /** Leaves {@code group}; returns false if not joined. Returns at once (no thread to wait for). */
+    /**
+     * Leaves {@code group}; returns false if not joined. Returns at once (no thread to wait for).
+     *
+     * @param group the group's IPv4 address as a big-endian int
+     * @return {@code true} when the port was joined to it
+     */
     public boolean leaveMulticast(int group) {
         return groups.leave(group);
     }
 
-    /** Whether this port has joined {@code group}. */
+    /**
+     * Whether this port has joined {@code group}.
+     *
+     * @param group the group's IPv4 address as a big-endian int
+     * @return {@code true} when joined
+     */
     public boolean isJoined(int group) {
         return groups.isJoined(group);
     }
 
-    /** How many groups this port has joined. */
+    /**
+     * How many groups this port has joined.
+     *
+     * @return the number of groups joined now
+     */
     public int joinedGroups() {
         return groups.size();
     }
@@ -699,7 +779,13 @@ public final class SoftPort implements AutoCloseable {
             this.address = address;
         }
 
-        /** UDP port; default 4791, 0 for an ephemeral one. */
+        /**
+         * UDP port; default 4791, 0 for an ephemeral one.
+         *
+         * @param port 0 to 65535
+         * @return this builder
+         * @throws IllegalArgumentException when {@code port} is outside 0 to 65535
+         */
         public Builder udpPort(int port) {
             if (port < 0 || port > 0xFFFF) {
                 throw new IllegalArgumentException("UDP port " + port + " is outside 0..65535");
@@ -708,13 +794,25 @@ public final class SoftPort implements AutoCloseable {
             return this;
         }
 
-        /** Requested SO_RCVBUF (default 4 MiB; the kernel caps it at net.core.rmem_max). */
+        /**
+         * Requested SO_RCVBUF (default 4 MiB; the kernel caps it at net.core.rmem_max).
+         *
+         * @param bytes the requested size in bytes, positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code bytes} is not positive
+         */
         public Builder receiveBufferBytes(int bytes) {
             this.receiveBufferBytes = positive(bytes, "receive buffer");
             return this;
         }
 
-        /** Requested SO_SNDBUF (default 4 MiB). */
+        /**
+         * Requested SO_SNDBUF (default 4 MiB).
+         *
+         * @param bytes the requested size in bytes, positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code bytes} is not positive
+         */
         public Builder sendBufferBytes(int bytes) {
             this.sendBufferBytes = positive(bytes, "send buffer");
             return this;
@@ -724,6 +822,11 @@ public final class SoftPort implements AutoCloseable {
          * Receive buffers: {@code count} (default 128) of {@code size} bytes (default 8192). A datagram that
          * fills a whole buffer is dropped as possibly truncated, so {@code size} must exceed the largest
          * datagram (MTU + 44 bytes of headers and ICRC).
+         *
+         * @param count how many receive buffers the pool holds, positive
+         * @param size  each buffer's size in bytes, positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code count} or {@code size} is not positive
          */
         public Builder receiveBuffers(int count, int size) {
             this.bufferCount = positive(count, "buffer count");
@@ -731,25 +834,45 @@ public final class SoftPort implements AutoCloseable {
             return this;
         }
 
-        /** Overrides the path MTU derived from the interface MTU. */
+        /**
+         * Overrides the path MTU derived from the interface MTU.
+         *
+         * @param mtu the path MTU to use
+         * @return this builder
+         */
         public Builder pathMtu(Mtu mtu) {
             this.pathMtu = Objects.requireNonNull(mtu, "mtu");
             return this;
         }
 
-        /** A (possibly shared) fault injector; by default each port gets its own, seeded with 0. */
+        /**
+         * A (possibly shared) fault injector; by default each port gets its own, seeded with 0.
+         *
+         * @param injector the fault injector to apply
+         * @return this builder
+         */
         public Builder faults(FaultInjector injector) {
             this.faults = Objects.requireNonNull(injector, "injector");
             return this;
         }
 
-        /** A pcap tap from the start; see {@link SoftPort#tap}. */
+        /**
+         * A pcap tap from the start; see {@link SoftPort#tap}.
+         *
+         * @param writer the pcap writer, or {@code null} for none
+         * @return this builder
+         */
         public Builder tap(PcapWriter writer) {
             this.tap = writer;
             return this;
         }
 
-        /** The receiver of every datagram (required). */
+        /**
+         * The receiver of every datagram (required).
+         *
+         * @param handler called with every datagram received, on the port's receive threads
+         * @return this builder
+         */
         public Builder handler(DatagramHandler handler) {
             this.handler = Objects.requireNonNull(handler, "handler");
             return this;
@@ -759,6 +882,8 @@ public final class SoftPort implements AutoCloseable {
          * Binds the socket and starts receiving.
          *
          * @throws IOException if the address is not local or the port is in use ({@link java.net.BindException})
+         * @return the open port
+         * @throws IllegalStateException when no handler was set
          */
         public SoftPort open() throws IOException {
             if (handler == null) {

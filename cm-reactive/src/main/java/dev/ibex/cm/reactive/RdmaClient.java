@@ -55,13 +55,22 @@ public final class RdmaClient {
         this.config = config;
     }
 
-    /** A client with default options on the {@link RdmaLoops#global() default loops}. */
+    /**
+     * A client with default options on the {@link RdmaLoops#global() default loops}.
+     *
+     * @return a client with default options; nothing connects until {@link #connect()}
+     */
     public static RdmaClient create() {
         return new RdmaClient(new Config(RdmaLoops::global, null, null, -1, new byte[0], ConnectionOptions.DEFAULT,
                 null, ConnectionHooks.NONE, null));
     }
 
-    /** The peer's host (an IP address, or a name resolved when connecting); use with {@link #port}. */
+    /**
+     * The peer's host (an IP address, or a name resolved when connecting); use with {@link #port}.
+     *
+     * @param host the server's IP address, or a name resolved when connecting
+     * @return a copy connecting to {@code host}
+     */
     public RdmaClient host(String host) {
         Objects.requireNonNull(host, "host");
         Config c = config;
@@ -69,7 +78,13 @@ public final class RdmaClient {
                 c.local));
     }
 
-    /** The peer's RDMA CM port (the listener's port). */
+    /**
+     * The peer's RDMA CM port (the listener's port).
+     *
+     * @param port 1 to 65535
+     * @return a copy connecting to {@code port}
+     * @throws IllegalArgumentException when {@code port} is outside 1 to 65535
+     */
     public RdmaClient port(int port) {
         if (port <= 0 || port > 0xFFFF) {
             throw new IllegalArgumentException("port must be in 1..65535, got " + port);
@@ -85,6 +100,9 @@ public final class RdmaClient {
      * it and the server sees it as the requester. Port 0 takes any free CM port. An address no RDMA device owns
      * fails {@link #connect()} with an ADDR_ERROR {@link RdmaConnectException} (EADDRNOTAVAIL or ENODEV).
      * Without it the route to the peer chooses the source.
+     *
+     * @param local the local address (an IP address of an RDMA device, or a name resolved on connect) and CM port
+     * @return a copy connecting from {@code local}
      */
     public RdmaClient bindAddress(InetSocketAddress local) {
         Objects.requireNonNull(local, "local");
@@ -93,13 +111,23 @@ public final class RdmaClient {
                 c.hooks, local));
     }
 
-    /** {@link #bindAddress} with port 0: connect from {@code host} (an IP address, or a name resolved on connect). */
+    /**
+     * {@link #bindAddress} with port 0: connect from {@code host} (an IP address, or a name resolved on connect).
+     *
+     * @param host the local IP address, or a name resolved on connect
+     * @return a copy connecting from {@code host}
+     */
     public RdmaClient localHost(String host) {
         Objects.requireNonNull(host, "host");
         return bindAddress(InetSocketAddress.createUnresolved(host, 0));
     }
 
-    /** The peer's address (instead of {@link #host}/{@link #port}). */
+    /**
+     * The peer's address (instead of {@link #host}/{@link #port}).
+     *
+     * @param remote the server's address and RDMA CM port (unresolved: looked up when connecting)
+     * @return a copy connecting to {@code remote}
+     */
     public RdmaClient remoteAddress(InetSocketAddress remote) {
         Objects.requireNonNull(remote, "remote");
         Config c = config;
@@ -111,6 +139,8 @@ public final class RdmaClient {
      * Private data sent with the connection request (the server's accept policy sees it).
      *
      * @throws IllegalArgumentException beyond {@value CmId#MAX_CONNECT_PRIVATE_DATA_TCP} bytes
+     * @param data the bytes to send, copied ({@code null} for none)
+     * @return a copy sending {@code data}
      */
     public RdmaClient privateData(byte[] data) {
         byte[] d = data == null ? new byte[0] : data.clone();
@@ -122,12 +152,23 @@ public final class RdmaClient {
         return new RdmaClient(new Config(c.loops, c.remote, c.host, c.port, d, c.options, c.handler, c.hooks, c.local));
     }
 
-    /** How long resolution and connection may take in total before the attempt fails with TIMEOUT. */
+    /**
+     * How long resolution and connection may take in total before the attempt fails with TIMEOUT.
+     *
+     * @param timeout the longest resolution and connection may take, positive
+     * @return a copy with that timeout
+     * @throws IllegalArgumentException when {@code timeout} is not positive
+     */
     public RdmaClient connectTimeout(Duration timeout) {
         return options(config.options.withConnectTimeout(timeout));
     }
 
-    /** Connection options (queue depths, receive window, inline size, retries …). */
+    /**
+     * Connection options (queue depths, receive window, inline size, retries …).
+     *
+     * @param options the options each connection is created with
+     * @return a copy with those options
+     */
     public RdmaClient options(ConnectionOptions options) {
         Objects.requireNonNull(options, "options");
         Config c = config;
@@ -135,7 +176,12 @@ public final class RdmaClient {
                 c.hooks, c.local));
     }
 
-    /** Runs connections on {@code group} (the caller opened it and closes it). */
+    /**
+     * Runs connections on {@code group} (the caller opened it and closes it).
+     *
+     * @param group the event loops connections run on
+     * @return a copy that runs on {@code group}
+     */
     public RdmaClient runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
         Config c = config;
@@ -146,6 +192,9 @@ public final class RdmaClient {
     /**
      * Attaches an I/O handler to each connection once established; when its publisher terminates the connection
      * is disposed. The handler sees the {@code Context} of the {@link #connect()} subscriber.
+     *
+     * @param handler called once per established connection; the connection lives until its publisher terminates
+     * @return a copy with that handler
      */
     public RdmaClient handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         Objects.requireNonNull(handler, "handler");
@@ -154,22 +203,42 @@ public final class RdmaClient {
                 c.hooks, c.local));
     }
 
-    /** Called on the loop when a connection is established, before {@link #connect()} emits it. */
+    /**
+     * Called on the loop when a connection is established, before {@link #connect()} emits it.
+     *
+     * @param callback runs on the connection's loop; an exception it throws is logged
+     * @return a copy with the callback added to those set before
+     */
     public RdmaClient doOnConnected(Consumer<? super RdmaConnection> callback) {
         return hooks(config.hooks.doOnConnected(Objects.requireNonNull(callback, "callback")));
     }
 
-    /** Called on the loop when a connection is closed (everything released). */
+    /**
+     * Called on the loop when a connection is closed (everything released).
+     *
+     * @param callback runs on the connection's loop; an exception it throws is logged
+     * @return a copy with the callback added to those set before
+     */
     public RdmaClient doOnDisconnected(Consumer<? super RdmaConnection> callback) {
         return hooks(config.hooks.doOnDisconnected(Objects.requireNonNull(callback, "callback")));
     }
 
-    /** Observes every event of every connection (after the observers added before). */
+    /**
+     * Observes every event of every connection (after the observers added before).
+     *
+     * @param observer called on each connection's loop with every {@link ConnectionEvent}
+     * @return a copy with the observer added
+     */
     public RdmaClient observe(ConnectionObserver observer) {
         return hooks(config.hooks.observe(Objects.requireNonNull(observer, "observer")));
     }
 
-    /** Reports connect times, bytes and errors to {@code recorder}. */
+    /**
+     * Reports connect times, bytes and errors to {@code recorder}.
+     *
+     * @param recorder the recorder, or {@code null} for none
+     * @return a copy reporting to {@code recorder}
+     */
     public RdmaClient metrics(RdmaMetricsRecorder recorder) {
         return hooks(config.hooks.metrics(recorder));
     }
@@ -180,6 +249,8 @@ public final class RdmaClient {
      * {@code ibex.rdma.client.*} in Micrometer's global registry, and the provider's counters).
      *
      * @throws UnsupportedOperationException when enabling and no provider is on the path
+     * @param enable {@code true} to record with the provider's recorder, {@code false} for no metrics
+     * @return a copy with metrics on or off
      */
     public RdmaClient metrics(boolean enable) {
         return hooks(config.hooks.metrics(enable ? RdmaMetricsRecorderProvider.load("client") : null));
@@ -189,6 +260,9 @@ public final class RdmaClient {
      * Logs every connect attempt and its outcome, every connection event and every message (length and the first
      * 64 bytes as a hex dump) at DEBUG under the logger {@code dev.ibex.wiretap.client}, like reactor-netty's
      * {@code wiretap(true)}; {@code false} turns it off.
+     *
+     * @param enable {@code true} to log, {@code false} not to
+     * @return a copy with the wiretap on or off
      */
     public RdmaClient wiretap(boolean enable) {
         return hooks(config.hooks.wiretap(enable ? WireLog.of("client") : null));
@@ -197,6 +271,10 @@ public final class RdmaClient {
     /**
      * The wiretap under the logger {@code category}, dumping the first {@code hexDumpBytes} bytes of each message
      * (0: lengths only).
+     *
+     * @param category     the SLF4J logger name to log under
+     * @param hexDumpBytes how many leading bytes of each message to dump
+     * @return a copy with that wiretap
      */
     public RdmaClient wiretap(String category, int hexDumpBytes) {
         Objects.requireNonNull(category, "category");
@@ -217,6 +295,11 @@ public final class RdmaClient {
      * RejectReason#OVERLOADED}: its admission bound, per listener or per source address) is asked again after a short
      * randomised back-off, as long as the connect timeout leaves time: a connect storm from one client queues instead
      * of failing. Every other refusal, and the last overloaded one, fails the connect as before.
+     *
+     * @return a Mono that emits the connection, or fails with an {@link RdmaConnectException} whose reason says what
+     *     went
+     * wrong (ADDR_ERROR, ROUTE_ERROR, REJECTED, UNREACHABLE, TIMEOUT …), or with an {@link IllegalStateException} when
+     * no peer address was set
      */
     public Mono<RdmaConnection> connect() {
         Config cfg = config;
@@ -291,12 +374,25 @@ public final class RdmaClient {
         });
     }
 
-    /** {@link #connect()} and wait (off the event loops) up to the connect timeout plus a second. */
+    /**
+     * {@link #connect()} and wait (off the event loops) up to the connect timeout plus a second.
+     *
+     * @return the established connection
+     * @throws IllegalStateException on an event loop thread, or when connecting takes longer than the wait
+     * @throws RdmaConnectException when the connect fails
+     */
     public RdmaConnection connectNow() {
         return connectNow(config.options.connectTimeout().plusSeconds(1));
     }
 
-    /** {@link #connect()} and wait up to {@code timeout}; never call it on an event loop. */
+    /**
+     * {@link #connect()} and wait up to {@code timeout}; never call it on an event loop.
+     *
+     * @param timeout the longest to wait
+     * @return the established connection
+     * @throws IllegalStateException on an event loop thread, or when connecting takes longer than {@code timeout}
+     * @throws RdmaConnectException when the connect fails
+     */
     public RdmaConnection connectNow(Duration timeout) {
         Blocking.check("connectNow");
         return connect().block(timeout);

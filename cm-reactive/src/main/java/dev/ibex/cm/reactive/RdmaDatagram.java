@@ -42,19 +42,34 @@ public final class RdmaDatagram {
         this.config = config;
     }
 
-    /** Default options on the {@link RdmaLoops#global() default loops}; set {@link #host} before binding. */
+    /**
+     * Default options on the {@link RdmaLoops#global() default loops}; set {@link #host} before binding.
+     *
+     * @return a builder with default options; nothing is bound until {@link #bind()}
+     */
     public static RdmaDatagram create() {
         return new RdmaDatagram(new Config(RdmaLoops::global, null, 0, DatagramOptions.DEFAULT, -1, null));
     }
 
-    /** The local address to bind to (an address of an RDMA device). */
+    /**
+     * The local address to bind to (an address of an RDMA device).
+     *
+     * @param host an IP address of a local RDMA device
+     * @return a copy binding to {@code host}
+     */
     public RdmaDatagram host(String host) {
         Objects.requireNonNull(host, "host");
         Config c = config;
         return new RdmaDatagram(new Config(c.loops, host, c.port, c.options, c.queue, c.policy));
     }
 
-    /** The local port (its RDMA CM port space, {@code RDMA_PS_UDP}); 0, the default, picks one. */
+    /**
+     * The local port (its RDMA CM port space, {@code RDMA_PS_UDP}); 0, the default, picks one.
+     *
+     * @param port 0 to 65535
+     * @return a copy binding to {@code port}
+     * @throws IllegalArgumentException when {@code port} is outside 0 to 65535
+     */
     public RdmaDatagram port(int port) {
         if (port < 0 || port > 0xFFFF) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
@@ -63,14 +78,25 @@ public final class RdmaDatagram {
         return new RdmaDatagram(new Config(c.loops, c.host, port, c.options, c.queue, c.policy));
     }
 
-    /** Endpoint options (receive window, send queue depth, SIDR deadline …). */
+    /**
+     * Endpoint options (receive window, send queue depth, SIDR deadline …).
+     *
+     * @param options the endpoint options (default {@link DatagramOptions#DEFAULT})
+     * @return a copy with those options
+     */
     public RdmaDatagram options(DatagramOptions options) {
         Objects.requireNonNull(options, "options");
         Config c = config;
         return new RdmaDatagram(new Config(c.loops, c.host, c.port, options, c.queue, c.policy));
     }
 
-    /** Receives kept posted. */
+    /**
+     * Receives kept posted.
+     *
+     * @param receives how many receives to keep posted, positive
+     * @return a copy with that receive window
+     * @throws IllegalArgumentException when {@code receives} is not positive
+     */
     public RdmaDatagram receiveWindow(int receives) {
         return options(config.options.withReceiveWindow(receives));
     }
@@ -78,13 +104,23 @@ public final class RdmaDatagram {
     /**
      * How many datagrams may wait for the subscriber's demand before arrivals are dropped and counted (default: a
      * quarter of the receive window). Must stay below the receive window, so receives stay posted.
+     *
+     * @param datagrams how many datagrams may wait, 0 or more (0: drop what finds no demand at once)
+     * @return a copy with that queue bound
+     * @throws IllegalArgumentException when {@code datagrams} is negative
      */
     public RdmaDatagram receiveQueue(int datagrams) {
         Config c = config;
         return new RdmaDatagram(new Config(c.loops, c.host, c.port, c.options, checkQueue(datagrams), c.policy));
     }
 
-    /** How long a SIDR resolution may take. */
+    /**
+     * How long a SIDR resolution may take.
+     *
+     * @param timeout the longest a resolution may take, positive
+     * @return a copy with that timeout
+     * @throws IllegalArgumentException when {@code timeout} is not positive
+     */
     public RdmaDatagram resolveTimeout(Duration timeout) {
         return options(config.options.withDeadline(timeout));
     }
@@ -93,6 +129,9 @@ public final class RdmaDatagram {
      * Answers SIDR lookups ({@link DatagramEndpoint#resolve} from peers) with {@code policy}: accept (with up to 136
      * bytes the resolver sees) or reject. An empty publisher or an error rejects; unanswered requests are rejected
      * after {@link DatagramOptions#requestTimeout()}. Without a policy the endpoint does not listen.
+     *
+     * @param policy called once per lookup; its publisher's first {@link AcceptDecision} answers it
+     * @return a copy that listens for lookups and answers them with {@code policy}
      */
     public RdmaDatagram accept(Function<? super DatagramRequest, ? extends Publisher<AcceptDecision>> policy) {
         Objects.requireNonNull(policy, "policy");
@@ -100,7 +139,12 @@ public final class RdmaDatagram {
         return new RdmaDatagram(new Config(c.loops, c.host, c.port, c.options.withListen(true), c.queue, policy));
     }
 
-    /** Runs on {@code group} (the caller opened it and closes it). */
+    /**
+     * Runs on {@code group} (the caller opened it and closes it).
+     *
+     * @param group the event loops the endpoint runs on
+     * @return a copy that runs on {@code group}
+     */
     public RdmaDatagram runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
         Config c = config;
@@ -111,6 +155,9 @@ public final class RdmaDatagram {
      * Binds when subscribed: emits the endpoint (on its loop) once its UD QP is ready and receives are posted, or
      * fails (no RDMA device at the address: {@code RdmaException}; the wildcard: {@code IllegalArgumentException}).
      * Cancelling before that closes what was made.
+     *
+     * @return a Mono that emits the bound endpoint, or fails as described above (also with an
+     * {@link IllegalArgumentException} when the receive queue is not below the receive window)
      */
     public Mono<DatagramEndpoint> bind() {
         Config c = config;
@@ -121,7 +168,12 @@ public final class RdmaDatagram {
         }).doOnDiscard(DatagramEndpoint.class, DatagramEndpoint::dispose);
     }
 
-    /** {@link #bind()} and wait up to 10 s; never on an event loop. */
+    /**
+     * {@link #bind()} and wait up to 10 s; never on an event loop.
+     *
+     * @return the bound endpoint
+     * @throws IllegalStateException on an event loop thread, or when binding takes longer than 10 s
+     */
     public DatagramEndpoint bindNow() {
         Blocking.check("bindNow");
         return bind().block(Duration.ofSeconds(10));

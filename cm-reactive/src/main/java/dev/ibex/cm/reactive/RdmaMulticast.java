@@ -41,38 +41,68 @@ public final class RdmaMulticast {
      * Default options on the {@link RdmaLoops#global() default loops}; set {@link #host} before joining. The default
      * loops open the provider at the first join, so that join's time includes opening it: call
      * {@code RdmaLoops.global()} first, or {@link #runOn(EventLoopGroup)}, to time the join alone.
+     *
+     * @return a builder with default options; nothing is joined until {@link #join}
      */
     public static RdmaMulticast create() {
         return new RdmaMulticast(new Config(() -> RdmaLoops.global().next(), null, DatagramOptions.DEFAULT, -1, false));
     }
 
-    /** The local address (an address of the RDMA device that joins). */
+    /**
+     * The local address (an address of the RDMA device that joins).
+     *
+     * @param host an IP address of a local RDMA device
+     * @return a copy joining from {@code host}
+     */
     public RdmaMulticast host(String host) {
         Objects.requireNonNull(host, "host");
         Config c = config;
         return new RdmaMulticast(new Config(c.loop, host, c.options, c.queue, c.sendOnly));
     }
 
-    /** Endpoint options (receive window, send queue depth, join deadline …). */
+    /**
+     * Endpoint options (receive window, send queue depth, join deadline …).
+     *
+     * @param options the options of each membership's endpoint (default {@link DatagramOptions#DEFAULT})
+     * @return a copy with those options
+     */
     public RdmaMulticast options(DatagramOptions options) {
         Objects.requireNonNull(options, "options");
         Config c = config;
         return new RdmaMulticast(new Config(c.loop, c.host, options, c.queue, c.sendOnly));
     }
 
-    /** Receives kept posted. */
+    /**
+     * Receives kept posted.
+     *
+     * @param receives how many receives each membership keeps posted, positive
+     * @return a copy with that receive window
+     * @throws IllegalArgumentException when {@code receives} is not positive
+     */
     public RdmaMulticast receiveWindow(int receives) {
         return options(config.options.withReceiveWindow(receives));
     }
 
-    /** How many datagrams may wait for demand before arrivals are dropped and counted (below the window). */
+    /**
+     * How many datagrams may wait for demand before arrivals are dropped and counted (below the window).
+     *
+     * @param datagrams how many datagrams may wait, 0 or more
+     * @return a copy with that queue bound
+     * @throws IllegalArgumentException when {@code datagrams} is negative
+     */
     public RdmaMulticast receiveQueue(int datagrams) {
         Config c = config;
         return new RdmaMulticast(new Config(c.loop, c.host, c.options, RdmaDatagram.checkQueue(datagrams),
                 c.sendOnly));
     }
 
-    /** How long a join may take before it fails with TIMEOUT. */
+    /**
+     * How long a join may take before it fails with TIMEOUT.
+     *
+     * @param timeout the longest a join may take, positive
+     * @return a copy with that timeout
+     * @throws IllegalArgumentException when {@code timeout} is not positive
+     */
     public RdmaMulticast joinTimeout(Duration timeout) {
         return options(config.options.withDeadline(timeout));
     }
@@ -80,13 +110,21 @@ public final class RdmaMulticast {
     /**
      * Join send-only (send to the group without receiving its traffic): no IGMP join, no attachment (so it does not
      * count against the device's group limit) and a single receive posted instead of a window.
+     *
+     * @param sendOnly {@code true} for send-only memberships, {@code false} (the default) for full ones
+     * @return a copy joining that way
      */
     public RdmaMulticast sendOnly(boolean sendOnly) {
         Config c = config;
         return new RdmaMulticast(new Config(c.loop, c.host, c.options, c.queue, sendOnly));
     }
 
-    /** Runs on {@code group} (the caller opened it and closes it). */
+    /**
+     * Runs on {@code group} (the caller opened it and closes it).
+     *
+     * @param group the event loops memberships run on, one after the other
+     * @return a copy that runs on {@code group}
+     */
     public RdmaMulticast runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
         Config c = config;
@@ -96,6 +134,9 @@ public final class RdmaMulticast {
     /**
      * Runs every join on {@code loop} (one of a group the caller opened and closes): memberships that must share
      * loop-confined state — one subscriber's successive joins, a publisher and its timers — stay on one thread.
+     *
+     * @param loop the event loop every membership runs on
+     * @return a copy that runs on {@code loop}
      */
     public RdmaMulticast runOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
@@ -108,6 +149,9 @@ public final class RdmaMulticast {
      * ({@code IllegalArgumentException} for a non-multicast address, {@code RdmaConnectException} MULTICAST_ERROR
      * or TIMEOUT when the fabric refuses or does not answer, {@code RdmaException} when the host has no device).
      * Cancelling before that leaves and releases everything.
+     *
+     * @param group the group: an IP multicast address
+     * @return a Mono that emits the joined membership, or fails as described above
      */
     public Mono<RdmaMembership> join(InetSocketAddress group) {
         Objects.requireNonNull(group, "group");
@@ -132,7 +176,15 @@ public final class RdmaMulticast {
                 .doOnDiscard(RdmaMembership.class, RdmaMembership::dispose);
     }
 
-    /** {@link #join} and wait up to the join deadline plus a second; never on an event loop. */
+    /**
+     * {@link #join} and wait up to the join deadline plus a second; never on an event loop.
+     *
+     * @param group the group: an IP multicast address
+     * @return the joined membership
+     * @throws IllegalStateException on an event loop thread, or when joining takes longer than the wait
+     * @throws IllegalArgumentException when {@code group} is not a multicast address
+     * @throws dev.ibex.cm.RdmaConnectException when the fabric refuses the join or does not answer in time
+     */
     public RdmaMembership joinNow(InetSocketAddress group) {
         Blocking.check("joinNow");
         return join(group).block(config.options.deadline().plusSeconds(1));

@@ -18,19 +18,41 @@ public interface RdmaMetricsRecorder {
      *
      * @param status {@code "SUCCESS"}, or the {@link dev.ibex.cm.RdmaConnectException.Reason} name, or
      *     {@code "CANCELLED"}
+     * @param remote the peer the client connected (or tried to connect) to
+     * @param time   from the attempt's start (address resolution) to its outcome
      */
     default void recordConnectTime(InetSocketAddress remote, Duration time, String status) {}
 
-    /** A server answered a connection request; {@code status} is {@code "ACCEPTED"} or {@code "REJECTED"}. */
+    /**
+     * A server answered a connection request; {@code status} is {@code "ACCEPTED"} or {@code "REJECTED"}.
+     *
+     * @param remote       the client that asked
+     * @param decisionTime from the request's arrival to the accept policy's answer (about 0 without a policy)
+     * @param status       {@code "ACCEPTED"} or {@code "REJECTED"}
+     */
     default void recordAcceptDecision(InetSocketAddress remote, Duration decisionTime, String status) {}
 
-    /** A message was delivered to the application. */
+    /**
+     * A message was delivered to the application.
+     *
+     * @param remote the connection's peer
+     * @param bytes  the message's payload length
+     */
     default void recordDataReceived(InetSocketAddress remote, long bytes) {}
 
-    /** A message (SEND) or RDMA WRITE was posted. */
+    /**
+     * A message (SEND) or RDMA WRITE was posted.
+     *
+     * @param remote the connection's peer
+     * @param bytes  the payload length posted
+     */
     default void recordDataSent(InetSocketAddress remote, long bytes) {}
 
-    /** An operation failed or the connection broke. */
+    /**
+     * An operation failed or the connection broke.
+     *
+     * @param remote the connection's peer
+     */
     default void incrementErrorsCount(InetSocketAddress remote) {}
 
     /**
@@ -39,6 +61,8 @@ public interface RdmaMetricsRecorder {
      * lazily. Called on every bind and connect attempt, on the subscriber's thread (which may be a loop: do not
      * block): register once per group, and let go of them when
      * {@link dev.ibex.cm.loop.EventLoopGroup#terminationFuture()} completes.
+     *
+     * @param group the event loop group the server or client runs on
      */
     default void registerCounters(dev.ibex.cm.loop.EventLoopGroup group) {}
 }

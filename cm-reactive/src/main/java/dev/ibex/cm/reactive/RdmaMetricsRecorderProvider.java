@@ -21,6 +21,8 @@ public interface RdmaMetricsRecorderProvider {
      * The recorder of the first provider on the path.
      *
      * @throws UnsupportedOperationException when there is none (add {@code dev.ibex:ibex-micrometer})
+     * @param component {@code "server"} or {@code "client"} (passed to {@link #recorder})
+     * @return the first provider's recorder for {@code component}
      */
     static RdmaMetricsRecorder load(String component) {
         for (RdmaMetricsRecorderProvider p : ServiceLoader.load(RdmaMetricsRecorderProvider.class,

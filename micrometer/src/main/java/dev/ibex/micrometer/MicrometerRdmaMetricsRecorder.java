@@ -1,11 +1,14 @@
 package dev.ibex.micrometer;
 
 import dev.ibex.cm.loop.EventLoopGroup;
+import dev.ibex.cm.reactive.RdmaDatagramMetrics;
 import dev.ibex.cm.reactive.RdmaMetricsRecorder;
+import dev.ibex.cm.reactive.RdmaObservation;
 import dev.ibex.cm.spi.RdmaCounter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -17,8 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.util.context.ContextView;
 
 /**
  * An {@link RdmaMetricsRecorder} that records into a Micrometer {@link MeterRegistry}, shaped like reactor-netty's
@@ -32,8 +39,20 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code accept.time} (server; timer from request to decision; tag {@code status}: ACCEPTED or REJECTED);
  *   <li>{@code data.received}, {@code data.sent} (distribution summaries, base unit bytes: one record per message
  *       delivered to the application, per SEND or RDMA WRITE posted);
- *   <li>{@code errors} (counter: failed operations and broken connections).
+ *   <li>{@code errors} (counter: failed operations and broken connections);
+ *   <li>{@code connections.active} (gauge: connections established and not yet closed).
  * </ul>
+ *
+ * <p>Datagram endpoints ({@code RdmaDatagram}) and multicast memberships ({@code RdmaMulticast}) with this recorder
+ * record into {@code ibex.rdma.datagram.*} and {@code ibex.rdma.multicast.*}, tagged {@code provider},
+ * {@code device}, {@code loop} (and {@code group} for memberships when the per-peer tag was asked for):
+ * {@code data.received}, {@code data.sent}, {@code errors}, {@code drops} (function counter of the endpoints'
+ * {@code drops()}), {@code endpoints.active} / {@code memberships.active} (gauges), and for memberships
+ * {@code join.time} (timer, tag {@code status}) and {@code leaves}.
+ *
+ * <p>With an {@link ObservationRegistry} ({@link #observationRegistry}, or {@link RdmaObservations#registry} for the
+ * recorders {@code metrics(true)} makes) connects and accepted connections are also Micrometer {@code Observation}s,
+ * children of the observation in the subscriber's Reactor {@code Context}: see {@link RdmaObservations}.
  *
  * <p>Tags are bounded: none but {@code status} by default; {@code remote.address} (host:port of the peer) only when
  * asked for. The counters of the loops a server or client runs on ({@link EventLoopGroup#counters()}: the provider's
@@ -57,9 +76,15 @@ public final class MicrometerRdmaMetricsRecorder implements RdmaMetricsRecorder 
     public static final String STATUS = "status";
 
     private final MeterRegistry registry;
+    private final String component;
     private final String name;
     private final boolean remoteTag;
+    /** {@code null}: {@link RdmaObservations#registry()}, read per connect. */
+    private final ObservationRegistry observations;
     private final Meters all;
+    /** Connections open now ({@code null} for the datagram and multicast components). */
+    private final AtomicLong active;
+    private final Map<Tags, DatagramMeters> datagramMeters = new ConcurrentHashMap<>();
     private final Map<InetSocketAddress, Meters> byPeer = new ConcurrentHashMap<>();
     private final Map<String, Timer> connectTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> acceptTimers = new ConcurrentHashMap<>();
@@ -71,11 +96,23 @@ public final class MicrometerRdmaMetricsRecorder implements RdmaMetricsRecorder 
     /** A group's counters, kept strongly (Micrometer holds function counters' objects weakly) and its meters. */
     private record Registered(List<RdmaCounter> counters, List<Meter> meters) {}
 
-    private MicrometerRdmaMetricsRecorder(MeterRegistry registry, String component, boolean remoteTag) {
+    private MicrometerRdmaMetricsRecorder(MeterRegistry registry, String component, boolean remoteTag,
+            ObservationRegistry observations) {
         this.registry = registry;
+        this.component = component;
         this.name = PREFIX + component;
         this.remoteTag = remoteTag;
-        this.all = remoteTag ? null : meters(Tags.empty());
+        this.observations = observations;
+        boolean datagrams = component.equals("datagram") || component.equals("multicast");
+        this.all = remoteTag || datagrams ? null : meters(Tags.empty());
+        if (datagrams) {
+            this.active = null;
+        } else {
+            String gauge = name + ".connections.active";
+            this.active = SharedState.of(registry, gauge, Tags.empty(), AtomicLong::new);
+            Gauge.builder(gauge, active, AtomicLong::get).strongReference(true)
+                    .description("Connections established and not yet closed").register(registry);
+        }
     }
 
     /**
@@ -83,8 +120,8 @@ public final class MicrometerRdmaMetricsRecorder implements RdmaMetricsRecorder 
      *
      * @param registry the registry to register the meters in
      * @param component {@code "server"} or {@code "client"} (the meters' name is {@code ibex.rdma.<component>.*})
-     * @param remoteAddressTag whether to tag data, error, connect and accept meters with the peer's address: one time
-     *     series per peer, so only with few peers
+     * @param remoteAddressTag whether to tag data, error, connect and accept meters with the peer's address, and
+     *     multicast meters with the group: one time series per peer or group, so only with few of them
      * @return the recorder
      * @throws IllegalArgumentException when {@code component} is empty or not lower case
      */
@@ -96,7 +133,24 @@ public final class MicrometerRdmaMetricsRecorder implements RdmaMetricsRecorder 
             throw new IllegalArgumentException("the component is a lower-case name like \"server\", got '"
                     + component + "'");
         }
-        return new MicrometerRdmaMetricsRecorder(registry, component, remoteAddressTag);
+        return new MicrometerRdmaMetricsRecorder(registry, component, remoteAddressTag, null);
+    }
+
+    /**
+     * This recorder (same registry, component and tags) observing connects and accepted connections into
+     * {@code observationRegistry} instead of {@link RdmaObservations#registry()}.
+     *
+     * @param observationRegistry where the {@code ibex.rdma.client.connect} and {@code ibex.rdma.server.connection}
+     *     observations go
+     * @return a new recorder (it shares this one's meters)
+     */
+    public MicrometerRdmaMetricsRecorder observationRegistry(ObservationRegistry observationRegistry) {
+        Objects.requireNonNull(observationRegistry, "observationRegistry");
+        return new MicrometerRdmaMetricsRecorder(registry, component, remoteTag, observationRegistry);
+    }
+
+    private ObservationRegistry observations() {
+        return observations != null ? observations : RdmaObservations.registry();
     }
 
     private Meters meters(Tags tags) {
@@ -166,6 +220,51 @@ public final class MicrometerRdmaMetricsRecorder implements RdmaMetricsRecorder 
     @Override
     public void incrementErrorsCount(InetSocketAddress remote) {
         metersOf(remote).errors().increment();
+    }
+
+    @Override
+    public void recordConnectionOpened(InetSocketAddress remote) {
+        if (active != null) {
+            active.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void recordConnectionClosed(InetSocketAddress remote) {
+        if (active != null) {
+            active.decrementAndGet();
+        }
+    }
+
+    /**
+     * The meters of a datagram endpoint ({@code ibex.rdma.datagram.*}) or membership ({@code ibex.rdma.multicast.*})
+     * tagged {@code provider}, {@code device}, {@code loop} (and {@code group} with the per-peer tag), looked up once
+     * here so that recording a datagram looks nothing up.
+     */
+    @Override
+    public RdmaDatagramMetrics datagramMetrics(RdmaDatagramMetrics.Endpoint endpoint, LongSupplier drops) {
+        boolean multicast = endpoint.group() != null;
+        Tags tags = Tags.of("provider", endpoint.provider(), "device", endpoint.device(), "loop", endpoint.loop());
+        if (multicast && remoteTag) {
+            tags = tags.and("group", endpoint.group().getAddress().getHostAddress());
+        }
+        Tags key = multicast ? tags.and("kind", "multicast") : tags;
+        Tags meterTags = tags;
+        DatagramMeters m = datagramMeters.computeIfAbsent(key, k -> new DatagramMeters(registry,
+                PREFIX + (multicast ? "multicast" : "datagram"), meterTags, multicast));
+        return m.open(drops);
+    }
+
+    @Override
+    public RdmaObservation observeConnect(InetSocketAddress remote, String provider, ContextView context) {
+        return MicrometerRdmaObservation.start(observations(), RdmaObservations.CLIENT_CONNECT, "rdma connect", remote,
+                provider, context);
+    }
+
+    @Override
+    public RdmaObservation observeConnection(InetSocketAddress remote, String provider, ContextView context) {
+        return MicrometerRdmaObservation.start(observations(), RdmaObservations.SERVER_CONNECTION, "rdma accept",
+                remote, provider, context);
     }
 
     /**

@@ -109,6 +109,31 @@ class MicrometerMetricsTest {
     }
 
     @Test
+    void theActiveConnectionsGaugesCountOpenConnectionsAndReturnToZeroAfterClose() {
+        DisposableServer s = server(RdmaServer.create().metrics(
+                MicrometerRdmaMetricsRecorder.create(registry, "server", false)));
+        RdmaClient client = client(s).metrics(MicrometerRdmaMetricsRecorder.create(registry, "client", false));
+        RdmaConnection a = client.connectNow();
+        RdmaConnection b = client.connectNow();
+        assertThatThrownBy(() -> client.privateData("no".getBytes(StandardCharsets.UTF_8)).connectNow())
+                .isInstanceOf(RdmaConnectException.class); // refused: never open
+        assertThat(registry.get("ibex.rdma.client.connections.active").gauge().value()).isEqualTo(2);
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(registry.get("ibex.rdma.server.connections.active").gauge().value()).isEqualTo(2));
+
+        a.dispose();
+        a.onDispose().block(WAIT);
+        assertThat(registry.get("ibex.rdma.client.connections.active").gauge().value()).isEqualTo(1);
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(registry.get("ibex.rdma.server.connections.active").gauge().value()).isEqualTo(1));
+        s.disposeNow(WAIT); // closes the server's side of b; the client's ends when it hears the disconnect
+        assertThat(registry.get("ibex.rdma.server.connections.active").gauge().value()).isZero();
+        b.onDispose().block(WAIT);
+        assertThat(registry.get("ibex.rdma.client.connections.active").gauge().value()).isZero();
+        assertThat(registry.find("ibex.rdma.server.connections.active").gauge().getId().getTags()).isEmpty();
+    }
+
+    @Test
     void theRemoteAddressIsATagOnlyWhenAskedFor() {
         DisposableServer s = server(RdmaServer.create());
         RdmaConnection c = client(s).metrics(MicrometerRdmaMetricsRecorder.create(registry, "client", true))

@@ -177,17 +177,21 @@ final class BoundServer implements DisposableServer, ListenerHandler {
             byte[] pd = request.privateData();
             tap.cm("REQUEST", request.peerAddress(), (pd == null ? 0 : pd.length) + "B of private data");
         }
+        RdmaMetricsRecorder metrics = config.hooks().metrics();
+        RdmaObservation observation = metrics == null ? null
+                : metrics.observeConnection(request.peerAddress(), group.fabric().providerName(), context);
         if (disposed.get()) {
             LOG.debug("rejected a connection request from {}: the server is closing", WireLog.format(
                     request.peerAddress()));
+            stop(observation, "REJECTED", null);
             request.reject(RejectReason.CLOSING.encode(null));
             return;
         }
         if (config.policy() == null) {
-            accept(request, null, System.nanoTime());
+            accept(request, null, System.nanoTime(), observation);
             return;
         }
-        Decision d = new Decision(request);
+        Decision d = new Decision(request, observation);
         pending.add(d);
         Mono<AcceptDecision> m;
         try {
@@ -204,7 +208,13 @@ final class BoundServer implements DisposableServer, ListenerHandler {
         m.subscribe(d);
     }
 
-    private void accept(ConnectionRequest request, byte[] privateData, long startNanos) {
+    private static void stop(RdmaObservation observation, String status, Throwable error) {
+        if (observation != null) {
+            observation.stop(status, error);
+        }
+    }
+
+    private void accept(ConnectionRequest request, byte[] privateData, long startNanos, RdmaObservation observation) {
         accepting.incrementAndGet();
         record(request, startNanos, "ACCEPTED");
         LOG.debug("accepting a connection request from {}", WireLog.format(request.peerAddress()));
@@ -214,17 +224,19 @@ final class BoundServer implements DisposableServer, ListenerHandler {
         dev.ibex.cm.endpoint.Connection conn = request.connection();
         handshaking.add(conn);
         try {
-            request.accept(new ConnectionBridge(config.hooks(), new Accepted(conn)), privateData);
+            request.accept(new ConnectionBridge(config.hooks(), new Accepted(conn, observation)), privateData);
         } catch (RuntimeException e) {
             handshaking.remove(conn);
             accepting.decrementAndGet();
+            stop(observation, "ERROR", e);
             LOG.warn("accepting {} failed", request.peerAddress(), e);
             request.reject(RejectReason.ACCEPT_FAILED.encode(e.getMessage()));
         }
     }
 
-    private void reject(ConnectionRequest request, byte[] privateData, long startNanos) {
+    private void reject(ConnectionRequest request, byte[] privateData, long startNanos, RdmaObservation observation) {
         record(request, startNanos, "REJECTED");
+        stop(observation, "REJECTED", null);
         if (LOG.isDebugEnabled() || config.hooks().wiretap() != null) {
             String why = RejectReason.of(privateData) != null ? RejectReason.of(privateData) + " "
                     + RejectReason.detail(privateData) : "by the accept policy";
@@ -246,9 +258,11 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     /** An accepted connection's outcome (its loop). */
     private final class Accepted implements ConnectionBridge.Outcome {
         private final dev.ibex.cm.endpoint.Connection connection;
+        private final RdmaObservation observation;
 
-        Accepted(dev.ibex.cm.endpoint.Connection connection) {
+        Accepted(dev.ibex.cm.endpoint.Connection connection, RdmaObservation observation) {
             this.connection = connection;
+            this.observation = observation;
         }
 
         @Override
@@ -256,6 +270,7 @@ final class BoundServer implements DisposableServer, ListenerHandler {
             live.add(rc);
             handshaking.remove(connection);
             accepting.decrementAndGet();
+            stop(observation, "SUCCESS", null);
             rc.onDispose().subscribe(null, null, () -> {
                 live.remove(rc);
                 maybeFinish();
@@ -268,7 +283,8 @@ final class BoundServer implements DisposableServer, ListenerHandler {
                 accepted.tryEmitNext(rc);
             }
             if (config.handler() != null) {
-                ConnectionHandlerSubscriber.run(rc, config.handler(), context);
+                ConnectionHandlerSubscriber.run(rc, config.handler(), observation == null ? context
+                        : observation.context(context));
             }
         }
 
@@ -276,6 +292,7 @@ final class BoundServer implements DisposableServer, ListenerHandler {
         public void failed(Throwable error) {
             handshaking.remove(connection);
             accepting.decrementAndGet();
+            stop(observation, "ERROR", error);
             if (disposed.get()) { // the server closed it: no failure
                 LOG.debug("an accepted connection from {} was closed with the server before it was established",
                         WireLog.format(connection.remoteAddress()));
@@ -290,11 +307,13 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     /** Waits for the accept policy's answer to one request; the first answer counts. */
     private final class Decision extends BaseSubscriber<AcceptDecision> {
         private final ConnectionRequest request;
+        private final RdmaObservation observation;
         private final long startNanos = System.nanoTime();
         private final AtomicBoolean answered = new AtomicBoolean();
 
-        Decision(ConnectionRequest request) {
+        Decision(ConnectionRequest request, RdmaObservation observation) {
             this.request = request;
+            this.observation = observation;
         }
 
         @Override
@@ -330,9 +349,10 @@ final class BoundServer implements DisposableServer, ListenerHandler {
             }
             pending.remove(this);
             if (d instanceof AcceptDecision.Accept a && !disposed.get()) {
-                accept(request, a.privateData(), startNanos);
+                accept(request, a.privateData(), startNanos, observation);
             } else {
-                reject(request, d instanceof AcceptDecision.Reject r ? r.privateData() : null, startNanos);
+                reject(request, d instanceof AcceptDecision.Reject r ? r.privateData() : null, startNanos,
+                        observation);
             }
         }
     }

@@ -363,7 +363,9 @@ public final class RdmaClient {
             if (cfg.hooks.metrics() != null) {
                 cfg.hooks.metrics().registerCounters(group);
             }
-            Attempt a = new Attempt(sink, cfg, remote);
+            RdmaObservation observation = cfg.hooks.metrics() == null ? null
+                    : cfg.hooks.metrics().observeConnect(remote, group.fabric().providerName(), sink.contextView());
+            Attempt a = new Attempt(sink, cfg, remote, observation);
             if (cfg.hooks.wiretap() != null) {
                 cfg.hooks.wiretap().cm("CONNECT", remote, local == null ? null : "from " + WireLog.format(local));
             }
@@ -450,14 +452,16 @@ public final class RdmaClient {
         private final MonoSink<RdmaConnection> sink;
         private final Config config;
         private final InetSocketAddress remote;
+        private final RdmaObservation observation;
         private final long startNanos = System.nanoTime();
         private final AtomicInteger state = new AtomicInteger();
         private volatile Connection connection;
 
-        Attempt(MonoSink<RdmaConnection> sink, Config config, InetSocketAddress remote) {
+        Attempt(MonoSink<RdmaConnection> sink, Config config, InetSocketAddress remote, RdmaObservation observation) {
             this.sink = sink;
             this.config = config;
             this.remote = remote;
+            this.observation = observation;
         }
 
         void started(Connection c) {
@@ -473,12 +477,14 @@ public final class RdmaClient {
                 rc.dispose();
                 return;
             }
-            record("SUCCESS");
+            record("SUCCESS", null);
             if (LOG.isDebugEnabled()) {
                 LOG.debug("{} connected in {} ms", WireLog.prefix(rc), (System.nanoTime() - startNanos) / 1_000_000);
             }
             if (config.handler != null) {
-                ConnectionHandlerSubscriber.run(rc, config.handler, Context.of(sink.contextView()));
+                Context context = Context.of(sink.contextView());
+                ConnectionHandlerSubscriber.run(rc, config.handler, observation == null ? context
+                        : observation.context(context));
             }
             sink.success(rc);
         }
@@ -487,7 +493,7 @@ public final class RdmaClient {
         public void failed(Throwable error) {
             if (state.compareAndSet(PENDING, DONE)) {
                 String status = error instanceof RdmaConnectException x ? x.reason().name() : "ERROR";
-                record(status);
+                record(status, error);
                 if (config.hooks.wiretap() != null) {
                     config.hooks.wiretap().cm("CONNECT FAILED " + status, remote, error);
                 }
@@ -504,7 +510,7 @@ public final class RdmaClient {
 
         void cancel() {
             if (state.compareAndSet(PENDING, CANCELLED)) {
-                record("CANCELLED");
+                record("CANCELLED", null);
                 LOG.debug("connecting to {} cancelled", WireLog.format(remote));
                 Connection c = connection;
                 if (c != null) {
@@ -513,10 +519,13 @@ public final class RdmaClient {
             }
         }
 
-        private void record(String status) {
+        private void record(String status, Throwable error) {
             RdmaMetricsRecorder m = config.hooks.metrics();
             if (m != null) {
                 m.recordConnectTime(remote, Duration.ofNanos(System.nanoTime() - startNanos), status);
+            }
+            if (observation != null) {
+                observation.stop(status, error);
             }
         }
     }

@@ -34,7 +34,8 @@ import reactor.core.publisher.Mono;
 public final class RdmaDatagram {
 
     private record Config(Supplier<EventLoopGroup> loops, String host, int port, DatagramOptions options, int queue,
-            Function<? super DatagramRequest, ? extends Publisher<AcceptDecision>> policy) {}
+            Function<? super DatagramRequest, ? extends Publisher<AcceptDecision>> policy,
+            RdmaMetricsRecorder metrics) {}
 
     private final Config config;
 
@@ -48,7 +49,7 @@ public final class RdmaDatagram {
      * @return a builder with default options; nothing is bound until {@link #bind()}
      */
     public static RdmaDatagram create() {
-        return new RdmaDatagram(new Config(RdmaLoops::global, null, 0, DatagramOptions.DEFAULT, -1, null));
+        return new RdmaDatagram(new Config(RdmaLoops::global, null, 0, DatagramOptions.DEFAULT, -1, null, null));
     }
 
     /**
@@ -60,7 +61,7 @@ public final class RdmaDatagram {
     public RdmaDatagram host(String host) {
         Objects.requireNonNull(host, "host");
         Config c = config;
-        return new RdmaDatagram(new Config(c.loops, host, c.port, c.options, c.queue, c.policy));
+        return new RdmaDatagram(new Config(c.loops, host, c.port, c.options, c.queue, c.policy, c.metrics));
     }
 
     /**
@@ -75,7 +76,7 @@ public final class RdmaDatagram {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
         Config c = config;
-        return new RdmaDatagram(new Config(c.loops, c.host, port, c.options, c.queue, c.policy));
+        return new RdmaDatagram(new Config(c.loops, c.host, port, c.options, c.queue, c.policy, c.metrics));
     }
 
     /**
@@ -87,7 +88,7 @@ public final class RdmaDatagram {
     public RdmaDatagram options(DatagramOptions options) {
         Objects.requireNonNull(options, "options");
         Config c = config;
-        return new RdmaDatagram(new Config(c.loops, c.host, c.port, options, c.queue, c.policy));
+        return new RdmaDatagram(new Config(c.loops, c.host, c.port, options, c.queue, c.policy, c.metrics));
     }
 
     /**
@@ -111,7 +112,8 @@ public final class RdmaDatagram {
      */
     public RdmaDatagram receiveQueue(int datagrams) {
         Config c = config;
-        return new RdmaDatagram(new Config(c.loops, c.host, c.port, c.options, checkQueue(datagrams), c.policy));
+        return new RdmaDatagram(new Config(c.loops, c.host, c.port, c.options, checkQueue(datagrams), c.policy,
+                c.metrics));
     }
 
     /**
@@ -136,7 +138,8 @@ public final class RdmaDatagram {
     public RdmaDatagram accept(Function<? super DatagramRequest, ? extends Publisher<AcceptDecision>> policy) {
         Objects.requireNonNull(policy, "policy");
         Config c = config;
-        return new RdmaDatagram(new Config(c.loops, c.host, c.port, c.options.withListen(true), c.queue, policy));
+        return new RdmaDatagram(new Config(c.loops, c.host, c.port, c.options.withListen(true), c.queue, policy,
+                c.metrics));
     }
 
     /**
@@ -148,7 +151,27 @@ public final class RdmaDatagram {
     public RdmaDatagram runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
         Config c = config;
-        return new RdmaDatagram(new Config(() -> group, c.host, c.port, c.options, c.queue, c.policy));
+        return new RdmaDatagram(new Config(() -> group, c.host, c.port, c.options, c.queue, c.policy, c.metrics));
+    }
+
+    /**
+     * Reports each endpoint's datagrams and bytes sent and received, failed sends, drops and the endpoints open now
+     * to {@code recorder} ({@link RdmaMetricsRecorder#datagramMetrics}); {@code null} turns it off.
+     */
+    public RdmaDatagram metrics(RdmaMetricsRecorder recorder) {
+        Config c = config;
+        return new RdmaDatagram(new Config(c.loops, c.host, c.port, c.options, c.queue, c.policy, recorder));
+    }
+
+    /**
+     * Turns metrics on or off, as reactor-netty's {@code metrics(true)}: on, the recorder the
+     * {@link RdmaMetricsRecorderProvider} on the path makes for {@code "datagram"} (with {@code ibex-micrometer}:
+     * meters {@code ibex.rdma.datagram.*} in Micrometer's global registry).
+     *
+     * @throws UnsupportedOperationException when enabling and no provider is on the path
+     */
+    public RdmaDatagram metrics(boolean enable) {
+        return metrics(enable ? RdmaMetricsRecorderProvider.load("datagram") : null);
     }
 
     /**
@@ -163,7 +186,7 @@ public final class RdmaDatagram {
         Config c = config;
         return Mono.<DatagramEndpoint>create(sink -> {
             ReactiveDatagram d = new ReactiveDatagram(c.loops.get().next(), null, false,
-                    queue(c.queue, c.options), c.policy);
+                    queue(c.queue, c.options), c.policy, c.metrics);
             d.start(address(c.host, c.port), c.options, sink);
         }).doOnDiscard(DatagramEndpoint.class, DatagramEndpoint::dispose);
     }

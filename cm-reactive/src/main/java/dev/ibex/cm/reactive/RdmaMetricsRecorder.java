@@ -2,6 +2,8 @@ package dev.ibex.cm.reactive;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.LongSupplier;
+import reactor.util.context.ContextView;
 
 /**
  * Where servers and clients report what metrics systems want (the shape of reactor-netty's
@@ -9,7 +11,9 @@ import java.time.Duration;
  * method has a no-op default; calls happen on event loops and must not block. Installed with
  * {@code metrics(recorder)}, or with {@code metrics(true)}, which takes the recorder an
  * {@link RdmaMetricsRecorderProvider} on the module or class path makes (the {@code ibex-micrometer} artifact has
- * one); nothing is recorded (and nothing is computed for it) without one.
+ * one); nothing is recorded (and nothing is computed for it) without one. {@link RdmaDatagram} and
+ * {@link RdmaMulticast} use the same recorder (components {@code "datagram"}, {@code "multicast"}) through the
+ * per-endpoint handle {@link #datagramMetrics}.
  */
 public interface RdmaMetricsRecorder {
 
@@ -54,6 +58,57 @@ public interface RdmaMetricsRecorder {
      * @param remote the connection's peer
      */
     default void incrementErrorsCount(InetSocketAddress remote) {}
+
+    /**
+     * A connection was established (a server's accepted one, or a client's): a gauge of the connections open now
+     * goes up. Loop thread; followed by exactly one {@link #recordConnectionClosed} for the same connection.
+     */
+    default void recordConnectionOpened(InetSocketAddress remote) {}
+
+    /** A connection that {@link #recordConnectionOpened} reported closed (everything released). Loop thread. */
+    default void recordConnectionClosed(InetSocketAddress remote) {}
+
+    /**
+     * A datagram endpoint bound, or a multicast membership's endpoint bound (or failed to): the handle it records
+     * into for its life (an {@link RdmaDatagram} or {@link RdmaMulticast} with {@code metrics(...)}). Called once per
+     * endpoint on its loop; the handle's {@link RdmaDatagramMetrics#closed()} ends it.
+     *
+     * @param endpoint where it runs (bounded tags)
+     * @param drops what the endpoint's {@code drops()} says now (read it lazily, any thread; it never decreases)
+     * @return the handle, {@code null} or {@link RdmaDatagramMetrics#NONE} to record nothing
+     */
+    default RdmaDatagramMetrics datagramMetrics(RdmaDatagramMetrics.Endpoint endpoint, LongSupplier drops) {
+        return null;
+    }
+
+    /**
+     * A client's connect attempt starts (on the subscriber's thread): an observation for tracing whose parent is the
+     * one in {@code context} (the {@code connect()} subscriber's), ended with the attempt's outcome.
+     *
+     * @param remote the peer
+     * @param provider the provider's name (a bounded tag)
+     * @param context the subscriber's context
+     *
+     * @return the observation, or {@code null} (the default) to observe nothing
+     */
+    default RdmaObservation observeConnect(InetSocketAddress remote, String provider, ContextView context) {
+        return null;
+    }
+
+    /**
+     * A server received a connection request (listener's loop): an observation from the request to the connection
+     * being established or refused, whose parent is the one in {@code context} (the {@code bind()} subscriber's);
+     * the connection's handler runs under it.
+     *
+     * @param remote the peer that asks
+     * @param provider the provider's name (a bounded tag)
+     * @param context the bind subscriber's context
+     *
+     * @return the observation, or {@code null} (the default) to observe nothing
+     */
+    default RdmaObservation observeConnection(InetSocketAddress remote, String provider, ContextView context) {
+        return null;
+    }
 
     /**
      * A server bound, or a client connects, on {@code group}: a recorder may register the group's counters

@@ -12,7 +12,8 @@ public interface RdmaMetricsRecorderProvider {
     /**
      * A recorder for one kind of component.
      *
-     * @param component {@code "server"} or {@code "client"}: the meters of each are named apart
+     * @param component {@code "server"}, {@code "client"}, {@code "datagram"} or {@code "multicast"}: the meters of
+     *     each are named apart
      * @return the recorder (may be shared by every server or client that asks)
      */
     RdmaMetricsRecorder recorder(String component);

@@ -29,7 +29,7 @@ public final class RdmaMulticast {
 
     /** {@code loop}: where the next join lands (the next loop of a group, or one pinned loop). */
     private record Config(Supplier<EventLoop> loop, String host, DatagramOptions options, int queue,
-            boolean sendOnly) {}
+            boolean sendOnly, RdmaMetricsRecorder metrics) {}
 
     private final Config config;
 
@@ -45,7 +45,8 @@ public final class RdmaMulticast {
      * @return a builder with default options; nothing is joined until {@link #join}
      */
     public static RdmaMulticast create() {
-        return new RdmaMulticast(new Config(() -> RdmaLoops.global().next(), null, DatagramOptions.DEFAULT, -1, false));
+        return new RdmaMulticast(new Config(() -> RdmaLoops.global().next(), null, DatagramOptions.DEFAULT, -1, false,
+                null));
     }
 
     /**
@@ -57,7 +58,7 @@ public final class RdmaMulticast {
     public RdmaMulticast host(String host) {
         Objects.requireNonNull(host, "host");
         Config c = config;
-        return new RdmaMulticast(new Config(c.loop, host, c.options, c.queue, c.sendOnly));
+        return new RdmaMulticast(new Config(c.loop, host, c.options, c.queue, c.sendOnly, c.metrics));
     }
 
     /**
@@ -69,7 +70,7 @@ public final class RdmaMulticast {
     public RdmaMulticast options(DatagramOptions options) {
         Objects.requireNonNull(options, "options");
         Config c = config;
-        return new RdmaMulticast(new Config(c.loop, c.host, options, c.queue, c.sendOnly));
+        return new RdmaMulticast(new Config(c.loop, c.host, options, c.queue, c.sendOnly, c.metrics));
     }
 
     /**
@@ -93,7 +94,7 @@ public final class RdmaMulticast {
     public RdmaMulticast receiveQueue(int datagrams) {
         Config c = config;
         return new RdmaMulticast(new Config(c.loop, c.host, c.options, RdmaDatagram.checkQueue(datagrams),
-                c.sendOnly));
+                c.sendOnly, c.metrics));
     }
 
     /**
@@ -116,7 +117,7 @@ public final class RdmaMulticast {
      */
     public RdmaMulticast sendOnly(boolean sendOnly) {
         Config c = config;
-        return new RdmaMulticast(new Config(c.loop, c.host, c.options, c.queue, sendOnly));
+        return new RdmaMulticast(new Config(c.loop, c.host, c.options, c.queue, sendOnly, c.metrics));
     }
 
     /**
@@ -128,7 +129,7 @@ public final class RdmaMulticast {
     public RdmaMulticast runOn(EventLoopGroup group) {
         Objects.requireNonNull(group, "group");
         Config c = config;
-        return new RdmaMulticast(new Config(group::next, c.host, c.options, c.queue, c.sendOnly));
+        return new RdmaMulticast(new Config(group::next, c.host, c.options, c.queue, c.sendOnly, c.metrics));
     }
 
     /**
@@ -141,7 +142,28 @@ public final class RdmaMulticast {
     public RdmaMulticast runOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         Config c = config;
-        return new RdmaMulticast(new Config(() -> loop, c.host, c.options, c.queue, c.sendOnly));
+        return new RdmaMulticast(new Config(() -> loop, c.host, c.options, c.queue, c.sendOnly, c.metrics));
+    }
+
+    /**
+     * Reports each membership's join (time and outcome), datagrams and bytes sent and received, failed sends, drops,
+     * leaves and the memberships open now to {@code recorder} ({@link RdmaMetricsRecorder#datagramMetrics});
+     * {@code null} turns it off.
+     */
+    public RdmaMulticast metrics(RdmaMetricsRecorder recorder) {
+        Config c = config;
+        return new RdmaMulticast(new Config(c.loop, c.host, c.options, c.queue, c.sendOnly, recorder));
+    }
+
+    /**
+     * Turns metrics on or off, as reactor-netty's {@code metrics(true)}: on, the recorder the
+     * {@link RdmaMetricsRecorderProvider} on the path makes for {@code "multicast"} (with {@code ibex-micrometer}:
+     * meters {@code ibex.rdma.multicast.*} in Micrometer's global registry).
+     *
+     * @throws UnsupportedOperationException when enabling and no provider is on the path
+     */
+    public RdmaMulticast metrics(boolean enable) {
+        return metrics(enable ? RdmaMetricsRecorderProvider.load("multicast") : null);
     }
 
     /**
@@ -163,7 +185,7 @@ public final class RdmaMulticast {
             // a send-only member receives nothing: one receive posted (a UD QP needs one), not a window of buffers
             DatagramOptions options = c.sendOnly ? c.options.withReceiveWindow(1) : c.options;
             ReactiveDatagram d = new ReactiveDatagram(c.loop.get(), group, c.sendOnly,
-                    c.sendOnly ? 0 : RdmaDatagram.queue(c.queue, options), null);
+                    c.sendOnly ? 0 : RdmaDatagram.queue(c.queue, options), null, c.metrics);
             d.start(RdmaDatagram.address(c.host, 0), options, sink);
         }).doOnSuccess(m -> {
             if (LOG.isDebugEnabled()) {

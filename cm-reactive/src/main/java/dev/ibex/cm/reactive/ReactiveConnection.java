@@ -50,6 +50,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     private volatile boolean closed;
     private volatile Throwable failure;
     private boolean peerDisconnected; // loop-confined
+    private boolean countedOpen; // loop-confined: the recorder was told it opened and not yet that it closed
     // loop-confined
     private MonoSink<Void> pendingAlternate;
     private MonoSink<Void> pendingMigration;
@@ -524,6 +525,10 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     // ---- callbacks (loop thread, through ConnectionBridge) ----
 
     void established() {
+        if (metrics != null) {
+            metrics.recordConnectionOpened(remote);
+            countedOpen = true;
+        }
         if (LOG.isDebugEnabled()) {
             LOG.debug("{} established", WireLog.prefix(this));
         }
@@ -644,6 +649,10 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
 
     void closed() {
         closed = true;
+        if (countedOpen) {
+            countedOpen = false;
+            metrics.recordConnectionClosed(remote);
+        }
         Throwable f = failure;
         if (LOG.isDebugEnabled()) {
             LOG.debug("{} closed: {}", WireLog.prefix(this), f != null ? "it failed (" + f + ")"

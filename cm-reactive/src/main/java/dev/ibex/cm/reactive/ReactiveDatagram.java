@@ -42,6 +42,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
     private final InetSocketAddress group;
     private final boolean sendOnly;
     private final Function<? super DatagramRequest, ? extends Publisher<AcceptDecision>> policy;
+    private final RdmaMetricsRecorder recorder;
     private final Inbound<DatagramMessage> inbound;
     private final Outbound outbound;
     private final Sinks.Empty<Void> disposed = Sinks.empty();
@@ -51,7 +52,10 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
     private volatile Datagram datagram;
     private volatile boolean disposeRequested;
     private volatile boolean closed;
+    private volatile long startNanos;
     // loop-confined
+    /** The endpoint's meters once bound (or once a join failed before), {@code null} without a recorder. */
+    private RdmaDatagramMetrics meters;
     private Membership membership;
     private final List<PendingResolve> resolves = new ArrayList<>();
 
@@ -60,13 +64,16 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
     /**
      * @param group the group to join once bound ({@code null}: a plain datagram endpoint)
      * @param queue how many datagrams may wait for demand
+     * @param recorder where its meters come from ({@code null}: none)
      */
     ReactiveDatagram(EventLoop loop, InetSocketAddress group, boolean sendOnly, int queue,
-            Function<? super DatagramRequest, ? extends Publisher<AcceptDecision>> policy) {
+            Function<? super DatagramRequest, ? extends Publisher<AcceptDecision>> policy,
+            RdmaMetricsRecorder recorder) {
         this.loop = loop;
         this.group = group;
         this.sendOnly = sendOnly;
         this.policy = policy;
+        this.recorder = recorder;
         this.outbound = new Outbound(() -> {
             Datagram d = datagram;
             return d == null ? 0 : d.writableSlots();
@@ -81,6 +88,14 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
             public void afterDelivery(DatagramMessage m) {
                 m.afterDelivery();
             }
+
+            @Override
+            public void delivered(DatagramMessage m) {
+                RdmaDatagramMetrics r = meters;
+                if (r != null) {
+                    r.recordDataReceived(m.length());
+                }
+            }
         }, "receive()", queue);
     }
 
@@ -91,6 +106,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
     @SuppressWarnings("unchecked")
     void start(InetSocketAddress address, DatagramOptions options, MonoSink<?> sink) {
         setup = (MonoSink<Object>) sink;
+        startNanos = System.nanoTime();
         sink.onCancel(this::cancelSetup);
         Datagram d = Datagram.bind(loop, address, options, this);
         datagram = d;
@@ -101,6 +117,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
 
     private void cancelSetup() {
         if (setupState.compareAndSet(PENDING, CANCELLED)) {
+            onLoop(() -> joinEnded("CANCELLED"), t -> { });
             Datagram d = datagram;
             if (d != null) {
                 d.close(); // leaves a group being joined before the id goes
@@ -110,6 +127,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
 
     private void setupDone(Object value) {
         if (setupState.compareAndSet(PENDING, DONE)) {
+            joinEnded("SUCCESS");
             setup.success(value);
         } else {
             datagram.close();
@@ -118,7 +136,38 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
 
     private void setupFailed(Throwable t) {
         if (setupState.compareAndSet(PENDING, DONE)) {
+            joinEnded(t instanceof dev.ibex.cm.RdmaConnectException x ? x.reason().name() : "ERROR");
             setup.error(t);
+        }
+    }
+
+    /**
+     * The meters of this endpoint, made once (loop thread): tagged with the device once bound, {@code "unknown"} when
+     * a join failed before.
+     */
+    private RdmaDatagramMetrics meters() {
+        if (meters == null && recorder != null) {
+            Datagram d = datagram;
+            dev.ibex.cm.spi.DeviceContext device = d == null ? null : d.device();
+            RdmaDatagramMetrics m = recorder.datagramMetrics(new RdmaDatagramMetrics.Endpoint(
+                    loop.fabric().providerName(), device == null ? "unknown" : device.device().name(),
+                    loop.toString(), group, sendOnly), this::lost);
+            meters = m == null ? RdmaDatagramMetrics.NONE : m;
+        }
+        return meters;
+    }
+
+    /** A membership's join ended (loop thread): its time and status, once. */
+    private void joinEnded(String status) {
+        if (group != null && recorder != null) {
+            meters().recordJoinTime(java.time.Duration.ofNanos(System.nanoTime() - startNanos), status);
+        }
+    }
+
+    private void countError() {
+        RdmaDatagramMetrics r = meters;
+        if (r != null) {
+            r.incrementErrorsCount();
         }
     }
 
@@ -288,6 +337,10 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
                 } else {
                     d.send(peer, b, 0, len, attachment);
                 }
+                RdmaDatagramMetrics r = meters;
+                if (r != null) {
+                    r.recordDataSent(len);
+                }
                 return len;
             } catch (RuntimeException e) {
                 b.release();
@@ -301,6 +354,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
     @Override
     public void onBound(Datagram d) {
         datagram = d;
+        meters();
         if (group == null) {
             setupDone(this);
         } else if (setupState.get() == PENDING) {
@@ -319,6 +373,7 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
         if (setupState.get() == PENDING) {
             setupFailed(error);
         } else {
+            countError();
             inbound.fail(error);
             outbound.close(error);
         }
@@ -337,6 +392,9 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
 
     @Override
     public void onFailed(Datagram d, long attachment, RdmaException error) {
+        if (!(error instanceof dev.ibex.cm.endpoint.WorkCompletionException w && w.isFlush())) {
+            countError();
+        }
         outbound.failed(attachment, error);
     }
 
@@ -407,6 +465,8 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
     public void onError(Datagram d, Throwable error) {
         if (setupState.get() == PENDING) {
             setupFailed(error);
+        } else {
+            countError();
         }
         inbound.fail(error);
         outbound.close(error);
@@ -417,6 +477,11 @@ final class ReactiveDatagram implements DatagramEndpoint, DatagramHandler {
         closed = true;
         IllegalStateException gone = new IllegalStateException(this + " is closed");
         setupFailed(gone);
+        RdmaDatagramMetrics r = meters;
+        if (r != null) {
+            meters = RdmaDatagramMetrics.NONE; // closed once; late calls record nothing
+            r.closed();
+        }
         outbound.close(gone);
         inbound.finish();
         inbound.closeUnsubscribed();

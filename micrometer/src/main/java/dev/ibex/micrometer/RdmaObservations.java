@@ -46,12 +46,18 @@ public final class RdmaObservations {
     /**
      * Sets the registry the recorders of {@code metrics(true)} observe into (default: {@code NOOP}, which observes
      * nothing and costs one check per connect). Takes effect for connects and requests from now on.
+     *
+     * @param observationRegistry the registry ({@code ObservationRegistry.NOOP} turns observing off again)
      */
     public static void registry(ObservationRegistry observationRegistry) {
         registry = Objects.requireNonNull(observationRegistry, "observationRegistry");
     }
 
-    /** The registry the recorders of {@code metrics(true)} observe into. */
+    /**
+     * The registry the recorders of {@code metrics(true)} observe into.
+     *
+     * @return the registry set last, {@code ObservationRegistry.NOOP} by default
+     */
     public static ObservationRegistry registry() {
         return registry;
     }

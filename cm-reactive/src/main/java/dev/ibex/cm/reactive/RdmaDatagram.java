@@ -157,6 +157,9 @@ public final class RdmaDatagram {
     /**
      * Reports each endpoint's datagrams and bytes sent and received, failed sends, drops and the endpoints open now
      * to {@code recorder} ({@link RdmaMetricsRecorder#datagramMetrics}); {@code null} turns it off.
+     *
+     * @param recorder the recorder, or {@code null}
+     * @return a new builder
      */
     public RdmaDatagram metrics(RdmaMetricsRecorder recorder) {
         Config c = config;
@@ -168,6 +171,8 @@ public final class RdmaDatagram {
      * {@link RdmaMetricsRecorderProvider} on the path makes for {@code "datagram"} (with {@code ibex-micrometer}:
      * meters {@code ibex.rdma.datagram.*} in Micrometer's global registry).
      *
+     * @param enable on or off
+     * @return a new builder
      * @throws UnsupportedOperationException when enabling and no provider is on the path
      */
     public RdmaDatagram metrics(boolean enable) {

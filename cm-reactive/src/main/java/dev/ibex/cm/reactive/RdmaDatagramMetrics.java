@@ -33,10 +33,18 @@ public interface RdmaDatagramMetrics {
         }
     }
 
-    /** A datagram was delivered to the application ({@code bytes}: its payload, without the GRH). */
+    /**
+     * A datagram was delivered to the application.
+     *
+     * @param bytes its payload, without the GRH
+     */
     default void recordDataReceived(long bytes) {}
 
-    /** A datagram was posted ({@code bytes}: its payload). */
+    /**
+     * A datagram was posted.
+     *
+     * @param bytes its payload
+     */
     default void recordDataSent(long bytes) {}
 
     /** A send failed (not a flush), or the endpoint or membership broke. */
@@ -46,6 +54,9 @@ public interface RdmaDatagramMetrics {
      * A multicast join ended (memberships only, once): {@code status} is {@code "SUCCESS"}, the
      * {@link dev.ibex.cm.RdmaConnectException.Reason} name ({@code MULTICAST_ERROR}, {@code TIMEOUT} …),
      * {@code "ERROR"} or {@code "CANCELLED"}.
+     *
+     * @param time from {@code join()} to the outcome
+     * @param status the outcome
      */
     default void recordJoinTime(Duration time, String status) {}
 

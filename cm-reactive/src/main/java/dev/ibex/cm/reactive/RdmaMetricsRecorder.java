@@ -62,10 +62,16 @@ public interface RdmaMetricsRecorder {
     /**
      * A connection was established (a server's accepted one, or a client's): a gauge of the connections open now
      * goes up. Loop thread; followed by exactly one {@link #recordConnectionClosed} for the same connection.
+     *
+     * @param remote the peer
      */
     default void recordConnectionOpened(InetSocketAddress remote) {}
 
-    /** A connection that {@link #recordConnectionOpened} reported closed (everything released). Loop thread. */
+    /**
+     * A connection that {@link #recordConnectionOpened} reported closed (everything released). Loop thread.
+     *
+     * @param remote the peer
+     */
     default void recordConnectionClosed(InetSocketAddress remote) {}
 
     /**

@@ -149,6 +149,9 @@ public final class RdmaMulticast {
      * Reports each membership's join (time and outcome), datagrams and bytes sent and received, failed sends, drops,
      * leaves and the memberships open now to {@code recorder} ({@link RdmaMetricsRecorder#datagramMetrics});
      * {@code null} turns it off.
+     *
+     * @param recorder the recorder, or {@code null}
+     * @return a new builder
      */
     public RdmaMulticast metrics(RdmaMetricsRecorder recorder) {
         Config c = config;
@@ -160,6 +163,8 @@ public final class RdmaMulticast {
      * {@link RdmaMetricsRecorderProvider} on the path makes for {@code "multicast"} (with {@code ibex-micrometer}:
      * meters {@code ibex.rdma.multicast.*} in Micrometer's global registry).
      *
+     * @param enable on or off
+     * @return a new builder
      * @throws UnsupportedOperationException when enabling and no provider is on the path
      */
     public RdmaMulticast metrics(boolean enable) {

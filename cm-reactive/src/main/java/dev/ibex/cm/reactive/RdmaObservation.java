@@ -13,6 +13,9 @@ public interface RdmaObservation {
     /**
      * The {@code Context} the connection's handler runs with: {@code base} plus this observation as the current one,
      * so what the handler observes is its child. Default: {@code base}.
+     *
+     * @param base the subscriber's context
+     * @return the context for the handler
      */
     default Context context(Context base) {
         return base;

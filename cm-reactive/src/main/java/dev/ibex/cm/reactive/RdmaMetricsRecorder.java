@@ -94,7 +94,6 @@ public interface RdmaMetricsRecorder {
      * @param remote the peer
      * @param provider the provider's name (a bounded tag)
      * @param context the subscriber's context
-     *
      * @return the observation, or {@code null} (the default) to observe nothing
      */
     default RdmaObservation observeConnect(InetSocketAddress remote, String provider, ContextView context) {
@@ -109,7 +108,6 @@ public interface RdmaMetricsRecorder {
      * @param remote the peer that asks
      * @param provider the provider's name (a bounded tag)
      * @param context the bind subscriber's context
-     *
      * @return the observation, or {@code null} (the default) to observe nothing
      */
     default RdmaObservation observeConnection(InetSocketAddress remote, String provider, ContextView context) {

@@ -23,7 +23,14 @@ public final class CompletionBatch {
         this.capacity = capacity;
     }
 
-    /** A batch of {@code capacity} completions in memory of {@code arena}. */
+    /**
+     * A batch of {@code capacity} completions in memory of {@code arena}.
+     *
+     * @param arena where the native memory comes from; the batch lives as long as it
+     * @param capacity how many completions one poll may return, positive
+     * @return the new batch
+     * @throws IllegalArgumentException when {@code capacity} is not positive
+     */
     public static CompletionBatch allocate(Arena arena, int capacity) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity must be positive, got " + capacity);
@@ -31,10 +38,12 @@ public final class CompletionBatch {
         return new CompletionBatch(arena.allocate((long) capacity * WC_SIZE, 8), capacity);
     }
 
+    /** {@return the native memory of the batch, {@code capacity()} {@code struct ibv_wc}s} */
     public MemorySegment segment() {
         return segment;
     }
 
+    /** {@return how many completions the batch holds} */
     public int capacity() {
         return capacity;
     }
@@ -43,76 +52,179 @@ public final class CompletionBatch {
         return (long) i * WC_SIZE + field;
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the work request id of the completed WR
+     */
     public long wrId(int i) {
         return segment.get(ValueLayout.JAVA_LONG, at(i, WC_WR_ID));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the {@code enum ibv_wc_status} value, 0 for success
+     */
     public int statusCode(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_STATUS));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the status as a constant
+     */
     public WcStatus status(int i) {
         return WcStatus.ofCode(statusCode(i));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return whether the work request succeeded
+     */
     public boolean isSuccess(int i) {
         return statusCode(i) == 0;
     }
 
-    /** {@link WcOpcode} value. Only valid for successful completions. */
+    /**
+     * Reads completion {@code i}'s opcode. Only valid for successful completions.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the {@link WcOpcode} value
+     */
     public int opcode(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_OPCODE));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the device's vendor error syndrome of a failed completion
+     */
     public int vendorErr(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_VENDOR_ERR));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the bytes received (receive completions), or transferred by an RDMA READ or atomic
+     */
     public int byteLen(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_BYTE_LEN));
     }
 
-    /** Immediate data in host order (stored big-endian, as on the wire). Valid when {@link WcFlags#WITH_IMM}. */
+    /**
+     * Reads completion {@code i}'s immediate data. Valid when {@link WcFlags#WITH_IMM}.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the immediate data in host order (stored big-endian, as on the wire)
+     */
     public int immData(int i) {
         return segment.get(INT_BE, at(i, WC_IMM_DATA));
     }
 
-    /** Invalidated rkey. Valid when {@link WcFlags#WITH_INV}. */
+    /**
+     * Reads completion {@code i}'s invalidated rkey. Valid when {@link WcFlags#WITH_INV}.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the rkey the sender's SEND_WITH_INV invalidated
+     */
     public int invalidatedRkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_IMM_DATA));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the number of the local QP the work request belonged to
+     */
     public int qpNum(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_QP_NUM));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the sending QP number of a UD receive
+     */
     public int srcQp(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_SRC_QP));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the {@link WcFlags} bits
+     */
     public int flags(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_WC_FLAGS));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the P_Key index of a GSI/UD receive
+     */
     public int pkeyIndex(int i) {
         return Short.toUnsignedInt(segment.get(ValueLayout.JAVA_SHORT, at(i, WC_PKEY_INDEX)));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the source LID of a UD receive (InfiniBand)
+     */
     public int slid(int i) {
         return Short.toUnsignedInt(segment.get(ValueLayout.JAVA_SHORT, at(i, WC_SLID)));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the service level of a UD receive (InfiniBand)
+     */
     public int sl(int i) {
         return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, at(i, WC_SL)));
     }
 
+    /**
+     * Reads completion {@code i}'s field.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @return the destination LID path bits of a UD receive (InfiniBand)
+     */
     public int dlidPathBits(int i) {
         return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, at(i, WC_DLID_PATH_BITS)));
     }
 
     // --- writers, for providers that produce completions themselves (soft-roce) and for tests ---
 
-    /** Writes a whole completion (the other fields are zeroed). */
+    /**
+     * Writes a whole completion (the other fields are zeroed).
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param wrId the work request id of the completed WR
+     * @param status the completion's status
+     * @param opcode the {@link WcOpcode} value
+     * @param byteLen the bytes received or transferred
+     * @param qpNum the number of the local QP
+     * @param flags the {@link WcFlags} bits
+     */
     public void set(int i, long wrId, WcStatus status, int opcode, int byteLen, int qpNum, int flags) {
         long base = at(i, 0);
         segment.asSlice(base, WC_SIZE).fill((byte) 0);
@@ -124,35 +236,82 @@ public final class CompletionBatch {
         segment.set(ValueLayout.JAVA_INT, base + WC_WC_FLAGS, flags);
     }
 
-    /** Rewrites the {@link WcFlags} of completion {@code i} (a provider normalising what its device reports). */
+    /**
+     * Rewrites the {@link WcFlags} of completion {@code i} (a provider normalising what its device reports).
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param flags the {@link WcFlags} bits
+     */
     public void setFlags(int i, int flags) {
         segment.set(ValueLayout.JAVA_INT, at(i, WC_WC_FLAGS), flags);
     }
 
+    /**
+     * Writes completion {@code i}'s immediate data (stored big-endian).
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param hostOrderImm the immediate data, in host order
+     */
     public void setImmData(int i, int hostOrderImm) {
         segment.set(INT_BE, at(i, WC_IMM_DATA), hostOrderImm);
     }
 
+    /**
+     * Writes completion {@code i}'s invalidated rkey (the immediate data's field).
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param rkey the rkey a SEND_WITH_INV invalidated
+     */
     public void setInvalidatedRkey(int i, int rkey) {
         segment.set(ValueLayout.JAVA_INT, at(i, WC_IMM_DATA), rkey);
     }
 
+    /**
+     * Writes the sending QP number of UD receive {@code i}.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param srcQp the sender's QP number
+     */
     public void setSrcQp(int i, int srcQp) {
         segment.set(ValueLayout.JAVA_INT, at(i, WC_SRC_QP), srcQp);
     }
 
+    /**
+     * Writes the vendor error syndrome of failed completion {@code i}.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param vendorErr the syndrome
+     */
     public void setVendorErr(int i, int vendorErr) {
         segment.set(ValueLayout.JAVA_INT, at(i, WC_VENDOR_ERR), vendorErr);
     }
 
+    /**
+     * Writes the P_Key index of receive {@code i}.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param pkeyIndex the P_Key index (16 bits)
+     */
     public void setPkeyIndex(int i, int pkeyIndex) {
         segment.set(ValueLayout.JAVA_SHORT, at(i, WC_PKEY_INDEX), (short) pkeyIndex);
     }
 
+    /**
+     * Writes the source LID of receive {@code i}.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param slid the LID (16 bits)
+     */
     public void setSlid(int i, int slid) {
         segment.set(ValueLayout.JAVA_SHORT, at(i, WC_SLID), (short) slid);
     }
 
+    /**
+     * Writes the service level of receive {@code i}.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param sl the service level (4 bits)
+     */
     public void setSl(int i, int sl) {
         segment.set(ValueLayout.JAVA_BYTE, at(i, WC_SL), (byte) sl);
     }

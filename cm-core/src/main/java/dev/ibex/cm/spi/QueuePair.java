@@ -12,33 +12,54 @@ public interface QueuePair extends ResourceTracker.Tracked {
         return ResourceKind.QUEUE_PAIR;
     }
 
+    /** {@return the QP number (24 bits) peers address it by} */
     int qpNum();
 
+    /** {@return the transport type: RC, UC or UD} */
     QpType type();
 
+    /** {@return the protection domain the QP was created in} */
     ProtectionDomain pd();
 
+    /** {@return the CQ that send, RDMA and bind completions go to} */
     CompletionQueue sendCq();
 
+    /** {@return the CQ that receive completions go to} */
     CompletionQueue recvCq();
 
-    /** The SRQ, or {@code null}. */
+    /** {@return the shared receive queue the QP takes receives from, or {@code null} when it has its own} */
     SharedReceiveQueue srq();
 
-    /** The actual capacities (at least what was asked for). */
+    /** {@return the actual capacities (at least what was asked for)} */
     QpCap cap();
 
+    /** {@return the user context ({@code ibv_qp.qp_context}): the framework's endpoint} */
     Object context();
 
+    /**
+     * Sets the user context.
+     *
+     * @param context what {@link #context()} returns from now on, or {@code null}
+     */
     void context(Object context);
 
-    /** {@code ibv_modify_qp} with {@link QpAttr#mask()}. */
+    /**
+     * {@code ibv_modify_qp} with {@link QpAttr#mask()}.
+     *
+     * @param attr the attributes to change, exactly those of its mask
+     * @throws dev.ibex.cm.RdmaException EINVAL when the mask does not fit the transition; nothing changes
+     */
     void modify(QpAttr attr);
 
-    /** {@code ibv_query_qp}. */
+    /**
+     * {@code ibv_query_qp}.
+     *
+     * @param mask the {@code ibv_qp_attr_mask} bits wanted, or {@link QpAttr#ALL}
+     * @return the QP's attributes now
+     */
     QpAttr query(int mask);
 
-    /** The current state ({@code ibv_query_qp} of {@link QpAttr#STATE}). */
+    /** {@return the current state ({@code ibv_query_qp} of {@link QpAttr#STATE})} */
     default QpState state() {
         return query(QpAttr.STATE).state();
     }
@@ -46,6 +67,8 @@ public interface QueuePair extends ResourceTracker.Tracked {
     /**
      * {@code ibv_post_send} of WRs 0..count-1 of {@code batch}. Allocates nothing on success.
      *
+     * @param batch the WRs
+     * @param count how many of them to post, from WR 0
      * @throws PostException when a WR is refused (e.g. ENOMEM when the send queue is full); earlier WRs were posted
      */
     void postSend(SendBatch batch, int count);
@@ -53,6 +76,10 @@ public interface QueuePair extends ResourceTracker.Tracked {
     /**
      * {@code ibv_post_recv} of WRs 0..count-1; see {@link #postSend}. On a QP with an SRQ it fails with
      * {@link PostException} EINVAL at index 0: receives go to the SRQ.
+     *
+     * @param batch the WRs
+     * @param count how many of them to post, from WR 0
+     * @throws PostException when a WR is refused; earlier WRs were posted
      */
     void postRecv(RecvBatch batch, int count);
 
@@ -61,6 +88,13 @@ public interface QueuePair extends ResourceTracker.Tracked {
      * {@code mw} the range {@code [addr, addr + length)} of {@code mr} with {@code access} ({@link Access} bits); its
      * completion ({@link WcOpcode#BIND_MW}) arrives on the send CQ. {@code mr == null} and length 0 unbind.
      *
+     * @param mw the type 1 window
+     * @param wrId the bind's work request id
+     * @param sendFlags {@link SendFlags} bits, e.g. signaled
+     * @param mr the region to bind within, or {@code null} to unbind
+     * @param addr the range's start address
+     * @param length the range's length in bytes, 0 to unbind
+     * @param access the rights the window grants, {@link Access} bits
      * @return the window's new rkey (its consumer key advanced, see {@link MemoryWindow#nextRkey})
      * @throws dev.ibex.cm.RdmaException EINVAL for a type 2 window (bind those with {@link SendBatch#bindMw}), EPERM
      *     when the region belongs to another PD, ENOTSUP when the device has no memory windows
@@ -71,10 +105,20 @@ public interface QueuePair extends ResourceTracker.Tracked {
                 "the device has no memory windows");
     }
 
-    /** {@code ibv_attach_mcast} (UD only). */
+    /**
+     * {@code ibv_attach_mcast} (UD only): datagrams sent to the group reach this QP.
+     *
+     * @param gid the group's GID (for IP groups, the address mapped as the CM does)
+     * @param lid the group's multicast LID (0 on RoCE)
+     */
     void attachMulticast(Gid gid, int lid);
 
-    /** {@code ibv_detach_mcast}. */
+    /**
+     * {@code ibv_detach_mcast}.
+     *
+     * @param gid the group's GID, as attached
+     * @param lid the group's multicast LID, as attached
+     */
     void detachMulticast(Gid gid, int lid);
 
     /** {@link #receiveDrops()} of a device that does not report them. */
@@ -85,6 +129,8 @@ public interface QueuePair extends ResourceTracker.Tracked {
      * posted, a Q_Key mismatch, longer than the receive buffer, the QP not ready — what a NIC discards silently. A
      * provider that sees its own drops (soft-roce) counts them; a hardware device (rdma-core) does not report them per
      * QP, and this is {@link #DROPS_NOT_VISIBLE}. Keeps its value after close. Any thread; allocation-free.
+     *
+     * @return the messages dropped so far, or {@link #DROPS_NOT_VISIBLE}
      */
     default long receiveDrops() {
         return DROPS_NOT_VISIBLE;

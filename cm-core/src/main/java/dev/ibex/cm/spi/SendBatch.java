@@ -34,7 +34,15 @@ public final class SendBatch {
         }
     }
 
-    /** A batch of {@code capacity} WRs with room for {@code maxSge} scatter/gather entries each. */
+    /**
+     * A batch of {@code capacity} WRs with room for {@code maxSge} scatter/gather entries each, every WR cleared.
+     *
+     * @param arena where the native memory comes from; the batch lives as long as it
+     * @param capacity how many WRs the batch holds, positive
+     * @param maxSge scatter/gather entries per WR, positive
+     * @return the new batch
+     * @throws IllegalArgumentException when {@code capacity} or {@code maxSge} is not positive
+     */
     public static SendBatch allocate(Arena arena, int capacity, int maxSge) {
         if (capacity <= 0 || maxSge <= 0) {
             throw new IllegalArgumentException("capacity and maxSge must be positive, got " + capacity + ", " + maxSge);
@@ -43,14 +51,17 @@ public final class SendBatch {
         return new SendBatch(arena.allocate(size, 8), capacity, maxSge);
     }
 
+    /** {@return the native memory of the batch: the WRs, then their scatter/gather arrays} */
     public MemorySegment segment() {
         return segment;
     }
 
+    /** {@return how many WRs the batch holds} */
     public int capacity() {
         return capacity;
     }
 
+    /** {@return how many scatter/gather entries each WR has room for} */
     public int maxSge() {
         return maxSge;
     }
@@ -63,49 +74,102 @@ public final class SendBatch {
         return sgeBase + ((long) i * maxSge + j) * SGE_SIZE;
     }
 
-    /** Resets WR {@code i} to zero (keeping its scatter/gather pointer). */
+    /**
+     * Resets WR {@code i} to zero (keeping its scatter/gather pointer).
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return this batch
+     */
     public SendBatch clear(int i) {
         segment.asSlice(wr(i), SEND_WR_SIZE).fill((byte) 0);
         segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_SG_LIST, segment.address() + sge(i, 0));
         return this;
     }
 
+    /**
+     * Sets the id the WR's completion reports.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param wrId the work request id, e.g. made by {@code WrId.encode}
+     * @return this batch
+     */
     public SendBatch wrId(int i, long wrId) {
         segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_WR_ID, wrId);
         return this;
     }
 
-    /** {@link WrOpcode} value. */
+    /**
+     * Sets the operation.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param opcode a {@link WrOpcode} value
+     * @return this batch
+     */
     public SendBatch opcode(int i, int opcode) {
         segment.set(ValueLayout.JAVA_INT, wr(i) + SEND_WR_OPCODE, opcode);
         return this;
     }
 
-    /** {@link SendFlags} bits. */
+    /**
+     * Sets the flags (signaled, fenced, inline, solicited …).
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param flags {@link SendFlags} bits
+     * @return this batch
+     */
     public SendBatch flags(int i, int flags) {
         segment.set(ValueLayout.JAVA_INT, wr(i) + SEND_WR_SEND_FLAGS, flags);
         return this;
     }
 
-    /** Immediate data in host order (stored big-endian). */
+    /**
+     * Sets the immediate data of a {@code *_WITH_IMM} operation, in host order (stored big-endian).
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param imm the immediate data
+     * @return this batch
+     */
     public SendBatch immData(int i, int imm) {
         segment.set(INT_BE, wr(i) + SEND_WR_IMM_DATA, imm);
         return this;
     }
 
+    /**
+     * Sets the rkey a {@code SEND_WITH_INV} or {@code LOCAL_INV} invalidates (it shares the immediate data's field).
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param rkey the memory window's rkey
+     * @return this batch
+     */
     public SendBatch invalidateRkey(int i, int rkey) {
         segment.set(ValueLayout.JAVA_INT, wr(i) + SEND_WR_IMM_DATA, rkey);
         return this;
     }
 
-    /** Target of an RDMA WRITE/READ. */
+    /**
+     * Sets the target of an RDMA WRITE/READ.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param remoteAddr the peer's virtual address
+     * @param rkey the peer's remote key for that memory
+     * @return this batch
+     */
     public SendBatch rdma(int i, long remoteAddr, int rkey) {
         segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_RDMA_REMOTE_ADDR, remoteAddr);
         segment.set(ValueLayout.JAVA_INT, wr(i) + SEND_WR_RDMA_RKEY, rkey);
         return this;
     }
 
-    /** Operands of an atomic (8-byte aligned remote address). */
+    /**
+     * Sets the operands of an atomic (8-byte aligned remote address).
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param remoteAddr the peer's 8-byte aligned virtual address
+     * @param compareAdd the value compared (compare-and-swap) or added (fetch-and-add)
+     * @param swap the value swapped in when the comparison holds (compare-and-swap)
+     * @param rkey the peer's remote key for that memory
+     * @return this batch
+     */
     public SendBatch atomic(int i, long remoteAddr, long compareAdd, long swap, int rkey) {
         segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_ATOMIC_REMOTE_ADDR, remoteAddr);
         segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_ATOMIC_COMPARE_ADD, compareAdd);
@@ -114,7 +178,15 @@ public final class SendBatch {
         return this;
     }
 
-    /** Destination of a UD send. */
+    /**
+     * Sets the destination of a UD send.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param ah the address handle of the destination's path
+     * @param remoteQpn the destination QP number
+     * @param remoteQkey the destination's Q_Key
+     * @return this batch
+     */
     public SendBatch ud(int i, AddressHandle ah, int remoteQpn, int remoteQkey) {
         segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_UD_AH, ah.handle());
         segment.set(ValueLayout.JAVA_INT, wr(i) + SEND_WR_UD_REMOTE_QPN, remoteQpn);
@@ -126,6 +198,15 @@ public final class SendBatch {
      * Operands of a {@link WrOpcode#BIND_MW}: window {@code mw} gets the rkey {@code rkey} (its consumer key changed,
      * see {@link MemoryWindow#nextRkey}) and {@code [addr, addr + length)} of {@code mr} with {@code access}
      * ({@link Access} bits). Set no scatter/gather entries.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param mw the type 2 window to bind
+     * @param rkey the window's new rkey
+     * @param mr the region the window is bound within
+     * @param addr the bound range's start address
+     * @param length the bound range's length in bytes
+     * @param access the rights the window grants, {@link Access} bits
+     * @return this batch
      */
     public SendBatch bindMw(int i, MemoryWindow mw, int rkey, MemoryRegion mr, long addr, long length, int access) {
         segment.set(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MW, mw.handle());
@@ -137,7 +218,17 @@ public final class SendBatch {
         return this;
     }
 
-    /** Sets scatter/gather entry {@code j} of WR {@code i}; does not change the WR's entry count. */
+    /**
+     * Sets scatter/gather entry {@code j} of WR {@code i}; does not change the WR's entry count.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @param addr the entry's start address in registered memory
+     * @param length the entry's length in bytes
+     * @param lkey the local key of the memory region it lies in
+     * @return this batch
+     * @throws IndexOutOfBoundsException when {@code j} is not below {@link #maxSge()}
+     */
     public SendBatch sge(int i, int j, long addr, int length, int lkey) {
         if (j >= maxSge) {
             throw new IndexOutOfBoundsException("sge " + j + " of a batch with maxSge " + maxSge);
@@ -149,6 +240,14 @@ public final class SendBatch {
         return this;
     }
 
+    /**
+     * Sets how many scatter/gather entries WR {@code i} uses.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param n the entry count, 0 to {@link #maxSge()}
+     * @return this batch
+     * @throws IllegalArgumentException when {@code n} is out of range
+     */
     public SendBatch numSge(int i, int n) {
         if (n < 0 || n > maxSge) {
             throw new IllegalArgumentException("numSge must be within 0.." + maxSge + ", got " + n);
@@ -157,7 +256,15 @@ public final class SendBatch {
         return this;
     }
 
-    /** Shorthand: exactly one scatter/gather entry covering {@code [addr, addr+length)} of an MR. */
+    /**
+     * Shorthand: exactly one scatter/gather entry covering {@code [addr, addr+length)} of an MR.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param addr the start address in registered memory
+     * @param length the length in bytes
+     * @param lkey the local key of the memory region
+     * @return this batch
+     */
     public SendBatch single(int i, long addr, int length, int lkey) {
         return sge(i, 0, addr, length, lkey).numSge(i, 1);
     }
@@ -165,7 +272,9 @@ public final class SendBatch {
     /**
      * Chains WRs 0..count-1 through their {@code next} pointers (the last gets NULL).
      *
+     * @param count how many WRs to chain, 1 to {@link #capacity()}
      * @return the native address of WR 0
+     * @throws IllegalArgumentException when {@code count} is out of range
      */
     public long link(int count) {
         if (count <= 0 || count > capacity) {
@@ -179,101 +288,247 @@ public final class SendBatch {
         return base;
     }
 
-    /** The index of the WR at native address {@code wrAddress} (to map a provider's {@code bad_wr}). */
+    /**
+     * The index of the WR at native address {@code wrAddress} (to map a provider's {@code bad_wr}).
+     *
+     * @param wrAddress the address of one of this batch's WRs
+     * @return its index
+     */
     public int indexOf(long wrAddress) {
         return (int) ((wrAddress - segment.address()) / SEND_WR_SIZE);
     }
 
     // --- readers, for providers that execute WRs themselves (soft-roce) ---
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the work request id
+     */
     public long wrId(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_WR_ID);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the {@link WrOpcode} value
+     */
     public int opcode(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_OPCODE);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the {@link SendFlags} bits
+     */
     public int flags(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_SEND_FLAGS);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the immediate data, in host order
+     */
     public int immData(int i) {
         return segment.get(INT_BE, wr(i) + SEND_WR_IMM_DATA);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the rkey to invalidate (the immediate data's field, native order)
+     */
     public int invalidateRkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_IMM_DATA);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the remote address of an RDMA WRITE/READ
+     */
     public long remoteAddr(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_RDMA_REMOTE_ADDR);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the remote key of an RDMA WRITE/READ
+     */
     public int rkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_RDMA_RKEY);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the compare (or add) operand of an atomic
+     */
     public long atomicCompareAdd(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_ATOMIC_COMPARE_ADD);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the swap operand of an atomic
+     */
     public long atomicSwap(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_ATOMIC_SWAP);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the remote key of an atomic
+     */
     public int atomicRkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_ATOMIC_RKEY);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the address handle value of a UD send ({@link AddressHandle#handle()})
+     */
     public long udAh(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_UD_AH);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the destination QP number of a UD send
+     */
     public int udRemoteQpn(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_UD_REMOTE_QPN);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the destination Q_Key of a UD send
+     */
     public int udRemoteQkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_UD_REMOTE_QKEY);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return how many scatter/gather entries the WR uses
+     */
     public int numSge(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_NUM_SGE);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the window handle of a {@code BIND_MW}
+     */
     public long bindMwHandle(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MW);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the window's new rkey of a {@code BIND_MW}
+     */
     public int bindMwRkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_RKEY);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the memory region handle of a {@code BIND_MW}
+     */
     public long bindMwMrHandle(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MR);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the bound range's start address of a {@code BIND_MW}
+     */
     public long bindMwAddr(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_ADDR);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the bound range's length of a {@code BIND_MW}
+     */
     public long bindMwLength(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_LENGTH);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the {@link Access} bits of a {@code BIND_MW}
+     */
     public int bindMwAccess(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_ACCESS);
     }
 
+    /**
+     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @return its start address
+     */
     public long sgeAddr(int i, int j) {
         return segment.get(ValueLayout.JAVA_LONG, sge(i, j) + SGE_ADDR);
     }
 
+    /**
+     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @return its length in bytes
+     */
     public int sgeLength(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LENGTH);
     }
 
+    /**
+     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @return its local key
+     */
     public int sgeLkey(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LKEY);
     }

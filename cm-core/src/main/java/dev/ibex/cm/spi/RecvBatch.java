@@ -26,6 +26,16 @@ public final class RecvBatch {
         }
     }
 
+    /**
+     * A batch of {@code capacity} receive WRs with room for {@code maxSge} scatter/gather entries each, every WR
+     * cleared.
+     *
+     * @param arena where the native memory comes from; the batch lives as long as it
+     * @param capacity how many WRs the batch holds, positive
+     * @param maxSge scatter/gather entries per WR, positive
+     * @return the new batch
+     * @throws IllegalArgumentException when {@code capacity} or {@code maxSge} is not positive
+     */
     public static RecvBatch allocate(Arena arena, int capacity, int maxSge) {
         if (capacity <= 0 || maxSge <= 0) {
             throw new IllegalArgumentException("capacity and maxSge must be positive, got " + capacity + ", " + maxSge);
@@ -34,14 +44,17 @@ public final class RecvBatch {
         return new RecvBatch(arena.allocate(size, 8), capacity, maxSge);
     }
 
+    /** {@return the native memory of the batch: the WRs, then their scatter/gather arrays} */
     public MemorySegment segment() {
         return segment;
     }
 
+    /** {@return how many WRs the batch holds} */
     public int capacity() {
         return capacity;
     }
 
+    /** {@return how many scatter/gather entries each WR has room for} */
     public int maxSge() {
         return maxSge;
     }
@@ -54,17 +67,41 @@ public final class RecvBatch {
         return sgeBase + ((long) i * maxSge + j) * SGE_SIZE;
     }
 
+    /**
+     * Resets WR {@code i} to zero (keeping its scatter/gather pointer).
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return this batch
+     */
     public RecvBatch clear(int i) {
         segment.asSlice(wr(i), RECV_WR_SIZE).fill((byte) 0);
         segment.set(ValueLayout.JAVA_LONG, wr(i) + RECV_WR_SG_LIST, segment.address() + sge(i, 0));
         return this;
     }
 
+    /**
+     * Sets the id the receive's completion reports.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param wrId the work request id, e.g. made by {@code WrId.encode}
+     * @return this batch
+     */
     public RecvBatch wrId(int i, long wrId) {
         segment.set(ValueLayout.JAVA_LONG, wr(i) + RECV_WR_WR_ID, wrId);
         return this;
     }
 
+    /**
+     * Sets scatter/gather entry {@code j} of WR {@code i}; does not change the WR's entry count.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @param addr the entry's start address in registered memory
+     * @param length the entry's length in bytes
+     * @param lkey the local key of the memory region it lies in
+     * @return this batch
+     * @throws IndexOutOfBoundsException when {@code j} is not below {@link #maxSge()}
+     */
     public RecvBatch sge(int i, int j, long addr, int length, int lkey) {
         if (j >= maxSge) {
             throw new IndexOutOfBoundsException("sge " + j + " of a batch with maxSge " + maxSge);
@@ -76,6 +113,14 @@ public final class RecvBatch {
         return this;
     }
 
+    /**
+     * Sets how many scatter/gather entries WR {@code i} uses.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param n the entry count, 0 to {@link #maxSge()}
+     * @return this batch
+     * @throws IllegalArgumentException when {@code n} is out of range
+     */
     public RecvBatch numSge(int i, int n) {
         if (n < 0 || n > maxSge) {
             throw new IllegalArgumentException("numSge must be within 0.." + maxSge + ", got " + n);
@@ -84,11 +129,26 @@ public final class RecvBatch {
         return this;
     }
 
+    /**
+     * Shorthand: exactly one scatter/gather entry covering {@code [addr, addr+length)} of an MR.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param addr the start address in registered memory
+     * @param length the length in bytes
+     * @param lkey the local key of the memory region
+     * @return this batch
+     */
     public RecvBatch single(int i, long addr, int length, int lkey) {
         return sge(i, 0, addr, length, lkey).numSge(i, 1);
     }
 
-    /** Chains WRs 0..count-1; returns the native address of WR 0. */
+    /**
+     * Chains WRs 0..count-1 through their {@code next} pointers (the last gets NULL).
+     *
+     * @param count how many WRs to chain, 1 to {@link #capacity()}
+     * @return the native address of WR 0
+     * @throws IllegalArgumentException when {@code count} is out of range
+     */
     public long link(int count) {
         if (count <= 0 || count > capacity) {
             throw new IllegalArgumentException("count must be within 1.." + capacity + ", got " + count);
@@ -101,26 +161,65 @@ public final class RecvBatch {
         return base;
     }
 
+    /**
+     * The index of the WR at native address {@code wrAddress} (to map a provider's {@code bad_wr}).
+     *
+     * @param wrAddress the address of one of this batch's WRs
+     * @return its index
+     */
     public int indexOf(long wrAddress) {
         return (int) ((wrAddress - segment.address()) / RECV_WR_SIZE);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return the work request id
+     */
     public long wrId(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + RECV_WR_WR_ID);
     }
 
+    /**
+     * Reads WR {@code i}'s field.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @return how many scatter/gather entries the WR uses
+     */
     public int numSge(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + RECV_WR_NUM_SGE);
     }
 
+    /**
+     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @return its start address
+     */
     public long sgeAddr(int i, int j) {
         return segment.get(ValueLayout.JAVA_LONG, sge(i, j) + SGE_ADDR);
     }
 
+    /**
+     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @return its length in bytes
+     */
     public int sgeLength(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LENGTH);
     }
 
+    /**
+     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     *
+     * @param i the WR's index, from 0 to {@link #capacity()} - 1
+     * @param j the entry's index, below {@link #maxSge()}
+     * @return its local key
+     */
     public int sgeLkey(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LKEY);
     }

@@ -19,6 +19,7 @@ public enum PortSpace {
         this.qpType = qpType;
     }
 
+    /** {@return the {@code enum rdma_port_space} value} */
     public int code() {
         return code;
     }
@@ -28,11 +29,23 @@ public enum PortSpace {
         return qpType;
     }
 
-    /** The IB CM service ID of {@code port} in this space: {@code (ps << 16) + port}. */
+    /**
+     * The IB CM service ID of {@code port} in this space: {@code (ps << 16) + port}.
+     *
+     * @param port the port number (16 bits are used)
+     * @return the service ID
+     */
     public long serviceId(int port) {
         return ((long) code << 16) + (port & 0xFFFF);
     }
 
+    /**
+     * The constant for a port space value.
+     *
+     * @param code an {@code enum rdma_port_space} value
+     * @return its constant
+     * @throws IllegalArgumentException for a value this table does not know
+     */
     public static PortSpace ofCode(int code) {
         for (PortSpace p : values()) {
             if (p.code == code) {

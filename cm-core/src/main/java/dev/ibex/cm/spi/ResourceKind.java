@@ -7,17 +7,30 @@ package dev.ibex.cm.spi;
  * their PD, ids before their event channel.
  */
 public enum ResourceKind {
+    /** A multicast group membership of a CM id. */
     MULTICAST,
+    /** An address handle ({@link AddressHandle}). */
     ADDRESS_HANDLE,
+    /** A queue pair ({@link QueuePair}). */
     QUEUE_PAIR,
+    /** A shared receive queue ({@link SharedReceiveQueue}). */
     SHARED_RECEIVE_QUEUE,
+    /** A completion queue ({@link CompletionQueue}). */
     COMPLETION_QUEUE,
+    /** A completion channel ({@link CompletionChannel}). */
     COMPLETION_CHANNEL,
+    /** A memory window ({@link MemoryWindow}). */
     MEMORY_WINDOW,
+    /** A registered memory region ({@link MemoryRegion}). */
     MEMORY_REGION,
+    /** A protection domain ({@link ProtectionDomain}). */
     PROTECTION_DOMAIN,
+    /** A CM id ({@link CmId}). */
     CM_ID,
+    /** A CM event channel ({@link EventChannel}). */
     EVENT_CHANNEL,
+    /** A poller ({@link Poller}). */
     POLLER,
+    /** An opened device ({@link DeviceContext}). */
     DEVICE_CONTEXT
 }

@@ -10,6 +10,7 @@ public final class SendFlags {
     public static final int SOLICITED = 1 << 2;
     /** Copy the data into the WR at post time: no lkey needed, buffer reusable at once (SEND and WRITE). */
     public static final int INLINE = 1 << 3;
+    /** Let the device compute the IP checksum (raw packet and UD QPs that support it). */
     public static final int IP_CSUM = 1 << 4;
 
     private SendFlags() {}

@@ -2,23 +2,45 @@ package dev.ibex.cm.spi;
 
 /** {@code enum ibv_wc_opcode} values (receive opcodes have bit 7 set). */
 public final class WcOpcode {
+    /** {@code IBV_WC_SEND}: a SEND (of any kind) completed. */
     public static final int SEND = 0;
+    /** {@code IBV_WC_RDMA_WRITE}: an RDMA WRITE completed. */
     public static final int RDMA_WRITE = 1;
+    /** {@code IBV_WC_RDMA_READ}: an RDMA READ completed; the data is in the local buffers. */
     public static final int RDMA_READ = 2;
+    /** {@code IBV_WC_COMP_SWAP}: a compare-and-swap completed; the old value is in the local buffer. */
     public static final int COMP_SWAP = 3;
+    /** {@code IBV_WC_FETCH_ADD}: a fetch-and-add completed; the old value is in the local buffer. */
     public static final int FETCH_ADD = 4;
+    /** {@code IBV_WC_BIND_MW}: a memory window bind completed. */
     public static final int BIND_MW = 5;
+    /** {@code IBV_WC_LOCAL_INV}: a local invalidation completed. */
     public static final int LOCAL_INV = 6;
+    /** {@code IBV_WC_TSO}: a TCP segmentation offload send completed (raw packet QPs). */
     public static final int TSO = 7;
+    /** {@code IBV_WC_RECV}: a receive consumed by a SEND. */
     public static final int RECV = 1 << 7;
+    /** {@code IBV_WC_RECV_RDMA_WITH_IMM}: a receive consumed by an RDMA WRITE with immediate data (no payload in the buffer). */
     public static final int RECV_RDMA_WITH_IMM = RECV + 1;
 
     private WcOpcode() {}
 
+    /**
+     * Whether an opcode is a receive queue's.
+     *
+     * @param opcode an {@code enum ibv_wc_opcode} value
+     * @return whether bit 7 ({@link #RECV}) is set
+     */
     public static boolean isReceive(int opcode) {
         return (opcode & RECV) != 0;
     }
 
+    /**
+     * The opcode's name, for messages.
+     *
+     * @param opcode an {@code enum ibv_wc_opcode} value
+     * @return its name, or {@code OPCODE_n} for one this table does not know
+     */
     public static String name(int opcode) {
         return switch (opcode) {
             case SEND -> "SEND";

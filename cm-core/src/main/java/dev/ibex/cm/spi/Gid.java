@@ -12,6 +12,7 @@ import java.util.HexFormat;
  * {@code ::ffff:a.b.c.d}.
  */
 public final class Gid {
+    /** The all-zero GID: an unset or unpopulated table entry. */
     public static final Gid ZERO = new Gid(new byte[16]);
 
     private final byte[] raw;
@@ -20,7 +21,13 @@ public final class Gid {
         this.raw = raw;
     }
 
-    /** A GID from its 16 raw bytes (copied). */
+    /**
+     * A GID from its 16 raw bytes (copied).
+     *
+     * @param raw the bytes, in network order
+     * @return the GID
+     * @throws IllegalArgumentException when there are not 16 bytes
+     */
     public static Gid of(byte[] raw) {
         if (raw.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, got " + raw.length);
@@ -28,7 +35,12 @@ public final class Gid {
         return new Gid(raw.clone());
     }
 
-    /** The RoCEv2 GID of an IP address (IPv4-mapped for IPv4). */
+    /**
+     * The RoCEv2 GID of an IP address (IPv4-mapped for IPv4).
+     *
+     * @param address an IPv4 or IPv6 address
+     * @return the GID
+     */
     public static Gid of(InetAddress address) {
         byte[] a = address.getAddress();
         if (a.length == 16) {
@@ -46,7 +58,12 @@ public final class Gid {
         return raw.clone();
     }
 
-    /** Raw byte {@code i} (0..15) without copying. */
+    /**
+     * Raw byte {@code i} (0..15) without copying.
+     *
+     * @param i the byte's index, 0 to 15
+     * @return the byte
+     */
     public byte byteAt(int i) {
         return raw[i];
     }

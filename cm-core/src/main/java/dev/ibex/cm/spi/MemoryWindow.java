@@ -17,7 +17,9 @@ public interface MemoryWindow extends ResourceTracker.Tracked {
 
     /** {@code enum ibv_mw_type}. */
     enum Type {
+        /** {@code IBV_MW_TYPE_1}: bound with {@link QueuePair#bindMemoryWindow}; any QP of the PD may use it. */
         TYPE_1(1),
+        /** {@code IBV_MW_TYPE_2}: bound by a {@link WrOpcode#BIND_MW} work request to one QP. */
         TYPE_2(2);
 
         private final int code;
@@ -26,28 +28,36 @@ public interface MemoryWindow extends ResourceTracker.Tracked {
             this.code = code;
         }
 
+        /** {@return the {@code enum ibv_mw_type} value} */
         public int code() {
             return code;
         }
     }
 
+    /** {@return the protection domain the window was allocated in} */
     ProtectionDomain pd();
 
+    /** {@return the window's type} */
     Type type();
 
     /**
      * The rkey of the window's latest binding as far as this process knows: {@code ibv_mw.rkey} after allocation and
      * after each {@link QueuePair#bindMemoryWindow} of a type 1 window; a type 2 window's new rkey is the one its
      * BIND_MW work request named.
+     *
+     * @return the rkey
      */
     int rkey();
 
-    /** The value written into {@code ibv_send_wr.bind_mw.mw} (a native pointer or a provider handle). */
+    /** {@return the value written into {@code ibv_send_wr.bind_mw.mw} (a native pointer or a provider handle)} */
     long handle();
 
     /**
      * {@code ibv_inc_rkey}: {@code rkey} with its low 8 bits (the consumer's key) advanced by one, the rest kept — the
      * rkey to give a window's next binding, so that descriptors of earlier bindings stop matching.
+     *
+     * @param rkey the window's current rkey
+     * @return the next one
      */
     static int nextRkey(int rkey) {
         return (rkey & 0xFFFFFF00) | ((rkey + 1) & 0xFF);

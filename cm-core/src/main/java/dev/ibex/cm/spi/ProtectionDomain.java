@@ -10,11 +10,17 @@ public interface ProtectionDomain extends ResourceTracker.Tracked {
         return ResourceKind.PROTECTION_DOMAIN;
     }
 
+    /** {@return the opened device the PD belongs to} */
     DeviceContext device();
 
     /**
      * {@code ibv_reg_mr}: registers native memory. The segment must stay alive (its arena open) until the
      * region is closed; heap segments are rejected.
+     *
+     * @param segment native memory to register
+     * @param access what the device and peers may do with it
+     * @return the region with its keys
+     * @throws IllegalArgumentException for a heap segment, or remote write/atomic access without local write
      */
     MemoryRegion registerMemory(MemorySegment segment, Set<Access> access);
 
@@ -23,16 +29,37 @@ public interface ProtectionDomain extends ResourceTracker.Tracked {
      *
      * @throws dev.ibex.cm.RdmaException ENOTSUP when the device has no memory windows of that type
      *     ({@link DeviceAttributes#supportsMemoryWindows})
+     * @param type the window's type
+     * @return the new window
      */
     default MemoryWindow allocMemoryWindow(MemoryWindow.Type type) {
         throw new dev.ibex.cm.RdmaException("ibv_alloc_mw", dev.ibex.cm.Errno.ENOTSUP, device().device().name()
                 + " has no memory windows: expose memory through a region of its own instead");
     }
 
+    /**
+     * {@code ibv_create_ah}: a handle UD sends use to reach the path's remote port.
+     *
+     * @param attr the path
+     * @return the handle
+     */
     AddressHandle createAddressHandle(AhAttr attr);
 
+    /**
+     * {@code ibv_create_srq}.
+     *
+     * @param maxWr the capacity in receives
+     * @param maxSge scatter/gather entries per receive
+     * @param srqLimit the limit event's threshold, 0 for no event
+     * @return the new SRQ
+     */
     SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int srqLimit);
 
-    /** {@code ibv_create_qp}: a QP in RESET that the caller transitions with {@link QueuePair#modify}. */
+    /**
+     * {@code ibv_create_qp}: a QP in RESET that the caller transitions with {@link QueuePair#modify}.
+     *
+     * @param attr the QP's type, CQs, SRQ and capacities
+     * @return the new QP
+     */
     QueuePair createQueuePair(QpInitAttr attr);
 }

@@ -7,8 +7,9 @@ public interface AddressHandle extends ResourceTracker.Tracked {
         return ResourceKind.ADDRESS_HANDLE;
     }
 
-    /** The value written into {@code ibv_send_wr.wr.ud.ah} (a native pointer or a provider handle). */
+    /** {@return the value written into {@code ibv_send_wr.wr.ud.ah} (a native pointer or a provider handle)} */
     long handle();
 
+    /** {@return the path the handle was created for} */
     AhAttr attr();
 }

@@ -20,6 +20,7 @@ public record CmEvent(CmEventType type, CmId id, CmId listenId, int status, byte
         UdParam ud, Object context) {
     private static final byte[] NONE = new byte[0];
 
+    /** Replaces {@code null} private data with an empty array. */
     public CmEvent {
         privateData = privateData == null ? NONE : privateData;
     }

@@ -12,6 +12,10 @@ public interface CompletionChannel extends EventSource, ResourceTracker.Tracked 
         return ResourceKind.COMPLETION_CHANNEL;
     }
 
-    /** {@code ibv_get_cq_event} (non-blocking): the CQ that fired, or {@code null}. The CQ is now disarmed. */
+    /**
+     * {@code ibv_get_cq_event} (non-blocking). The CQ is now disarmed.
+     *
+     * @return the CQ that fired, or {@code null} when no event is pending
+     */
     CompletionQueue poll();
 }

@@ -20,6 +20,11 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     /** librdmacm's defaults when no parameters are given: retry 7, RNR retry 7. */
     public static final ConnParam DEFAULT = new ConnParam(NONE, 1, 1, false, 7, 7, false, 0);
 
+    /**
+     * Checks the ranges; {@code null} private data becomes empty.
+     *
+     * @throws IllegalArgumentException when a depth exceeds 255, a retry count 7, or the private data 255 bytes
+     */
     public ConnParam {
         privateData = privateData == null ? NONE : privateData;
         check("responderResources", responderResources, 255);
@@ -38,15 +43,37 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
         }
     }
 
+    /**
+     * A copy with other private data.
+     *
+     * @param data the private data (not copied), or {@code null} for none
+     * @return the new parameters
+     */
     public ConnParam withPrivateData(byte[] data) {
         return new ConnParam(data, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount, srq,
                 qpNum);
     }
 
+    /**
+     * A copy with other RDMA READ/atomic depths.
+     *
+     * @param responder incoming RDMA READ/atomic operations accepted at once, 0 to 255
+     * @param initiator outstanding RDMA READ/atomic operations issued at once, 0 to 255
+     * @return the new parameters
+     * @throws IllegalArgumentException when a depth is out of range
+     */
     public ConnParam withRdmaDepth(int responder, int initiator) {
         return new ConnParam(privateData, responder, initiator, flowControl, retryCount, rnrRetryCount, srq, qpNum);
     }
 
+    /**
+     * A copy with other retry counts.
+     *
+     * @param retry transport retries, 0 to 7
+     * @param rnrRetry RNR retries, 0 to 7 (7: infinite)
+     * @return the new parameters
+     * @throws IllegalArgumentException when a count is out of range
+     */
     public ConnParam withRetries(int retry, int rnrRetry) {
         return new ConnParam(privateData, responderResources, initiatorDepth, flowControl, retry, rnrRetry, srq,
                 qpNum);

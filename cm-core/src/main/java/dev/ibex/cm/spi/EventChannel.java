@@ -9,7 +9,9 @@ public interface EventChannel extends EventSource, AutoCloseable {
     /**
      * {@code rdma_create_id}.
      *
+     * @param portSpace TCP for connected (RC) ids, UDP for datagram (UD) ids
      * @param context the id's user context (the framework's endpoint), retrievable with {@link CmId#context()}
+     * @return the new id, whose events arrive on this channel
      */
     CmId createId(PortSpace portSpace, Object context);
 
@@ -17,6 +19,8 @@ public interface EventChannel extends EventSource, AutoCloseable {
      * The next event, or {@code null} when none is pending (never blocks). Everything the event carries has been
      * copied into the returned record and the native event has already been acknowledged, so destroying or
      * migrating ids never waits on this channel.
+     *
+     * @return the event, or {@code null}
      */
     CmEvent poll();
 

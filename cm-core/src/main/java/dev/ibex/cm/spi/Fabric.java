@@ -11,25 +11,27 @@ import java.util.List;
  * the rules documented on it (the framework confines each to one event loop).
  */
 public interface Fabric extends AutoCloseable {
-    /** The provider's name ({@link RdmaProvider#name()}). */
+    /** {@return the provider's name ({@link RdmaProvider#name()})} */
     String providerName();
 
-    /** The devices this fabric sees, opened (like {@code rdma_get_devices}). */
+    /** {@return the devices this fabric sees, opened (like {@code rdma_get_devices})} */
     List<DeviceContext> devices();
 
-    /** A new CM event channel ({@code rdma_create_event_channel}). */
+    /** {@return a new CM event channel ({@code rdma_create_event_channel})} */
     EventChannel createEventChannel();
 
-    /** A new poller that waits on this fabric's event sources (one per event loop). */
+    /** {@return a new poller that waits on this fabric's event sources (one per event loop)} */
     Poller createPoller();
 
-    /** Counts of every live resource, for leak checks and debugging. */
+    /** {@return counts of every live resource, for leak checks and debugging} */
     ResourceCounts resources();
 
     /**
      * The provider's own counters (retransmissions, RNR NAKs, drops …; see {@link RdmaCounter}), tagged by device or
      * port, read lazily. Called when a metrics system registers them, not per read; the suppliers stay valid (and
      * stop growing) after the fabric closes. None by default.
+     *
+     * @return the counters
      */
     default java.util.List<RdmaCounter> counters() {
         return List.of();

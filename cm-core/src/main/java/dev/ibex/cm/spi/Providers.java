@@ -31,7 +31,12 @@ public final class Providers {
         return out;
     }
 
-    /** The provider called {@code name}, if present. */
+    /**
+     * The provider called {@code name}, if present.
+     *
+     * @param name a provider name, e.g. {@code "soft-roce"}
+     * @return the provider, or empty when none on the class path has that name
+     */
     public static Optional<RdmaProvider> byName(String name) {
         return all().stream().filter(p -> p.name().equals(name)).findFirst();
     }
@@ -40,6 +45,7 @@ public final class Providers {
      * Applies the selection rule.
      *
      * @param explicit a provider name chosen by the caller, or {@code null}
+     * @return the chosen provider (logged once per JVM)
      * @throws IllegalArgumentException when an explicitly named provider is not on the class path
      * @throws IllegalStateException when no provider can be found at all
      */
@@ -47,7 +53,15 @@ public final class Providers {
         return select(explicit, all());
     }
 
-    /** The selection rule applied to a given list of providers (for tests and embedders with their own loading). */
+    /**
+     * The selection rule applied to a given list of providers (for tests and embedders with their own loading).
+     *
+     * @param explicit a provider name chosen by the caller, or {@code null}
+     * @param all the providers to choose from
+     * @return the chosen provider
+     * @throws IllegalArgumentException when an explicitly named provider is not in {@code all}
+     * @throws IllegalStateException when {@code all} is empty
+     */
     public static RdmaProvider select(String explicit, List<RdmaProvider> all) {
         String wanted = explicit != null ? explicit : System.getProperty(PROPERTY);
         RdmaProvider chosen = null;

@@ -37,7 +37,13 @@ public record RdmaCounter(String name, String description, Map<String, String> t
         return value.getAsLong();
     }
 
-    /** This counter with one more tag (an existing one of the same key is replaced). */
+    /**
+     * This counter with one more tag (an existing one of the same key is replaced).
+     *
+     * @param key the tag's key, e.g. {@code "provider"}
+     * @param tagValue the tag's value
+     * @return a counter reading the same value
+     */
     public RdmaCounter withTag(String key, String tagValue) {
         java.util.HashMap<String, String> t = new java.util.HashMap<>(tags);
         t.put(key, tagValue);

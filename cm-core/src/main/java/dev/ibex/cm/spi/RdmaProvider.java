@@ -9,16 +9,18 @@ package dev.ibex.cm.spi;
  */
 public interface RdmaProvider {
 
-    /** Stable short name used for selection: {@code "rdma-core"}, {@code "soft-roce"}. */
+    /** {@return the stable short name used for selection: {@code "rdma-core"}, {@code "soft-roce"}} */
     String name();
 
     /**
      * Whether this provider can run here and what it sees. Never throws: a provider that cannot run
      * reports why ({@link ProviderStatus#reason()}).
+     *
+     * @return what the provider found
      */
     ProviderStatus probe();
 
-    /** Whether, absent an explicit choice, this provider should be preferred when {@link #probe()} is available. */
+    /** {@return whether, absent an explicit choice, this provider is preferred when {@link #probe()} finds devices} */
     default boolean preferWhenAvailable() {
         return false;
     }
@@ -26,6 +28,8 @@ public interface RdmaProvider {
     /**
      * Opens the provider.
      *
+     * @param config the provider's options
+     * @return the open fabric, which the caller closes
      * @throws dev.ibex.cm.RdmaException when it cannot run here (the message says why and what to do)
      */
     Fabric open(ProviderConfig config);

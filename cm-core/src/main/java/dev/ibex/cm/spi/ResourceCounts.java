@@ -4,8 +4,13 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
 
-/** A snapshot of live resource counts per {@link ResourceKind}. */
+/**
+ * A snapshot of live resource counts per {@link ResourceKind}.
+ *
+ * @param counts the count per kind; every kind is present (0 when absent from what was given)
+ */
 public record ResourceCounts(Map<ResourceKind, Integer> counts) {
+    /** Copies the counts, adding 0 for every kind not given. */
     public ResourceCounts {
         EnumMap<ResourceKind, Integer> m = new EnumMap<>(ResourceKind.class);
         for (ResourceKind k : ResourceKind.values()) {
@@ -14,16 +19,22 @@ public record ResourceCounts(Map<ResourceKind, Integer> counts) {
         counts = Collections.unmodifiableMap(m);
     }
 
+    /**
+     * The count of one kind.
+     *
+     * @param kind the kind
+     * @return how many were open at the snapshot
+     */
     public int get(ResourceKind kind) {
         return counts.get(kind);
     }
 
-    /** Sum over all kinds. */
+    /** {@return the sum over all kinds} */
     public int total() {
         return counts.values().stream().mapToInt(Integer::intValue).sum();
     }
 
-    /** Sum over the kinds a user creates (everything but device contexts and pollers the fabric owns). */
+    /** {@return the sum over the kinds a user creates (everything but device contexts and pollers the fabric owns)} */
     public int userResources() {
         return total() - get(ResourceKind.DEVICE_CONTEXT) - get(ResourceKind.POLLER);
     }

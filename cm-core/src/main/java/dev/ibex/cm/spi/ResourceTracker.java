@@ -27,12 +27,18 @@ public final class ResourceTracker {
 
     /** A resource registered with a tracker. */
     public interface Tracked extends AutoCloseable {
+        /** {@return what kind of resource this is, which fixes when closing the fabric closes it} */
         ResourceKind kind();
 
         @Override
         void close();
     }
 
+    /**
+     * Counts a new resource and keeps it for {@link #closeAll}. Thread-safe.
+     *
+     * @param r the resource just created
+     */
     public void opened(Tracked r) {
         counts.incrementAndGet(r.kind().ordinal());
         synchronized (open) {
@@ -40,7 +46,12 @@ public final class ResourceTracker {
         }
     }
 
-    /** Idempotent per resource: only the first call for a registered resource decrements its count. */
+    /**
+     * Forgets a destroyed resource. Idempotent per resource: only the first call for a registered resource
+     * decrements its count. Thread-safe.
+     *
+     * @param r the resource just destroyed
+     */
     public void closed(Tracked r) {
         boolean removed;
         synchronized (open) {
@@ -51,6 +62,7 @@ public final class ResourceTracker {
         }
     }
 
+    /** {@return the live count of every kind now} */
     public ResourceCounts snapshot() {
         Map<ResourceKind, Integer> m = new EnumMap<>(ResourceKind.class);
         for (ResourceKind k : ResourceKind.values()) {

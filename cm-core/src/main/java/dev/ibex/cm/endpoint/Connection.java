@@ -145,7 +145,15 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         this.handler = handler == null ? NO_HANDLER : handler;
     }
 
-    /** Connects to {@code remote} on the group's next loop with default options. */
+    /**
+     * Connects to {@code remote} on the group's next loop with default options and no private data; see
+     * {@link #connect(EventLoop, InetSocketAddress, byte[], ConnectionOptions, ConnectionHandler)}. Any thread.
+     *
+     * @param group the loops to pick from (round-robin)
+     * @param remote the peer's address and port
+     * @param handler told of the outcome and everything after, on the connection's loop
+     * @return the connection, connecting
+     */
     public static Connection connect(EventLoopGroup group, InetSocketAddress remote, ConnectionHandler handler) {
         return connect(group.next(), remote, NONE, ConnectionOptions.DEFAULT, handler);
     }
@@ -155,7 +163,12 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      * {@link ConnectionHandler#onEstablished} or {@link ConnectionHandler#onError} (an
      * {@link RdmaConnectException}) on {@code loop}.
      *
+     * @param loop the loop the connection lives on; any thread may call this
+     * @param remote the peer's address and port
      * @param privateData sent with the connection request (at most {@value CmId#MAX_CONNECT_PRIVATE_DATA_TCP} bytes)
+     * @param options queue sizes, receive mode, timeouts
+     * @param handler told of the outcome and everything after, on {@code loop}
+     * @return the connection, connecting
      * @throws IllegalArgumentException when the private data is too long
      */
     public static Connection connect(EventLoop loop, InetSocketAddress remote, byte[] privateData,
@@ -175,6 +188,12 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      * <p>An unresolved {@code remote} (a host name that did not resolve) fails the connect with an ADDR_ERROR
      * "unknown host" through the handler; names are never resolved here (that could block the loop).
      *
+     * @param remote the peer's address and port
+     * @param loop the loop the connection lives on; any thread may call this
+     * @param privateData sent with the connection request, or {@code null}
+     * @param options queue sizes, receive mode, timeouts
+     * @param handler told of the outcome and everything after, on {@code loop}
+     * @return the connection, connecting
      * @throws IllegalArgumentException when the private data is too long, the source is unresolved or the two
      *                                  addresses' families differ
      */
@@ -288,10 +307,12 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return loop;
     }
 
+    /** {@return where the connection is in its life (connecting, established, closing, closed, failed)} */
     public ConnectionState state() {
         return state;
     }
 
+    /** {@return the options the connection was made with} */
     public ConnectionOptions options() {
         return options;
     }
@@ -311,6 +332,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return peerParam;
     }
 
+    /** {@return the local address and port of the connection's CM id, or {@code null} before it is bound} */
     public InetSocketAddress localAddress() {
         CmId i = id;
         return i == null ? null : i.localAddress();
@@ -343,7 +365,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 && sq.writableSlots() > backlog.messages();
     }
 
-    /** Operations that may be posted now before the send queue is full (loop thread). */
+    /** {@return how many operations may be posted now before the send queue (or the peer's credits) is full (loop thread)} */
     public int writableSlots() {
         if (sq == null || state != ESTABLISHED) {
             return 0;
@@ -358,6 +380,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      * The longest message this connection sends (loop thread, once established): the smaller of this end's and the
      * peer's {@link ConnectionOptions#maxMessageSize()} when the peer reassembles messages of several buffers, else
      * one pool buffer.
+     *
+     * @return the limit in bytes; 0 before the connection has a QP
      */
     public int maxMessageSize() {
         int peer = peerOffer == null || credits == null ? 0 : peerOffer.maxMessageSize();
@@ -372,7 +396,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return credits != null && peerOffer != null && peerOffer.maxMessageSize() > 0;
     }
 
-    /** Messages the peer still lets this end send (credits), or -1 when the connection has no credits (loop thread). */
+    /** {@return the messages the peer still lets this end send (credits), or -1 without credits (loop thread)} */
     public int sendCredits() {
         return credits == null ? -1 : credits.sendCredits();
     }
@@ -382,7 +406,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return shared;
     }
 
-    /** Receives posted now (loop thread). */
+    /** {@return how many receives of the connection's own window are posted now, 0 on shared receives (loop thread)} */
     public int postedReceives() {
         return rq == null ? 0 : rq.posted();
     }
@@ -393,7 +417,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return k == null ? 0 : k.probes();
     }
 
-    /** Received messages the application holds (loop thread). */
+    /** {@return how many received messages the application holds and has not released (loop thread)} */
     public int heldMessages() {
         return rq == null ? sharedHeld : rq.held();
     }
@@ -1361,7 +1385,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return device.pool().tryAcquire();
     }
 
-    /** Sends {@code length} bytes from the start of {@code buffer}; see {@link #send(Buffer, int, int, long)}. */
+    /**
+     * Sends {@code length} bytes from the start of {@code buffer}; see {@link #send(Buffer, int, int, long)}.
+     *
+     * @param buffer a held buffer of this connection's pool, consumed
+     * @param length the message's length in bytes
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
+     */
     public void send(Buffer buffer, int length, long attachment) {
         send(buffer, 0, length, attachment);
     }
@@ -1370,6 +1400,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      * Sends {@code buffer[offset, offset+length)} as one message. Consumes the buffer (released when the send
      * completes). Loop thread; allocates nothing.
      *
+     * @param buffer a held buffer of this connection's pool, consumed
+     * @param offset where the message starts in the buffer
+     * @param length the message's length in bytes
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
      * @throws IllegalStateException when not established, off the loop, or the send queue is full
      */
     public void send(Buffer buffer, int offset, int length, long attachment) {
@@ -1393,6 +1427,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      * after it wait behind it (meanwhile the connection is not writable). Loop thread; allocates nothing once the
      * backlog has grown to its size.
      *
+     * @param message the buffers of the message, consumed; the list is left empty
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
      * @throws MessageTooLargeException when the message is longer than {@link #maxMessageSize()}
      * @throws IllegalArgumentException for an empty list or a buffer of another pool
      * @throws IllegalStateException when not established, off the loop, or the send queue is full
@@ -1401,7 +1437,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         send(message, false, 0, attachment);
     }
 
-    /** {@link #send(BufferList, long)} with 32 bits of immediate data (delivered with the message). */
+    /**
+     * {@link #send(BufferList, long)} with 32 bits of immediate data (delivered with the message).
+     *
+     * @param message the buffers of the message, consumed; the list is left empty
+     * @param immData the immediate data, in host order
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
+     */
     public void sendWithImm(BufferList message, int immData, long attachment) {
         send(message, true, immData, attachment);
     }
@@ -1594,7 +1636,19 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
     }
 
-    /** Sends with 32 bits of immediate data (delivered with the message). */
+    /**
+     * Sends {@code buffer[offset, offset+length)} with 32 bits of immediate data (delivered with the message).
+     * Consumes the buffer. Some zero-length or reserved immediate values are Ibex's own control messages on
+     * connections with credits, rendezvous or large messages, and are refused. Loop thread.
+     *
+     * @param buffer a held buffer of this connection's pool, consumed
+     * @param offset where the message starts in the buffer
+     * @param length the message's length in bytes
+     * @param immData the immediate data, in host order
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
+     * @throws IllegalArgumentException when the message would read as one of Ibex's control messages
+     * @throws IllegalStateException when not established, off the loop, or the send queue is full
+     */
     public void sendWithImm(Buffer buffer, int offset, int length, int immData, long attachment) {
         checkOperation(buffer, offset, length);
         if (credits != null && Credits.isUpdate(length, true, immData)) {
@@ -1620,7 +1674,18 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         spendCredit();
     }
 
-    /** RDMA WRITE of {@code buffer[offset, offset+length)} to {@code target} at {@code targetOffset}; consumes it. */
+    /**
+     * RDMA WRITE of {@code buffer[offset, offset+length)} to {@code target} at {@code targetOffset}; consumes it.
+     * The peer is not told. Loop thread.
+     *
+     * @param buffer a held buffer of this connection's pool, consumed
+     * @param offset where the data starts in the buffer
+     * @param length how many bytes to write
+     * @param target memory the peer exposed with write rights
+     * @param targetOffset where to write, in bytes from the start of {@code target}
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
+     * @throws IllegalArgumentException when the range lies outside {@code target} or the buffer
+     */
     public void write(Buffer buffer, int offset, int length, RemoteBuffer target, long targetOffset, long attachment) {
         checkOperation(buffer, offset, length);
         target.checkRange(targetOffset, length);
@@ -1629,7 +1694,19 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         sq.commit(i, Operation.WRITE, buffer, offset, length);
     }
 
-    /** RDMA WRITE with immediate data: consumes a receive at the peer, which sees {@code onRemoteWrite}. */
+    /**
+     * RDMA WRITE with immediate data: consumes a receive (and a credit) at the peer, which sees
+     * {@code onRemoteWrite}. Consumes the buffer. Loop thread.
+     *
+     * @param buffer a held buffer of this connection's pool, consumed
+     * @param offset where the data starts in the buffer
+     * @param length how many bytes to write
+     * @param target memory the peer exposed with write rights
+     * @param targetOffset where to write, in bytes from the start of {@code target}
+     * @param immData the immediate data the peer receives, in host order
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
+     * @throws IllegalArgumentException when the range lies outside {@code target} or the buffer
+     */
     public void writeWithImm(Buffer buffer, int offset, int length, RemoteBuffer target, long targetOffset,
             int immData, long attachment) {
         checkOperation(buffer, offset, length);
@@ -1641,7 +1718,18 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         spendCredit();
     }
 
-    /** RDMA READ of {@code length} bytes from {@code source} into {@code buffer[offset…]}, handed back on completion. */
+    /**
+     * RDMA READ of {@code length} bytes from {@code source} into {@code buffer[offset…]}, handed back on completion.
+     * Loop thread.
+     *
+     * @param buffer a held buffer of this connection's pool, lent until the read completes
+     * @param offset where the data lands in the buffer
+     * @param length how many bytes to read
+     * @param source memory the peer exposed with read rights
+     * @param sourceOffset where to read, in bytes from the start of {@code source}
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
+     * @throws IllegalArgumentException when the range lies outside {@code source} or the buffer
+     */
     public void read(Buffer buffer, int offset, int length, RemoteBuffer source, long sourceOffset, long attachment) {
         checkOperation(buffer, offset, length);
         checkReadDepth();
@@ -1653,7 +1741,15 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     /**
      * Atomic compare-and-swap of the 8 aligned bytes at {@code target + targetOffset}; the previous value lands in
-     * {@code result[offset, offset+8)} (native byte order).
+     * {@code result[offset, offset+8)} (native byte order). Loop thread.
+     *
+     * @param result a held buffer of this connection's pool, lent until the operation completes
+     * @param offset where the previous value lands in {@code result}
+     * @param target memory the peer exposed with atomic rights
+     * @param targetOffset where the 8 bytes are, in bytes from the start of {@code target} (8-byte aligned address)
+     * @param expected the value compared with the remote one
+     * @param desired the value written when they are equal
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
      */
     public void compareAndSwap(Buffer result, int offset, RemoteBuffer target, long targetOffset, long expected,
             long desired, long attachment) {
@@ -1663,7 +1759,16 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         sq.commit(i, Operation.COMPARE_AND_SWAP, result, offset, 8);
     }
 
-    /** Atomic fetch-and-add; the previous value lands in {@code result[offset, offset+8)}. */
+    /**
+     * Atomic fetch-and-add; the previous value lands in {@code result[offset, offset+8)}. Loop thread.
+     *
+     * @param result a held buffer of this connection's pool, lent until the operation completes
+     * @param offset where the previous value lands in {@code result}
+     * @param target memory the peer exposed with atomic rights
+     * @param targetOffset where the 8 bytes are, in bytes from the start of {@code target} (8-byte aligned address)
+     * @param delta what to add to the remote value
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
+     */
     public void fetchAndAdd(Buffer result, int offset, RemoteBuffer target, long targetOffset, long delta,
             long attachment) {
         checkAtomic(result, offset, target, targetOffset);
@@ -1675,6 +1780,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /**
      * SEND that also invalidates {@code rkey}, a memory window the peer exposed to this side: the exposure ends at the
      * peer as the message arrives (the peer sees {@link Buffer#hasInvalidatedRkey()}). Consumes the buffer.
+     * Loop thread.
+     *
+     * @param buffer a held buffer of this connection's pool, consumed
+     * @param offset where the message starts in the buffer
+     * @param length the message's length in bytes
+     * @param rkey the rkey of the peer's exposure to end
+     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
      */
     public void sendWithInvalidate(Buffer buffer, int offset, int length, int rkey, long attachment) {
         checkOperation(buffer, offset, length);
@@ -1692,6 +1804,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /**
      * Lets the peer reach {@code buffer[offset, offset + length)} with {@code rights} over this connection, in the
      * best {@link Exposure.Mode} the device offers; see {@link #expose(Buffer, int, int, Set, Exposure.Mode, long)}.
+     *
+     * @param buffer a held buffer of this connection's pool
+     * @param offset where the exposed range starts in the buffer
+     * @param length the range's length in bytes, positive
+     * @param rights what the peer may do there, at least one
+     * @param attachment the caller's value, handed back with the bind's {@code onComplete} or {@code onFailed}
+     * @return the exposure, usable once its bind completes
      */
     public Exposure expose(Buffer buffer, int offset, int length, Set<RemoteAccess> rights, long attachment) {
         return expose(buffer, offset, length, rights, Exposure.Mode.AUTO, attachment);
@@ -1705,6 +1824,13 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      * released (which returns it to the pool only after the key is dead), when the peer invalidates it, or when the
      * connection closes: {@link ConnectionHandler#onExposureEnded}. Loop thread; the buffer must be held.
      *
+     * @param buffer a held buffer of this connection's pool
+     * @param offset where the exposed range starts in the buffer
+     * @param length the range's length in bytes, positive
+     * @param rights what the peer may do there, at least one
+     * @param mode how the exposure is made: a memory window, a region of its own, or the best the device offers
+     * @param attachment the caller's value, handed back with the bind's {@code onComplete} or {@code onFailed}
+     * @return the exposure, usable once its bind completes
      * @throws IllegalArgumentException for an empty range, one outside the buffer, no rights, or a buffer of another
      *     pool
      * @throws RdmaException ENOTSUP when the device cannot do {@code mode} (or atomics, when asked)
@@ -1722,7 +1848,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return exposures.expose(buffer, offset, length, rights, mode, attachment);
     }
 
-    /** Exposures that have not ended (loop thread; for leak checks). */
+    /** {@return how many exposures have not ended (loop thread; for leak checks)} */
     public int liveExposures() {
         return exposures.live();
     }
@@ -1912,7 +2038,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return Math.max(1, Math.min(options.initiatorDepth(), device.attributes().maxQpInitRdAtom()));
     }
 
-    /** Messages going out or coming in by rendezvous (loop thread; for tests and leak checks). */
+    /** {@return how many messages are going out or coming in by rendezvous (loop thread; for tests and leak checks)} */
     public int rendezvousInFlight() {
         return rendezvous.inFlight();
     }
@@ -1920,6 +2046,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /**
      * What the peer exposed for the last message this end read by rendezvous (loop thread; diagnostics): one
      * descriptor per buffer of the peer's. Once the message was read the peer revokes the keys, so they reach nothing.
+     *
+     * @return the descriptors; empty before the first rendezvous read
      */
     public java.util.List<RemoteBuffer> lastRendezvousSources() {
         return rendezvous.lastSources();
@@ -1948,6 +2076,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
      * has shown it ({@link PathEvent.Type#ARMED}); later migrations arrive as {@link PathEvent.Type#MIGRATED}, all
      * through {@link ConnectionHandler#onPathEvent}. Any thread.
      *
+     * @param localAlternate the local address of the alternate path (another port or device)
+     * @param remoteAlternate the peer's address on the alternate path
      * @throws IllegalStateException when not established
      * @throws PathMigrationException (ENOTSUP) when the device or port cannot migrate paths, before the QP is touched
      */
@@ -2000,6 +2130,8 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     /**
      * The QP's path migration state now ({@code ibv_query_qp}): MIGRATED (no usable alternate), REARM (loaded, the
      * peer not yet re-armed) or ARMED; {@code null} without a QP. Any thread.
+     *
+     * @return the state, or {@code null}
      */
     public MigState pathMigrationState() {
         try {

@@ -68,17 +68,17 @@ public final class ConnectionOptions {
 
     // ---- settings ----
 
-    /** Deadline for the whole connect: name and address resolution, route, handshake (or from accept). */
+    /** {@return the deadline for the whole connect: name and address resolution, route, handshake (or from accept)} */
     public Duration connectTimeout() {
         return connectTimeout;
     }
 
-    /** Timeout passed to {@code rdma_resolve_addr}/{@code rdma_resolve_route}, in milliseconds. */
+    /** {@return the timeout passed to {@code rdma_resolve_addr}/{@code rdma_resolve_route}, in milliseconds} */
     public int resolveTimeoutMs() {
         return resolveTimeoutMs;
     }
 
-    /** {@code max_send_wr}: operations outstanding at once (writability is derived from it). */
+    /** {@return {@code max_send_wr}: operations outstanding at once (writability is derived from it)} */
     public int sendQueueDepth() {
         return sendQueueDepth;
     }
@@ -87,6 +87,8 @@ public final class ConnectionOptions {
      * What the peer may send ahead: in {@link ReceiveMode#SHARED} the credits granted to an Ibex peer (messages it
      * may have in flight or unconsumed here); in {@link ReceiveMode#WINDOW} the receives kept posted, each holding
      * one pool buffer.
+     *
+     * @return the number of messages (credits or posted receives)
      */
     public int receiveWindow() {
         return receiveWindow;
@@ -97,17 +99,17 @@ public final class ConnectionOptions {
         return maxInline;
     }
 
-    /** At most this many work requests go unsignaled in a row (the last of each batch is signaled). */
+    /** {@return how many work requests at most go unsignaled in a row (the last of each batch is signaled)} */
     public int signalInterval() {
         return signalInterval;
     }
 
-    /** Incoming RDMA READ/atomics served at once (clamped to the device). */
+    /** {@return how many incoming RDMA READ/atomics are served at once (clamped to the device)} */
     public int responderResources() {
         return responderResources;
     }
 
-    /** Outgoing RDMA READ/atomics outstanding at once (clamped to the device and the peer). */
+    /** {@return how many outgoing RDMA READ/atomics may be outstanding at once (clamped to the device and the peer)} */
     public int initiatorDepth() {
         return initiatorDepth;
     }
@@ -115,12 +117,14 @@ public final class ConnectionOptions {
     /**
      * Transport retries (0..7) before a request fails with RETRY_EXC_ERR. Default 6: Linux rxe treats 7 as
      * "retry forever", so a dead peer would never be reported there.
+     *
+     * @return the retry count
      */
     public int retryCount() {
         return retryCount;
     }
 
-    /** RNR retries (0..7, 7 = forever: a sender waits until the receiver posts a receive). */
+    /** {@return the RNR retries (0..7, 7 = forever: a sender waits until the receiver posts a receive)} */
     public int rnrRetryCount() {
         return rnrRetryCount;
     }
@@ -129,6 +133,8 @@ public final class ConnectionOptions {
      * The local ACK timeout as an IBA code (0..31: 4.096 µs × 2<sup>code</sup>; 14 ≈ 67 ms, 17 ≈ 0.54 s), set with
      * {@code rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)} before connecting or accepting; -1 (default) keeps the
      * CM's value (derived from the path's packet life time: 17 on RoCE).
+     *
+     * @return the code, or -1 for the CM's
      */
     public int localAckTimeout() {
         return localAckTimeout;
@@ -139,7 +145,7 @@ public final class ConnectionOptions {
         return drainTimeout;
     }
 
-    /** After a path migration, load the former primary path as the new alternate. */
+    /** {@return whether, after a path migration, the former primary path is loaded as the new alternate} */
     public boolean rearmAfterMigration() {
         return rearmAfterMigration;
     }
@@ -148,17 +154,19 @@ public final class ConnectionOptions {
      * The RNR NAK delay this side asks a sender to wait when no receive is posted (IBA code 1..31: 1 = 0.01 ms,
      * 12 = 0.64 ms, 14 = 1.28 ms; 0 = 655 ms), loaded once ESTABLISHED because the CM's RTR attributes say 0; -1
      * keeps the CM's value. Receive credits follow demand, so this is how soon a stalled sender retries.
+     *
+     * @return the code, or -1 for the CM's
      */
     public int minRnrTimer() {
         return minRnrTimer;
     }
 
-    /** Keepalive probe interval; {@link Duration#ZERO} (default) = no keepalive. See {@link #withKeepalive}. */
+    /** {@return the keepalive probe interval; {@link Duration#ZERO} (default) = no keepalive; see {@link #withKeepalive}} */
     public Duration keepaliveInterval() {
         return keepaliveInterval;
     }
 
-    /** Probes that may go unanswered in a row before the connection fails. See {@link #withKeepalive}. */
+    /** {@return how many probes may go unanswered in a row before the connection fails; see {@link #withKeepalive}} */
     public int keepaliveCount() {
         return keepaliveCount;
     }
@@ -174,6 +182,8 @@ public final class ConnectionOptions {
      * ends say theirs in the connection's private data; a send is checked against the smaller of the two
      * ({@link MessageTooLargeException}). Needs shared receives at both ends ({@link ReceiveMode#SHARED}); with a
      * peer that takes none (a C program, {@link ReceiveMode#WINDOW}) a message is one buffer, as before.
+     *
+     * @return the limit in bytes
      */
     public int maxMessageSize() {
         return maxMessageSize;
@@ -186,6 +196,13 @@ public final class ConnectionOptions {
 
     // ---- copies with one setting changed ----
 
+    /**
+     * A copy with another connect deadline.
+     *
+     * @param d the deadline for the whole connect, positive
+     * @return the new options
+     * @throws IllegalArgumentException when {@code d} is null, zero or negative
+     */
     public ConnectionOptions withConnectTimeout(Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException("connectTimeout must be positive, got " + d);
@@ -195,6 +212,13 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with another address and route resolution timeout.
+     *
+     * @param ms the timeout in milliseconds, positive
+     * @return the new options
+     * @throws IllegalArgumentException when the value is out of range
+     */
     public ConnectionOptions withResolveTimeoutMs(int ms) {
         positive("resolveTimeoutMs", ms);
         ConnectionOptions c = copy();
@@ -202,6 +226,13 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with another send queue depth.
+     *
+     * @param n operations outstanding at once, positive
+     * @return the new options
+     * @throws IllegalArgumentException when the value is out of range
+     */
     public ConnectionOptions withSendQueueDepth(int n) {
         positive("sendQueueDepth", n);
         ConnectionOptions c = copy();
@@ -209,6 +240,13 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with another receive window (credits, or receives posted).
+     *
+     * @param n messages the peer may send ahead, positive
+     * @return the new options
+     * @throws IllegalArgumentException when the value is out of range
+     */
     public ConnectionOptions withReceiveWindow(int n) {
         positive("receiveWindow", n);
         ConnectionOptions c = copy();
@@ -216,6 +254,13 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with another inline limit.
+     *
+     * @param n the largest SEND/WRITE in bytes carried inline; 0 for none
+     * @return the new options
+     * @throws IllegalArgumentException when the value is out of range
+     */
     public ConnectionOptions withMaxInline(int n) {
         if (n < 0) {
             throw new IllegalArgumentException("maxInline must not be negative, got " + n);
@@ -225,6 +270,13 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with another signal interval.
+     *
+     * @param n work requests at most unsignaled in a row, positive
+     * @return the new options
+     * @throws IllegalArgumentException when the value is out of range
+     */
     public ConnectionOptions withSignalInterval(int n) {
         positive("signalInterval", n);
         ConnectionOptions c = copy();
@@ -232,6 +284,14 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with other RDMA READ/atomic depths (each clamped to the device when connecting).
+     *
+     * @param responder incoming RDMA READ/atomics served at once, not negative
+     * @param initiator outgoing RDMA READ/atomics outstanding at once, not negative
+     * @return the new options
+     * @throws IllegalArgumentException when a depth is negative
+     */
     public ConnectionOptions withRdmaDepth(int responder, int initiator) {
         if (responder < 0 || initiator < 0) {
             throw new IllegalArgumentException("RDMA READ/atomic depths must not be negative, got " + responder + "/"
@@ -243,7 +303,14 @@ public final class ConnectionOptions {
         return c;
     }
 
-    /** Transport retries and RNR retries, each 0..7 (see {@link #retryCount()}, {@link #rnrRetryCount()}). */
+    /**
+     * A copy with other transport and RNR retries, each 0..7 (see {@link #retryCount()}, {@link #rnrRetryCount()}).
+     *
+     * @param retryCount transport retries before RETRY_EXC_ERR
+     * @param rnrRetryCount RNR retries; 7 = forever
+     * @return the new options
+     * @throws IllegalArgumentException when a count is outside 0..7
+     */
     public ConnectionOptions withRetries(int retryCount, int rnrRetryCount) {
         if (retryCount < 0 || retryCount > 7 || rnrRetryCount < 0 || rnrRetryCount > 7) {
             throw new IllegalArgumentException("retry counts are 3-bit values (0..7), got " + retryCount + "/"
@@ -255,7 +322,13 @@ public final class ConnectionOptions {
         return c;
     }
 
-    /** The local ACK timeout code (0..31) or -1 for the CM's; see {@link #localAckTimeout()}. */
+    /**
+     * A copy with another local ACK timeout; see {@link #localAckTimeout()}.
+     *
+     * @param code the IBA code (0..31), or -1 for the CM's
+     * @return the new options
+     * @throws IllegalArgumentException when {@code code} is outside -1..31
+     */
     public ConnectionOptions withLocalAckTimeout(int code) {
         if (code < -1 || code > 31) {
             throw new IllegalArgumentException("localAckTimeout is a 5-bit IBA code (0..31), or -1 for the CM's, got "
@@ -266,6 +339,13 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with another drain timeout.
+     *
+     * @param d how long a closing connection waits for its flushed work, not negative
+     * @return the new options
+     * @throws IllegalArgumentException when {@code d} is null or negative
+     */
     public ConnectionOptions withDrainTimeout(Duration d) {
         if (d == null || d.isNegative()) {
             throw new IllegalArgumentException("drainTimeout must not be negative, got " + d);
@@ -275,12 +355,25 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy that does or does not load the former primary path as the new alternate after a migration.
+     *
+     * @param on whether to re-arm after a migration
+     * @return the new options
+     */
     public ConnectionOptions withRearmAfterMigration(boolean on) {
         ConnectionOptions c = copy();
         c.rearmAfterMigration = on;
         return c;
     }
 
+    /**
+     * A copy with another RNR NAK delay; see {@link #minRnrTimer()}.
+     *
+     * @param code the IBA code (0..31), or -1 to keep the CM's
+     * @return the new options
+     * @throws IllegalArgumentException when {@code code} is outside -1..31
+     */
     public ConnectionOptions withMinRnrTimer(int code) {
         if (code < -1 || code > 31) {
             throw new IllegalArgumentException("minRnrTimer is a 5-bit IBA code (0..31), or -1 to keep the CM's, got "
@@ -299,6 +392,12 @@ public final class ConnectionOptions {
      * exhausted), the connection fails with a {@link ConnectionFailedException}. A dead peer is so detected within about
      * {@code interval × (count + 1)}, or sooner by the transport's own retry bound. {@code Duration.ZERO} turns it
      * off.
+     *
+     * @param interval how long the connection may be silent before a probe; zero for no keepalive, else at least
+     *     1 ms
+     * @param count probes that may go unanswered in a row, at least 1
+     * @return the new options
+     * @throws IllegalArgumentException when {@code interval} is negative or below 1 ms, or {@code count} below 1
      */
     public ConnectionOptions withKeepalive(Duration interval, int count) {
         Objects.requireNonNull(interval, "interval");
@@ -315,6 +414,13 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * A copy with another receive mode.
+     *
+     * @param mode shared receives with credits, or a window of the connection's own
+     * @return the new options
+     * @throws NullPointerException when {@code mode} is null
+     */
     public ConnectionOptions withReceiveMode(ReceiveMode mode) {
         ConnectionOptions c = copy();
         c.receiveMode = Objects.requireNonNull(mode, "mode");
@@ -325,6 +431,10 @@ public final class ConnectionOptions {
      * The largest message this end sends or receives (1 byte .. 1 GiB); see {@link #maxMessageSize()}. The pool must
      * hold a message's buffers at both ends: a message of {@code n} bytes takes {@code ceil(n / bufferSize)} buffers
      * until it is released.
+     *
+     * @param bytes the limit, 1 to 2<sup>30</sup>
+     * @return the new options
+     * @throws IllegalArgumentException when {@code bytes} is out of range
      */
     public ConnectionOptions withMaxMessageSize(int bytes) {
         if (bytes <= 0 || bytes > 1 << 30) {
@@ -341,12 +451,20 @@ public final class ConnectionOptions {
      * message goes eagerly. Default 1 MiB: below it the rendezvous' fixed cost (descriptor, "done", a bind and an
      * invalidation per buffer) outweighs keeping the message out of the receiver's shared receive queue
      * (docs/benchmarks.md, "Large messages").
+     *
+     * @return the threshold in bytes, 0 when rendezvous is off
      */
     public int rendezvousThreshold() {
         return rendezvousThreshold;
     }
 
-    /** {@link #rendezvousThreshold()}: 0 (off) or at least 1 byte. */
+    /**
+     * A copy with another {@link #rendezvousThreshold()}.
+     *
+     * @param bytes 0 (off) or at least 1 byte
+     * @return the new options
+     * @throws IllegalArgumentException when {@code bytes} is negative
+     */
     public ConnectionOptions withRendezvousThreshold(int bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("rendezvousThreshold must be 0 (off) or positive, got " + bytes);

@@ -80,7 +80,14 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         this.handler = handler == null ? NO_HANDLER : handler;
     }
 
-    /** Binds on the group's next loop with default options. */
+    /**
+     * Binds on the group's next loop with default options; see {@link #bind(EventLoop, InetSocketAddress, DatagramOptions, DatagramHandler)}. Any thread.
+     *
+     * @param group the loops to pick from (round-robin)
+     * @param address an address of an RDMA device; port 0 picks one
+     * @param handler told of the outcome and everything after, on the endpoint's loop
+     * @return the endpoint, binding
+     */
     public static Datagram bind(EventLoopGroup group, InetSocketAddress address, DatagramHandler handler) {
         return bind(group.next(), address, DatagramOptions.DEFAULT, handler);
     }
@@ -90,6 +97,11 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
      * {@link DatagramHandler#onBound} or {@link DatagramHandler#onError} follows.
      *
      * @throws IllegalArgumentException for the wildcard address (a UD QP needs its device)
+     * @param loop the loop the endpoint lives on; any thread may call this
+     * @param address an address of an RDMA device; port 0 picks one
+     * @param options queue sizes
+     * @param handler told of the outcome and everything after, on {@code loop}
+     * @return the endpoint, binding
      */
     public static Datagram bind(EventLoop loop, InetSocketAddress address, DatagramOptions options,
             DatagramHandler handler) {
@@ -137,10 +149,12 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return loop;
     }
 
+    /** {@return where the endpoint is in its life (binding, bound, closed …)} */
     public DatagramState state() {
         return state;
     }
 
+    /** {@return the options the endpoint was made with} */
     public DatagramOptions options() {
         return options;
     }
@@ -167,10 +181,12 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return d == null ? null : d.context();
     }
 
+    /** {@return the endpoint's CM id, or {@code null} before it exists (for diagnostics)} */
     public CmId cmId() {
         return id;
     }
 
+    /** {@return the UD QP, or {@code null} before binding and after teardown (for diagnostics)} */
     public QueuePair qp() {
         return qp;
     }
@@ -185,7 +201,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return device;
     }
 
-    /** Receives posted now (loop thread). */
+    /** {@return how many receives are posted now (loop thread)} */
     public int postedReceives() {
         return rq == null ? 0 : rq.posted();
     }
@@ -195,6 +211,8 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
      * ({@link QueuePair#receiveDrops()}: no receive posted, a Q_Key mismatch, too long …) plus receives that completed
      * in error. On a device that does not report its drops ({@link #seesDeviceDrops()} false: rdma-core) only the
      * latter count. Any thread.
+     *
+     * @return the datagrams dropped so far
      */
     public long receiveDrops() {
         QueuePair q = countedQp;
@@ -208,10 +226,12 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return q == null || q.receiveDrops() != QueuePair.DROPS_NOT_VISIBLE;
     }
 
+    /** {@return whether a send may be posted now (loop thread)} */
     public boolean isWritable() {
         return sq != null && state == DatagramState.BOUND && sq.isWritable();
     }
 
+    /** {@return how many sends may be posted now before the send queue is full; 0 unless bound (loop thread)} */
     public int writableSlots() {
         return sq == null || state != DatagramState.BOUND ? 0 : sq.writableSlots();
     }
@@ -241,6 +261,10 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
      * Looks up the UD service at {@code remote} (SIDR) with up to {@value CmId#MAX_CONNECT_PRIVATE_DATA_UDP} bytes
      * of private data; {@link DatagramHandler#onResolved} or {@link DatagramHandler#onResolveFailed} follows. Any
      * thread.
+     *
+     * @param remote the UD service's address and port
+     * @param privateData sent with the request, or {@code null}
+     * @throws IllegalArgumentException when the private data is too long
      */
     public void resolve(InetSocketAddress remote, byte[] privateData) {
         Objects.requireNonNull(remote, "remote");
@@ -270,6 +294,11 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
     /**
      * Joins the multicast group {@code group} ({@code sendOnly}: send without receiving, no IGMP join). The
      * outcome arrives as {@link DatagramHandler#onJoined} or {@link DatagramHandler#onMembershipError}. Any thread.
+     *
+     * @param group the multicast group's address and port
+     * @param sendOnly whether to send only (receive nothing)
+     * @return the membership, joining
+     * @throws IllegalArgumentException when the address is not a multicast address
      */
     public Membership join(InetSocketAddress group, boolean sendOnly) {
         Objects.requireNonNull(group, "group");
@@ -297,6 +326,11 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
     /**
      * A reply address for the sender of {@code message} (from its GRH and source QP), using the default Q_Key.
      * Loop thread; creates an address handle (close it, or let the endpoint's close do it).
+     *
+     * @param message a received datagram with a valid GRH
+     * @return the sender's reply address
+     * @throws IllegalArgumentException when the datagram carries no valid GRH
+     * @throws IllegalStateException when not bound or off the loop
      */
     public UdPeer peerOf(Buffer message) {
         checkLoop();
@@ -327,6 +361,11 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
      *
      * @throws IllegalArgumentException when the payload exceeds the path MTU or the peer belongs elsewhere
      * @throws IllegalStateException when not bound, off the loop, or the send queue is full
+     * @param peer the destination, made by this endpoint
+     * @param buffer a held buffer of this endpoint's pool, consumed
+     * @param offset where the payload starts in the buffer
+     * @param length the payload's length in bytes, at most {@link #maxPayload()}
+     * @param attachment the caller's value, handed back with {@code onComplete} or {@code onFailed}
      */
     public void send(UdPeer peer, Buffer buffer, int offset, int length, long attachment) {
         checkSend(peer, buffer, offset, length);
@@ -335,7 +374,19 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         sq.commit(i, Operation.SEND, buffer, offset, length);
     }
 
-    /** Sends with immediate data (e.g. the sender's QP number, the mc example's convention). */
+    /**
+     * Sends {@code buffer[offset, offset+length)} with immediate data (e.g. the sender's QP number, the mc example's
+     * convention) as one datagram to {@code peer}; consumes the buffer. Loop thread.
+     *
+     * @param peer the destination, made by this endpoint
+     * @param buffer a held buffer of this endpoint's pool, consumed
+     * @param offset where the payload starts in the buffer
+     * @param length the payload's length in bytes, at most {@link #maxPayload()}
+     * @param immData the immediate data, in host order
+     * @param attachment the caller's value, handed back with {@code onComplete} or {@code onFailed}
+     * @throws IllegalArgumentException when the payload exceeds the path MTU or the peer belongs elsewhere
+     * @throws IllegalStateException when not bound, off the loop, or the send queue is full
+     */
     public void sendWithImm(UdPeer peer, Buffer buffer, int offset, int length, int immData, long attachment) {
         checkSend(peer, buffer, offset, length);
         int i = sq.begin(Operation.SEND_WITH_IMM, buffer, attachment);

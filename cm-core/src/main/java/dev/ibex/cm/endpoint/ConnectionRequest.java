@@ -22,10 +22,12 @@ public final class ConnectionRequest {
         return connection.peerPrivateData();
     }
 
+    /** {@return the requester's address and port} */
     public InetSocketAddress peerAddress() {
         return connection.remoteAddress();
     }
 
+    /** {@return the local address and port the request arrived on} */
     public InetSocketAddress localAddress() {
         return connection.localAddress();
     }
@@ -35,6 +37,7 @@ public final class ConnectionRequest {
         return connection.peerParam();
     }
 
+    /** {@return the listener that received the request} */
     public Listener listener() {
         return listener;
     }
@@ -44,7 +47,12 @@ public final class ConnectionRequest {
         return connection;
     }
 
-    /** Accepts without private data on the loop the listener's policy picks. */
+    /**
+     * Accepts without private data on the loop the listener's policy picks.
+     *
+     * @param handler the accepted connection's callbacks
+     * @return the connection, accepting
+     */
     public Connection accept(ConnectionHandler handler) {
         return accept(handler, null);
     }
@@ -54,12 +62,23 @@ public final class ConnectionRequest {
      * (round-robin by default). {@code handler} then gets onEstablished or onError, and the rest.
      *
      * @throws IllegalArgumentException when the private data is too long
+     * @param handler the accepted connection's callbacks
+     * @param privateData sent with the accept, or {@code null}
+     * @return the connection, accepting
      */
     public Connection accept(ConnectionHandler handler, byte[] privateData) {
         return accept(handler, privateData, listener.childLoop());
     }
 
-    /** Accepts and moves the connection to {@code loop} (of the same group). */
+    /**
+     * Accepts and moves the connection to {@code loop} (of the same group).
+     *
+     * @param handler the accepted connection's callbacks
+     * @param privateData sent with the accept (at most 196 bytes), or {@code null}
+     * @param loop the loop the connection moves to
+     * @return the connection, accepting
+     * @throws IllegalArgumentException when the private data is too long
+     */
     public Connection accept(ConnectionHandler handler, byte[] privateData, EventLoop loop) {
         connection.accept(handler, privateData, loop);
         return connection;
@@ -69,6 +88,7 @@ public final class ConnectionRequest {
      * Rejects with up to 148 bytes of private data (the peer sees REJECTED, reason 28, with the data).
      *
      * @throws IllegalArgumentException when the private data is too long
+     * @param privateData what the requester's REJECTED event carries, or {@code null}
      */
     public void reject(byte[] privateData) {
         connection.reject(privateData);

@@ -55,9 +55,13 @@ public final class Exposure implements BufferExposure {
 
     /** Where an exposure is in its life. */
     public enum State {
+        /** The bind (or registration) is posted; the key does not work yet. */
         BINDING,
+        /** The peer can use the key. */
         ACTIVE,
+        /** Ending: the invalidation (or deregistration) is under way; the key may still work until it completes. */
         REVOKING,
+        /** The key reaches nothing any more; {@link #end()} says why. */
         ENDED
     }
 
@@ -110,6 +114,7 @@ public final class Exposure implements BufferExposure {
         return owner.connection();
     }
 
+    /** {@return the buffer whose bytes are exposed; it stays the caller's} */
     public Buffer buffer() {
         return buffer;
     }
@@ -119,6 +124,7 @@ public final class Exposure implements BufferExposure {
         return offset;
     }
 
+    /** {@return how many bytes are exposed} */
     public int length() {
         return length;
     }
@@ -144,6 +150,7 @@ public final class Exposure implements BufferExposure {
         return mode != Mode.REGION;
     }
 
+    /** {@return where the exposure is in its life} */
     public State state() {
         return state;
     }
@@ -166,6 +173,8 @@ public final class Exposure implements BufferExposure {
     /**
      * What to send the peer: the exposed bytes' address, the key and the length (16 bytes with
      * {@link RemoteBuffer#encode}). Valid from {@link State#ACTIVE} until the exposure ends.
+     *
+     * @return the descriptor for the peer
      */
     public RemoteBuffer remote() {
         return new RemoteBuffer(buffer.address() + offset, rkey, length);

@@ -19,9 +19,16 @@ import java.time.Duration;
  */
 public record ListenOptions(int backlog, Duration requestTimeout, boolean childrenOnListenerLoop,
         ConnectionOptions connection, int maxHalfOpen, int maxHalfOpenPerSource) {
+    /** Backlog 1024, requests answered within 10 s, connections spread over the group, at most 1024 half-open (64 per source). */
     public static final ListenOptions DEFAULT = new ListenOptions(1024, Duration.ofSeconds(10), false,
             ConnectionOptions.DEFAULT, 1024, 64);
 
+    /**
+     * Checks the options.
+     *
+     * @throws IllegalArgumentException when the backlog, the request timeout or a half-open bound is not positive,
+     *     or the connection options are missing
+     */
     public ListenOptions {
         if (backlog <= 0 || requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()
                 || connection == null) {
@@ -33,24 +40,54 @@ public record ListenOptions(int backlog, Duration requestTimeout, boolean childr
         }
     }
 
+    /**
+     * A copy with another backlog.
+     *
+     * @param n the {@code rdma_listen} backlog, positive
+     * @return the new options
+     */
     public ListenOptions withBacklog(int n) {
         return new ListenOptions(n, requestTimeout, childrenOnListenerLoop, connection, maxHalfOpen,
                 maxHalfOpenPerSource);
     }
 
+    /**
+     * A copy with another request timeout.
+     *
+     * @param d how long a request may wait for an answer, positive
+     * @return the new options
+     */
     public ListenOptions withRequestTimeout(Duration d) {
         return new ListenOptions(backlog, d, childrenOnListenerLoop, connection, maxHalfOpen, maxHalfOpenPerSource);
     }
 
+    /**
+     * A copy that keeps accepted connections on the listener's loop, or spreads them.
+     *
+     * @param on whether accepted connections stay on the listener's loop
+     * @return the new options
+     */
     public ListenOptions withChildrenOnListenerLoop(boolean on) {
         return new ListenOptions(backlog, requestTimeout, on, connection, maxHalfOpen, maxHalfOpenPerSource);
     }
 
+    /**
+     * A copy with other options for accepted connections.
+     *
+     * @param c options of the accepted connections
+     * @return the new options
+     */
     public ListenOptions withConnection(ConnectionOptions c) {
         return new ListenOptions(backlog, requestTimeout, childrenOnListenerLoop, c, maxHalfOpen, maxHalfOpenPerSource);
     }
 
-    /** Half-open bounds: in all and per source address. */
+    /**
+     * Half-open bounds: in all and per source address.
+     *
+     * @param max half-open connections in all, positive
+     * @param perSource half-open connections per source address, positive
+     * @return the new options
+     */
     public ListenOptions withHalfOpen(int max, int perSource) {
         return new ListenOptions(backlog, requestTimeout, childrenOnListenerLoop, connection, max, perSource);
     }

@@ -44,7 +44,14 @@ public final class Listener implements LoopEndpoint {
         this.halfOpen = new HalfOpen(options.maxHalfOpen(), options.maxHalfOpenPerSource());
     }
 
-    /** Listens on {@code address} (port 0: any free port) on the group's next loop. */
+    /**
+     * Listens on {@code address} (port 0: any free port) on the group's next loop with default options. Any thread.
+     *
+     * @param group the loops to pick from (round-robin); accepted connections are spread over it
+     * @param address the address to listen on; the wildcard listens on every device
+     * @param handler told of the outcome and of each request, on the listener's loop
+     * @return the listener, starting
+     */
     public static Listener listen(EventLoopGroup group, InetSocketAddress address, ListenerHandler handler) {
         return listen(group.next(), address, ListenOptions.DEFAULT, handler);
     }
@@ -52,6 +59,12 @@ public final class Listener implements LoopEndpoint {
     /**
      * Starts listening on {@code address} from {@code loop}; {@link ListenerHandler#onListening} or
      * {@link ListenerHandler#onError} follows. A specific IP listens on that device only; a wildcard on all.
+     *
+     * @param loop the loop the listener lives on; any thread may call this
+     * @param address the address to listen on (port 0: any free port)
+     * @param options backlog, request timeout, half-open bounds, options of accepted connections
+     * @param handler told of the outcome and of each request, on {@code loop}
+     * @return the listener, starting
      */
     public static Listener listen(EventLoop loop, InetSocketAddress address, ListenOptions options,
             ListenerHandler handler) {
@@ -98,6 +111,7 @@ public final class Listener implements LoopEndpoint {
         return loop;
     }
 
+    /** {@return where the listener is in its life (binding, listening, closing, closed)} */
     public ListenerState state() {
         return state;
     }
@@ -107,6 +121,7 @@ public final class Listener implements LoopEndpoint {
         return localAddress;
     }
 
+    /** {@return the options the listener was made with} */
     public ListenOptions options() {
         return options;
     }
@@ -117,12 +132,12 @@ public final class Listener implements LoopEndpoint {
         return i == null ? null : i.device();
     }
 
-    /** Connections requested or accepted but not yet established (any thread). */
+    /** {@return how many connections are requested or accepted but not yet established (any thread)} */
     public int halfOpen() {
         return halfOpen.open();
     }
 
-    /** Requests refused for exceeding the half-open bounds (any thread). */
+    /** {@return how many requests were refused for exceeding the half-open bounds so far (any thread)} */
     public long refusedRequests() {
         return halfOpen.refused();
     }

@@ -32,18 +32,22 @@ public final class Membership {
         this.sendOnly = sendOnly;
     }
 
+    /** {@return where the membership is in its life: joining, joined or left} */
     public MembershipState state() {
         return state;
     }
 
+    /** {@return the multicast group's address and port} */
     public InetSocketAddress group() {
         return group;
     }
 
+    /** {@return whether the membership only sends (the QP is not attached, nothing is received)} */
     public boolean isSendOnly() {
         return sendOnly;
     }
 
+    /** {@return the datagram endpoint that joined} */
     public Datagram datagram() {
         return datagram;
     }
@@ -53,7 +57,15 @@ public final class Membership {
         return peer;
     }
 
-    /** Sends a datagram to the group (loop thread); see {@link Datagram#send}. */
+    /**
+     * Sends a datagram to the group (loop thread); see {@link Datagram#send}.
+     *
+     * @param buffer a held buffer of the endpoint's pool, consumed
+     * @param offset where the payload starts in the buffer
+     * @param length the payload's length in bytes
+     * @param attachment the caller's value, handed back with {@code onComplete} or {@code onFailed}
+     * @throws IllegalStateException when the membership is not joined
+     */
     public void send(Buffer buffer, int offset, int length, long attachment) {
         if (state != MembershipState.JOINED) {
             throw new IllegalStateException("the membership of " + group + " is " + state + ", not JOINED");

@@ -5,12 +5,19 @@ import dev.ibex.cm.spi.WrOpcode;
 
 /** A send-queue operation, as reported to per-operation completion callbacks. */
 public enum Operation {
+    /** A message ({@code Connection.send}, {@code Datagram.send}). */
     SEND(WrOpcode.SEND),
+    /** A message with immediate data. */
     SEND_WITH_IMM(WrOpcode.SEND_WITH_IMM),
+    /** An RDMA WRITE into the peer's exposed memory. */
     WRITE(WrOpcode.RDMA_WRITE),
+    /** An RDMA WRITE with immediate data, which consumes a receive at the peer. */
     WRITE_WITH_IMM(WrOpcode.RDMA_WRITE_WITH_IMM),
+    /** An RDMA READ of the peer's exposed memory. */
     READ(WrOpcode.RDMA_READ),
+    /** An atomic compare-and-swap on the peer's memory. */
     COMPARE_AND_SWAP(WrOpcode.ATOMIC_CMP_AND_SWP),
+    /** An atomic fetch-and-add on the peer's memory. */
     FETCH_AND_ADD(WrOpcode.ATOMIC_FETCH_AND_ADD),
     /** A SEND that also invalidates one of the peer's memory windows (ends an exposure the peer gave us). */
     SEND_WITH_INV(WrOpcode.SEND_WITH_INV),

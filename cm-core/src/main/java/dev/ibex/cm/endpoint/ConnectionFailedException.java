@@ -41,7 +41,9 @@ public final class ConnectionFailedException extends RdmaException {
         MESSAGE_CUT_SHORT
     }
 
+    /** Why the connection failed. */
     private final Reason reason;
+    /** The peer, or {@code null}. */
     private final InetSocketAddress remote;
 
     ConnectionFailedException(Reason reason, InetSocketAddress remote, String what, Throwable cause) {
@@ -51,6 +53,7 @@ public final class ConnectionFailedException extends RdmaException {
         this.remote = remote;
     }
 
+    /** {@return why the connection failed} */
     public Reason reason() {
         return reason;
     }

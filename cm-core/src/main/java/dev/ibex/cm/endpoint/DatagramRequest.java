@@ -19,6 +19,7 @@ public final class DatagramRequest {
         return resolution.peerData();
     }
 
+    /** {@return the requester's address and port} */
     public InetSocketAddress peerAddress() {
         return resolution.remote();
     }
@@ -27,12 +28,18 @@ public final class DatagramRequest {
      * Answers with this datagram endpoint's QP number and up to {@value CmId#MAX_ACCEPT_PRIVATE_DATA_UDP} bytes.
      *
      * @throws IllegalArgumentException when the private data is too long
+     * @param privateData sent with the answer, or {@code null}
      */
     public void accept(byte[] privateData) {
         resolution.answer(Input.ACCEPT, check(privateData, CmId.MAX_ACCEPT_PRIVATE_DATA_UDP, "accept"));
     }
 
-    /** Rejects (the requester sees UNREACHABLE with SIDR status 2). */
+    /**
+     * Rejects (the requester sees UNREACHABLE with SIDR status 2).
+     *
+     * @param privateData sent with the rejection (at most {@value CmId#MAX_REJECT_PRIVATE_DATA} bytes), or {@code null}
+     * @throws IllegalArgumentException when the private data is too long
+     */
     public void reject(byte[] privateData) {
         resolution.answer(Input.REJECT, check(privateData, CmId.MAX_REJECT_PRIVATE_DATA, "reject"));
     }

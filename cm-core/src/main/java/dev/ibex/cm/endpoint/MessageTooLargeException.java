@@ -6,9 +6,18 @@ package dev.ibex.cm.endpoint;
  * {@link ReceiveMode#WINDOW}). Thrown before anything is posted; the message's buffers stay the caller's.
  */
 public final class MessageTooLargeException extends IllegalArgumentException {
+    /** The message's length in bytes. */
     private final long size;
+    /** The limit in bytes. */
     private final long limit;
 
+    /**
+     * A message of {@code size} bytes refused for exceeding {@code limit}.
+     *
+     * @param size the message's length in bytes
+     * @param limit the most the connection sends in one message
+     * @param why which limit applies, for the message
+     */
     public MessageTooLargeException(long size, long limit, String why) {
         super("a message of " + size + " bytes exceeds the limit of " + limit + " bytes: " + why);
         this.size = size;

@@ -10,6 +10,7 @@ package dev.ibex.cm.endpoint;
  *     alternate); {@code null} when it cannot be read
  */
 public record PathEvent(Type type, Throwable cause, RdmaPath primary) {
+    /** What happened. */
     public enum Type {
         /**
          * An alternate path was resolved and loaded and the QP re-armed (REARM): it becomes ARMED — able to migrate —
@@ -26,6 +27,12 @@ public record PathEvent(Type type, Throwable cause, RdmaPath primary) {
         MIGRATION_ERROR
     }
 
+    /**
+     * An event without the primary path.
+     *
+     * @param type the event
+     * @param cause why, for the failures; else {@code null}
+     */
     public PathEvent(Type type, Throwable cause) {
         this(type, cause, null);
     }

@@ -40,19 +40,36 @@ final class SendQueue implements Flushable {
         /** The QP refused to post: the connection cannot continue. */
         void postFailed(RdmaException error);
 
-        /** A {@link SendQueue#probe() keepalive probe} completed ({@code error == null}) or failed. */
+        /**
+         * A {@link SendQueue#probe() keepalive probe} completed ({@code error == null}) or failed.
+         *
+         * @param error {@code null} on success, else why it failed
+         */
         default void probeDone(RdmaException error) {}
 
         /** A BIND_MW or LOCAL_INV posted for {@code e} completed ({@code error == null}) or failed. */
         void exposureStep(Operation op, Exposure e, RdmaException error);
 
-        /** A {@link SendQueue#creditUpdate credit update} completed ({@code error == null}) or failed. */
+        /**
+         * A {@link SendQueue#creditUpdate credit update} completed ({@code error == null}) or failed.
+         *
+         * @param credits the credits the update granted the peer
+         * @param error {@code null} on success, else why it failed
+         */
         default void creditUpdateDone(int credits, RdmaException error) {}
 
-        /** A fragment of a message of several buffers (not its last) completed ({@code error == null}) or failed. */
+        /**
+         * A fragment of a message of several buffers (not its last) completed ({@code error == null}) or failed.
+         *
+         * @param error {@code null} on success, else why it failed
+         */
         default void fragmentDone(RdmaException error) {}
 
-        /** A rendezvous READ ({@link SendQueue#beginRead}) completed ({@code error == null}) or failed. */
+        /**
+         * A rendezvous READ ({@link SendQueue#beginRead}) completed ({@code error == null}) or failed.
+         *
+         * @param error {@code null} on success, else why it failed
+         */
         default void rendezvousReadDone(RdmaException error) {}
     }
 

@@ -25,10 +25,12 @@ public final class UdPeer {
         this.privateData = privateData == null ? new byte[0] : privateData;
     }
 
+    /** {@return the remote QP number sends go to ({@code 0xFFFFFF} for a multicast group)} */
     public int qpNum() {
         return qpNum;
     }
 
+    /** {@return the Q_Key sends carry; the remote QP drops datagrams with another} */
     public int qkey() {
         return qkey;
     }
@@ -43,10 +45,12 @@ public final class UdPeer {
         return privateData.clone();
     }
 
+    /** {@return the datagram endpoint that made this peer and may send to it} */
     public Datagram datagram() {
         return datagram;
     }
 
+    /** {@return whether the peer's address handle was destroyed} */
     public boolean isClosed() {
         return closed;
     }

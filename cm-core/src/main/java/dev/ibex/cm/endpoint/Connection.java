@@ -365,7 +365,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
                 && sq.writableSlots() > backlog.messages();
     }
 
-    /** {@return how many operations may be posted now before the send queue (or the peer's credits) is full (loop thread)} */
+    /**
+     * {@return how many operations may be posted now before the send queue (or the peer's credits) is full (loop
+     * thread)}
+     */
     public int writableSlots() {
         if (sq == null || state != ESTABLISHED) {
             return 0;
@@ -2053,7 +2056,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         return rendezvous.lastSources();
     }
 
-    /** {@return whether messages of at least {@link ConnectionOptions#rendezvousThreshold()} go by rendezvous (loop thread)} */
+    /**
+     * {@return whether messages of at least {@link ConnectionOptions#rendezvousThreshold()} go by rendezvous (loop
+     * thread)}
+     */
     public boolean usesRendezvous() {
         return rendezvous.isOn();
     }
@@ -2141,7 +2147,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
         }
     }
 
-    /** {@return the path the QP uses now (local, remote, port), from its attributes; {@code null} without a QP. Any thread} */
+    /**
+     * {@return the path the QP uses now (local, remote, port), from its attributes; {@code null} without a QP. Any
+     * thread}
+     */
     public RdmaPath primaryPath() {
         return paths.primary();
     }

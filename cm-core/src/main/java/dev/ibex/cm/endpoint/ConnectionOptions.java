@@ -161,7 +161,10 @@ public final class ConnectionOptions {
         return minRnrTimer;
     }
 
-    /** {@return the keepalive probe interval; {@link Duration#ZERO} (default) = no keepalive; see {@link #withKeepalive}} */
+    /**
+     * {@return the keepalive probe interval; {@link Duration#ZERO} (default) = no keepalive; see
+     * {@link #withKeepalive}}
+     */
     public Duration keepaliveInterval() {
         return keepaliveInterval;
     }
@@ -171,7 +174,10 @@ public final class ConnectionOptions {
         return keepaliveCount;
     }
 
-    /** {@return where receives come from: the loop's shared receive queue with credits (default), or a window of its own} */
+    /**
+     * {@return where receives come from: the loop's shared receive queue with credits (default), or a window of its
+     * own}
+     */
     public ReceiveMode receiveMode() {
         return receiveMode;
     }

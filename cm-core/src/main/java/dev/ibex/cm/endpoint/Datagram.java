@@ -81,7 +81,8 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
     }
 
     /**
-     * Binds on the group's next loop with default options; see {@link #bind(EventLoop, InetSocketAddress, DatagramOptions, DatagramHandler)}. Any thread.
+     * Binds on the group's next loop with default options; see {@link #bind(EventLoop, InetSocketAddress,
+     * DatagramOptions, DatagramHandler)}. Any thread.
      *
      * @param group the loops to pick from (round-robin)
      * @param address an address of an RDMA device; port 0 picks one
@@ -220,7 +221,10 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return Math.max(0, device) + failedReceives;
     }
 
-    /** {@return whether {@link #receiveDrops()} includes what the device dropped (soft-roce: yes; rdma-core: no). Any thread} */
+    /**
+     * {@return whether {@link #receiveDrops()} includes what the device dropped (soft-roce: yes; rdma-core: no). Any
+     * thread}
+     */
     public boolean seesDeviceDrops() {
         QueuePair q = countedQp;
         return q == null || q.receiveDrops() != QueuePair.DROPS_NOT_VISIBLE;

@@ -19,7 +19,10 @@ import java.time.Duration;
  */
 public record ListenOptions(int backlog, Duration requestTimeout, boolean childrenOnListenerLoop,
         ConnectionOptions connection, int maxHalfOpen, int maxHalfOpenPerSource) {
-    /** Backlog 1024, requests answered within 10 s, connections spread over the group, at most 1024 half-open (64 per source). */
+    /**
+     * Backlog 1024, requests answered within 10 s, connections spread over the group, at most 1024 half-open (64 per
+     * source).
+     */
     public static final ListenOptions DEFAULT = new ListenOptions(1024, Duration.ofSeconds(10), false,
             ConnectionOptions.DEFAULT, 1024, 64);
 

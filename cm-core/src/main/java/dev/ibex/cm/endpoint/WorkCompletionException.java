@@ -49,7 +49,10 @@ public final class WorkCompletionException extends RdmaException {
         return vendorError;
     }
 
-    /** {@return whether the status is {@code WR_FLUSH_ERR}: the work was flushed because the QP left RTS (close, disconnect, earlier error)} */
+    /**
+     * {@return whether the status is {@code WR_FLUSH_ERR}: the work was flushed because the QP left RTS (close,
+     * disconnect, earlier error)}
+     */
     public boolean isFlush() {
         return status == WcStatus.WR_FLUSH_ERR;
     }

@@ -4,7 +4,10 @@ import java.util.Set;
 
 /** {@code enum ibv_access_flags}. Local read is always implied. */
 public enum Access {
-    /** {@code IBV_ACCESS_LOCAL_WRITE}: the device may write the memory (receives, RDMA READ results); needed by remote write and atomics. */
+    /**
+     * {@code IBV_ACCESS_LOCAL_WRITE}: the device may write the memory (receives, RDMA READ results); needed by remote
+     * write and atomics.
+     */
     LOCAL_WRITE(1),
     /** {@code IBV_ACCESS_REMOTE_WRITE}: peers may RDMA WRITE into the memory. */
     REMOTE_WRITE(1 << 1),

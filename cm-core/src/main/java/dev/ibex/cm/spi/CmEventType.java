@@ -10,17 +10,31 @@ public enum CmEventType {
     ROUTE_RESOLVED(2),
     /** {@code RDMA_CM_EVENT_ROUTE_ERROR}: {@code rdma_resolve_route} failed. */
     ROUTE_ERROR(3),
-    /** {@code RDMA_CM_EVENT_CONNECT_REQUEST}: a listener received a connection (or SIDR) request; the event carries a new id to answer. */
+    /**
+     * {@code RDMA_CM_EVENT_CONNECT_REQUEST}: a listener received a connection (or SIDR) request; the event carries a
+     * new id to answer.
+     */
     CONNECT_REQUEST(4),
-    /** {@code RDMA_CM_EVENT_CONNECT_RESPONSE}: the peer accepted a connection whose id has no QP; {@code rdma_establish} completes it. */
+    /**
+     * {@code RDMA_CM_EVENT_CONNECT_RESPONSE}: the peer accepted a connection whose id has no QP; {@code rdma_establish}
+     * completes it.
+     */
     CONNECT_RESPONSE(5),
     /** {@code RDMA_CM_EVENT_CONNECT_ERROR}: establishing the connection failed. */
     CONNECT_ERROR(6),
-    /** {@code RDMA_CM_EVENT_UNREACHABLE}: the peer did not answer (CM retries exhausted), or a SIDR request failed (status: SIDR status). */
+    /**
+     * {@code RDMA_CM_EVENT_UNREACHABLE}: the peer did not answer (CM retries exhausted), or a SIDR request failed
+     * (status: SIDR status).
+     */
     UNREACHABLE(7),
-    /** {@code RDMA_CM_EVENT_REJECTED}: the peer rejected (status: the IB CM reject reason; private data: the peer's). */
+    /**
+     * {@code RDMA_CM_EVENT_REJECTED}: the peer rejected (status: the IB CM reject reason; private data: the peer's).
+     */
     REJECTED(8),
-    /** {@code RDMA_CM_EVENT_ESTABLISHED}: the connection is established (or a SIDR request answered, with {@link UdParam}). */
+    /**
+     * {@code RDMA_CM_EVENT_ESTABLISHED}: the connection is established (or a SIDR request answered, with {@link
+     * UdParam}).
+     */
     ESTABLISHED(9),
     /** {@code RDMA_CM_EVENT_DISCONNECTED}: the connection was disconnected, by either side. */
     DISCONNECTED(10),
@@ -30,7 +44,10 @@ public enum CmEventType {
     MULTICAST_JOIN(12),
     /** {@code RDMA_CM_EVENT_MULTICAST_ERROR}: a multicast join failed, or a joined group was lost. */
     MULTICAST_ERROR(13),
-    /** {@code RDMA_CM_EVENT_ADDR_CHANGE}: the id's local address moved to another hardware address (e.g. bonding failover). */
+    /**
+     * {@code RDMA_CM_EVENT_ADDR_CHANGE}: the id's local address moved to another hardware address (e.g. bonding
+     * failover).
+     */
     ADDR_CHANGE(14),
     /** {@code RDMA_CM_EVENT_TIMEWAIT_EXIT}: the id's QP left the CM's time-wait state and may be reused. */
     TIMEWAIT_EXIT(15);

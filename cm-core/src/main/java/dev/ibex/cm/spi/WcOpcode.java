@@ -20,7 +20,10 @@ public final class WcOpcode {
     public static final int TSO = 7;
     /** {@code IBV_WC_RECV}: a receive consumed by a SEND. */
     public static final int RECV = 1 << 7;
-    /** {@code IBV_WC_RECV_RDMA_WITH_IMM}: a receive consumed by an RDMA WRITE with immediate data (no payload in the buffer). */
+    /**
+     * {@code IBV_WC_RECV_RDMA_WITH_IMM}: a receive consumed by an RDMA WRITE with immediate data (no payload in the
+     * buffer).
+     */
     public static final int RECV_RDMA_WITH_IMM = RECV + 1;
 
     private WcOpcode() {}

@@ -12,7 +12,10 @@ public enum WcStatus {
     LOC_EEC_OP_ERR(3, "local EE context operation error"),
     /** {@code IBV_WC_LOC_PROT_ERR} (4): local protection error: bad lkey or buffer outside the memory region. */
     LOC_PROT_ERR(4, "local protection error: bad lkey or buffer outside the memory region"),
-    /** {@code IBV_WC_WR_FLUSH_ERR} (5): work request flushed: the QP is in the error state (disconnect or an earlier error). */
+    /**
+     * {@code IBV_WC_WR_FLUSH_ERR} (5): work request flushed: the QP is in the error state (disconnect or an earlier
+     * error).
+     */
     WR_FLUSH_ERR(5, "work request flushed: the QP is in the error state (disconnect or an earlier error)"),
     /** {@code IBV_WC_MW_BIND_ERR} (6): memory window bind error. */
     MW_BIND_ERR(6, "memory window bind error"),
@@ -20,7 +23,10 @@ public enum WcStatus {
     BAD_RESP_ERR(7, "bad response from the responder"),
     /** {@code IBV_WC_LOC_ACCESS_ERR} (8): local access error. */
     LOC_ACCESS_ERR(8, "local access error"),
-    /** {@code IBV_WC_REM_INV_REQ_ERR} (9): remote invalid request: the peer's receive buffer is too small or the operation is invalid. */
+    /**
+     * {@code IBV_WC_REM_INV_REQ_ERR} (9): remote invalid request: the peer's receive buffer is too small or the
+     * operation is invalid.
+     */
     REM_INV_REQ_ERR(9, "remote invalid request: the peer's receive buffer is too small or the operation is invalid"),
     /** {@code IBV_WC_REM_ACCESS_ERR} (10): remote access error: bad rkey, address range or access rights. */
     REM_ACCESS_ERR(10, "remote access error: bad rkey, address range or access rights"),

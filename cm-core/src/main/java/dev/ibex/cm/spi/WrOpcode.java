@@ -4,7 +4,10 @@ package dev.ibex.cm.spi;
 public final class WrOpcode {
     /** {@code IBV_WR_RDMA_WRITE}: write local data into the peer's memory; the peer sees no completion. */
     public static final int RDMA_WRITE = 0;
-    /** {@code IBV_WR_RDMA_WRITE_WITH_IMM}: an RDMA WRITE that also consumes a receive at the peer, carrying immediate data. */
+    /**
+     * {@code IBV_WR_RDMA_WRITE_WITH_IMM}: an RDMA WRITE that also consumes a receive at the peer, carrying immediate
+     * data.
+     */
     public static final int RDMA_WRITE_WITH_IMM = 1;
     /** {@code IBV_WR_SEND}: a message into a receive the peer posted. */
     public static final int SEND = 2;
@@ -12,7 +15,9 @@ public final class WrOpcode {
     public static final int SEND_WITH_IMM = 3;
     /** {@code IBV_WR_RDMA_READ}: read the peer's memory into local buffers. */
     public static final int RDMA_READ = 4;
-    /** {@code IBV_WR_ATOMIC_CMP_AND_SWP}: compare the peer's 8 bytes and swap them when equal; the old value comes back. */
+    /**
+     * {@code IBV_WR_ATOMIC_CMP_AND_SWP}: compare the peer's 8 bytes and swap them when equal; the old value comes back.
+     */
     public static final int ATOMIC_CMP_AND_SWP = 5;
     /** {@code IBV_WR_ATOMIC_FETCH_AND_ADD}: add to the peer's 8 bytes; the old value comes back. */
     public static final int ATOMIC_FETCH_AND_ADD = 6;

@@ -85,8 +85,8 @@ public interface ConnectionHandler {
     default void onExposureEnded(Connection c, Exposure exposure) {}
 
     /**
-     * The send queue filled up ({@code false}) or has room again ({@code true}): see {@link
-     * Connection#writableSlots()}.
+     * The send queue filled up ({@code false}) or has room again ({@code true}): see
+     * {@link Connection#writableSlots()}.
      *
      * @param c the connection
      * @param writable whether operations may be posted again

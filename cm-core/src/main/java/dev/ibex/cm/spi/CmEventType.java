@@ -32,8 +32,8 @@ public enum CmEventType {
      */
     REJECTED(8),
     /**
-     * {@code RDMA_CM_EVENT_ESTABLISHED}: the connection is established (or a SIDR request answered, with {@link
-     * UdParam}).
+     * {@code RDMA_CM_EVENT_ESTABLISHED}: the connection is established (or a SIDR request answered, with
+     * {@link UdParam}).
      */
     ESTABLISHED(9),
     /** {@code RDMA_CM_EVENT_DISCONNECTED}: the connection was disconnected, by either side. */

@@ -35,8 +35,8 @@ public final class QpAttr {
     /** {@code IBV_QP_MAX_QP_RD_ATOMIC}: the RDMA READ/atomic operations this QP may have outstanding as initiator. */
     public static final int MAX_QP_RD_ATOMIC = 1 << 13;
     /**
-     * {@code IBV_QP_ALT_PATH}: the alternate path: address vector, port, P_Key index and ACK timeout ({@link
-     * #altPath}).
+     * {@code IBV_QP_ALT_PATH}: the alternate path: address vector, port, P_Key index and ACK timeout
+     * ({@link #altPath}).
      */
     public static final int ALT_PATH = 1 << 14;
     /** {@code IBV_QP_MIN_RNR_TIMER}: the minimum RNR NAK timer. */
@@ -259,24 +259,24 @@ public final class QpAttr {
      */
     public QpAttr enSqdAsyncNotify(boolean v) { enSqdAsyncNotify = v; mask |= EN_SQD_ASYNC_NOTIFY; return this; }
     /**
-     * Sets how many RDMA READ/atomic operations this QP may have outstanding as initiator and the mask bit {@link
-     * #MAX_QP_RD_ATOMIC}.
+     * Sets how many RDMA READ/atomic operations this QP may have outstanding as initiator and the mask bit
+     * {@link #MAX_QP_RD_ATOMIC}.
      *
      * @param v the new value
      * @return this
      */
     public QpAttr maxRdAtomic(int v) { maxRdAtomic = v; mask |= MAX_QP_RD_ATOMIC; return this; }
     /**
-     * Sets how many RDMA READ/atomic operations this QP accepts outstanding as responder and the mask bit {@link
-     * #MAX_DEST_RD_ATOMIC}.
+     * Sets how many RDMA READ/atomic operations this QP accepts outstanding as responder and the mask bit
+     * {@link #MAX_DEST_RD_ATOMIC}.
      *
      * @param v the new value
      * @return this
      */
     public QpAttr maxDestRdAtomic(int v) { maxDestRdAtomic = v; mask |= MAX_DEST_RD_ATOMIC; return this; }
     /**
-     * Sets the minimum RNR NAK timer, as the IB 5-bit encoding (e.g. 12 = 0.64 ms) and the mask bit {@link
-     * #MIN_RNR_TIMER}.
+     * Sets the minimum RNR NAK timer, as the IB 5-bit encoding (e.g. 12 = 0.64 ms) and the mask bit
+     * {@link #MIN_RNR_TIMER}.
      *
      * @param v the new value
      * @return this
@@ -297,16 +297,16 @@ public final class QpAttr {
      */
     public QpAttr timeout(int v) { timeout = v; mask |= TIMEOUT; return this; }
     /**
-     * Sets how many times a request is retransmitted without ACK before the QP fails (0 to 7) and the mask bit {@link
-     * #RETRY_CNT}.
+     * Sets how many times a request is retransmitted without ACK before the QP fails (0 to 7) and the mask bit
+     * {@link #RETRY_CNT}.
      *
      * @param v the new value
      * @return this
      */
     public QpAttr retryCnt(int v) { retryCnt = v; mask |= RETRY_CNT; return this; }
     /**
-     * Sets how many times a request is retried after an RNR NAK (0 to 6, 7 for infinite) and the mask bit {@link
-     * #RNR_RETRY}.
+     * Sets how many times a request is retried after an RNR NAK (0 to 6, 7 for infinite) and the mask bit
+     * {@link #RNR_RETRY}.
      *
      * @param v the new value
      * @return this

@@ -53,40 +53,36 @@ public final class CompletionBatch {
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the work request id of the completed WR, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the work request id of the completed WR
      */
     public long wrId(int i) {
         return segment.get(ValueLayout.JAVA_LONG, at(i, WC_WR_ID));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the {@code enum ibv_wc_status} value, 0 for success, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the {@code enum ibv_wc_status} value, 0 for success
      */
     public int statusCode(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_STATUS));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the status as a constant, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the status as a constant
      */
     public WcStatus status(int i) {
         return WcStatus.ofCode(statusCode(i));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return whether the work request succeeded, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return whether the work request succeeded
      */
     public boolean isSuccess(int i) {
         return statusCode(i) == 0;
@@ -103,20 +99,19 @@ public final class CompletionBatch {
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the device's vendor error syndrome of a failed completion, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the device's vendor error syndrome of a failed completion
      */
     public int vendorErr(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_VENDOR_ERR));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the bytes received (receive completions), or transferred by an RDMA READ or atomic, from completion
+     * {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the bytes received (receive completions), or transferred by an RDMA READ or atomic
      */
     public int byteLen(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_BYTE_LEN));
@@ -143,70 +138,63 @@ public final class CompletionBatch {
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the number of the local QP the work request belonged to, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the number of the local QP the work request belonged to
      */
     public int qpNum(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_QP_NUM));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the sending QP number of a UD receive, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the sending QP number of a UD receive
      */
     public int srcQp(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_SRC_QP));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the {@link WcFlags} bits, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the {@link WcFlags} bits
      */
     public int flags(int i) {
         return segment.get(ValueLayout.JAVA_INT, at(i, WC_WC_FLAGS));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the P_Key index of a GSI/UD receive, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the P_Key index of a GSI/UD receive
      */
     public int pkeyIndex(int i) {
         return Short.toUnsignedInt(segment.get(ValueLayout.JAVA_SHORT, at(i, WC_PKEY_INDEX)));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the source LID of a UD receive (InfiniBand), from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the source LID of a UD receive (InfiniBand)
      */
     public int slid(int i) {
         return Short.toUnsignedInt(segment.get(ValueLayout.JAVA_SHORT, at(i, WC_SLID)));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the service level of a UD receive (InfiniBand), from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the service level of a UD receive (InfiniBand)
      */
     public int sl(int i) {
         return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, at(i, WC_SL)));
     }
 
     /**
-     * Reads completion {@code i}'s field.
+     * {@return the destination LID path bits of a UD receive (InfiniBand), from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
-     * @return the destination LID path bits of a UD receive (InfiniBand)
      */
     public int dlidPathBits(int i) {
         return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, at(i, WC_DLID_PATH_BITS)));

@@ -172,53 +172,48 @@ public final class RecvBatch {
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the work request id, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the work request id
      */
     public long wrId(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + RECV_WR_WR_ID);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return how many scatter/gather entries WR {@code i} uses}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return how many scatter/gather entries the WR uses
      */
     public int numSge(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + RECV_WR_NUM_SGE);
     }
 
     /**
-     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     * {@return the start address of scatter/gather entry {@code j} of WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
      * @param j the entry's index, below {@link #maxSge()}
-     * @return its start address
      */
     public long sgeAddr(int i, int j) {
         return segment.get(ValueLayout.JAVA_LONG, sge(i, j) + SGE_ADDR);
     }
 
     /**
-     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     * {@return the length in bytes of scatter/gather entry {@code j} of WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
      * @param j the entry's index, below {@link #maxSge()}
-     * @return its length in bytes
      */
     public int sgeLength(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LENGTH);
     }
 
     /**
-     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     * {@return the local key of scatter/gather entry {@code j} of WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
      * @param j the entry's index, below {@link #maxSge()}
-     * @return its local key
      */
     public int sgeLkey(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LKEY);

@@ -301,233 +301,210 @@ public final class SendBatch {
     // --- readers, for providers that execute WRs themselves (soft-roce) ---
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the work request id, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the work request id
      */
     public long wrId(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_WR_ID);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the {@link WrOpcode} value, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the {@link WrOpcode} value
      */
     public int opcode(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_OPCODE);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the {@link SendFlags} bits, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the {@link SendFlags} bits
      */
     public int flags(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_SEND_FLAGS);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the immediate data, in host order, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the immediate data, in host order
      */
     public int immData(int i) {
         return segment.get(INT_BE, wr(i) + SEND_WR_IMM_DATA);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the rkey to invalidate (the immediate data's field, native order), from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the rkey to invalidate (the immediate data's field, native order)
      */
     public int invalidateRkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_IMM_DATA);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the remote address of an RDMA WRITE/READ, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the remote address of an RDMA WRITE/READ
      */
     public long remoteAddr(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_RDMA_REMOTE_ADDR);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the remote key of an RDMA WRITE/READ, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the remote key of an RDMA WRITE/READ
      */
     public int rkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_RDMA_RKEY);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the compare (or add) operand of an atomic, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the compare (or add) operand of an atomic
      */
     public long atomicCompareAdd(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_ATOMIC_COMPARE_ADD);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the swap operand of an atomic, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the swap operand of an atomic
      */
     public long atomicSwap(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_ATOMIC_SWAP);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the remote key of an atomic, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the remote key of an atomic
      */
     public int atomicRkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_ATOMIC_RKEY);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the address handle value of a UD send ({@link AddressHandle#handle()}), from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the address handle value of a UD send ({@link AddressHandle#handle()})
      */
     public long udAh(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_UD_AH);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the destination QP number of a UD send, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the destination QP number of a UD send
      */
     public int udRemoteQpn(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_UD_REMOTE_QPN);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the destination Q_Key of a UD send, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the destination Q_Key of a UD send
      */
     public int udRemoteQkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_UD_REMOTE_QKEY);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return how many scatter/gather entries WR {@code i} uses}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return how many scatter/gather entries the WR uses
      */
     public int numSge(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_NUM_SGE);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the window handle of a {@code BIND_MW}, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the window handle of a {@code BIND_MW}
      */
     public long bindMwHandle(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MW);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the window's new rkey of a {@code BIND_MW}, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the window's new rkey of a {@code BIND_MW}
      */
     public int bindMwRkey(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_RKEY);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the memory region handle of a {@code BIND_MW}, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the memory region handle of a {@code BIND_MW}
      */
     public long bindMwMrHandle(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_MR);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the bound range's start address of a {@code BIND_MW}, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the bound range's start address of a {@code BIND_MW}
      */
     public long bindMwAddr(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_ADDR);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the bound range's length of a {@code BIND_MW}, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the bound range's length of a {@code BIND_MW}
      */
     public long bindMwLength(int i) {
         return segment.get(ValueLayout.JAVA_LONG, wr(i) + SEND_WR_BIND_MW_LENGTH);
     }
 
     /**
-     * Reads WR {@code i}'s field.
+     * {@return the {@link Access} bits of a {@code BIND_MW}, from WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
-     * @return the {@link Access} bits of a {@code BIND_MW}
      */
     public int bindMwAccess(int i) {
         return segment.get(ValueLayout.JAVA_INT, wr(i) + SEND_WR_BIND_MW_ACCESS);
     }
 
     /**
-     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     * {@return the start address of scatter/gather entry {@code j} of WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
      * @param j the entry's index, below {@link #maxSge()}
-     * @return its start address
      */
     public long sgeAddr(int i, int j) {
         return segment.get(ValueLayout.JAVA_LONG, sge(i, j) + SGE_ADDR);
     }
 
     /**
-     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     * {@return the length in bytes of scatter/gather entry {@code j} of WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
      * @param j the entry's index, below {@link #maxSge()}
-     * @return its length in bytes
      */
     public int sgeLength(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LENGTH);
     }
 
     /**
-     * Reads scatter/gather entry {@code j} of WR {@code i}.
+     * {@return the local key of scatter/gather entry {@code j} of WR {@code i}}
      *
      * @param i the WR's index, from 0 to {@link #capacity()} - 1
      * @param j the entry's index, below {@link #maxSge()}
-     * @return its local key
      */
     public int sgeLkey(int i, int j) {
         return segment.get(ValueLayout.JAVA_INT, sge(i, j) + SGE_LKEY);

@@ -81,7 +81,7 @@ public interface RdmaConnection extends Disposable {
      * Atomic fetch-and-add on the 8 aligned bytes at {@code target + targetOffset}; emits the previous value.
      *
      * @param target       the peer's buffer, exposed with {@link RemoteAccess#ATOMIC}
-     * @param targetOffset the offset in {@code target}, a multiple of 8
+     * @param targetOffset the offset in {@code target}; the 8 bytes there must be 8-byte aligned
      * @param delta        what to add (wrapping on overflow)
      * @return a Mono that emits the value before the addition, or fails as {@link #write} does
      */
@@ -91,7 +91,7 @@ public interface RdmaConnection extends Disposable {
      * Atomic compare-and-swap; emits the previous value (the swap happened when it equals {@code expected}).
      *
      * @param target       the peer's buffer, exposed with {@link RemoteAccess#ATOMIC}
-     * @param targetOffset the offset in {@code target}, a multiple of 8
+     * @param targetOffset the offset in {@code target}; the 8 bytes there must be 8-byte aligned
      * @param expected     the value to compare the 8 bytes with
      * @param desired      the value stored when they equal {@code expected}
      * @return a Mono that emits the value before the operation, or fails as {@link #write} does

@@ -126,6 +126,17 @@ class DatagramMetricsTest {
     }
 
     @Test
+    void anEndpointWhoseDeviceGoesCountsAnErrorAndLeavesTheOpenEndpoints() {
+        MicrometerRdmaMetricsRecorder r = MicrometerRdmaMetricsRecorder.create(registry, "datagram", false);
+        DatagramEndpoint me = client(r).bindNow();
+        assertThat(gauge("ibex.rdma.datagram.endpoints.active", "cli")).isEqualTo(1);
+        ((dev.ibex.softroce.verbs.SoftDevice) hosts.clientFabric.devices().get(0)).close(); // DEVICE_FATAL
+        me.onDispose().block(WAIT);
+        assertThat(registry.get("ibex.rdma.datagram.errors").tag("device", "cli").counter().count()).isEqualTo(1);
+        assertThat(gauge("ibex.rdma.datagram.endpoints.active", "cli")).isZero();
+    }
+
+    @Test
     void joinsLeavesFailedJoinsAndTheGroupsTrafficAreCounted() {
         MicrometerRdmaMetricsRecorder r = MicrometerRdmaMetricsRecorder.create(registry, "multicast", false);
         RdmaMembership sub = RdmaMulticast.create().runOn(hosts.server).host(Hosts.SERVER_IP).metrics(r).joinNow(group);

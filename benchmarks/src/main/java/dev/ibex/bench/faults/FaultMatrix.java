@@ -183,6 +183,9 @@ public final class FaultMatrix {
             awaitQuietly(over, e.outcome() == Expectation.Outcome.EXACTLY_ONCE ? cellLimit()
                     : e.bound().plusSeconds(5)); // else judged a stall
             long retries = qp == null ? 0 : qp.retries();
+            // what a stall leaves behind, taken before healing changes it (the verdict shows it only for a stall)
+            String snapshot = "; client QP " + (qp == null ? "-" : qp.describe()) + "; " + c.connection()
+                    + "; threads:\n" + threadDump();
             heal(net);
             StreamServer.Side side = server == null ? null : server.stream(STREAM);
             String corrupt = c.corruption() != null ? c.corruption() : side != null ? side.corruption() : null;
@@ -191,6 +194,9 @@ public final class FaultMatrix {
                     + (side == null ? "" : ", server " + side.received());
             Verdict v = judgeRc(c, e, faultAt, corrupt, counts, f == Fault.PATH_DOWN_UP ? struck + plan.units()
                     : plan.units());
+            if (v.measured.startsWith("no outcome")) {
+                v = new Verdict(v.measured, false, v.detail + snapshot);
+            }
             c.close();
             boolean closed = awaitQuietly(c.closed()::isDone, Duration.ofSeconds(15));
             if (!closed) {
@@ -202,6 +208,21 @@ public final class FaultMatrix {
             }
             return v;
         }
+    }
+
+    /** The stacks of this JVM's Ibex and soft-roce threads (a stalled cell shows where they wait). */
+    private static String threadDump() {
+        StringBuilder sb = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().startsWith("main") || t.getName().startsWith("surefire")) {
+                return;
+            }
+            sb.append("  \"").append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            for (int i = 0; i < Math.min(stack.length, 12); i++) {
+                sb.append("    at ").append(stack[i]).append('\n');
+            }
+        });
+        return sb.toString();
     }
 
     private Verdict judgeRc(StreamClient c, Expectation e, long faultAt, String corrupt, String counts,

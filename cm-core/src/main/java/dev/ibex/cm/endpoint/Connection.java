@@ -1046,13 +1046,21 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     @Override
     public void onCompletion(CompletionBatch wc, int i, int kind, int slot) {
-        if (keepalive != null) {
-            keepalive.activity();
+        if (keepalive != null && wc.statusCode(i) == 0) {
+            keepalive.activity(); // (an error or a flush proves nothing of the peer)
         }
         if (kind == WrId.RECV || kind == WrId.SRQ_RECV) {
             received(wc, i, kind, slot);
         } else if (sq != null) {
-            sq.complete(slot, kind, wc.status(i), wc.vendorErr(i));
+            WcStatus status = wc.status(i);
+            sq.complete(slot, kind, status, wc.vendorErr(i));
+            if (status != WcStatus.SUCCESS && status != WcStatus.WR_FLUSH_ERR && state == ESTABLISHED) {
+                // whatever failed (the owner of each kind may not have ended the connection: a credit update, a
+                // probe), the QP is in error now and everything after it is flushed (IBA 10.8.3.3): nothing else
+                // would ever report this connection's end
+                fatal = new WorkCompletionException(null, status, wc.vendorErr(i));
+                input(Input.FATAL, null);
+            }
             if (updatePending) {
                 sendCreditUpdate();
             }
@@ -1327,7 +1335,10 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
 
     @Override
     public void creditUpdateDone(int count, RdmaException error) {
-        // a failed update fails the connection anyway (the QP is in error): nothing to return any more
+        if (error != null && state == ESTABLISHED && error instanceof WorkCompletionException w && !w.isFlush()) {
+            fatal = error; // the peer is gone or broke the protocol: no later work request reports it (all flush)
+            input(Input.FATAL, null);
+        }
     }
 
     @Override
@@ -1980,7 +1991,7 @@ public final class Connection implements LoopEndpoint, BufferOwner, SendQueue.Ow
     @Override
     public void probeDone(RdmaException error) {
         if (keepalive != null) {
-            keepalive.probeDone();
+            keepalive.probeDone(error == null);
         }
         if (error != null && state == ESTABLISHED && error instanceof WorkCompletionException w && !w.isFlush()) {
             fatal = error;

@@ -49,7 +49,7 @@ final class Keepalive {
         schedule();
     }
 
-    /** Anything that proves the peer alive: a completion of any kind, a message. */
+    /** Anything that proves the peer alive: a successful completion of any kind, a message. */
     void activity() {
         active = true;
     }
@@ -66,10 +66,15 @@ final class Keepalive {
         }
     }
 
-    /** The probe completed (successfully: the peer answered) or failed (the connection fails anyway). */
-    void probeDone() {
-        probing = false;
-        active = true;
+    /**
+     * The probe completed: {@code answered}, the peer acknowledged it. A probe that failed or was flushed stays
+     * unanswered, and the ticks go on counting it to expiry: a flush must not pass for an answer.
+     */
+    void probeDone(boolean answered) {
+        if (answered) {
+            probing = false;
+            active = true;
+        }
     }
 
     private void tick() {

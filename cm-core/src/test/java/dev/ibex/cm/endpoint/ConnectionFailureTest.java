@@ -170,4 +170,38 @@ class ConnectionFailureTest {
                 .hasMessageStartingWith("READ completed with REM_ACCESS_ERR").hasMessageNotContaining("ibv_poll_cq");
         client.closed.get(5, TimeUnit.SECONDS);
     }
+
+    @Test
+    void aPeerThatDiesWhileOnlyACreditUpdateIsOutstandingFailsTheConnectionTyped() throws Exception {
+        // the fault matrix's stall: the client had every echo, owed credits for them, and the peer was killed; the
+        // credit update alone failed with RETRY_EXC_ERR, its owner ignored the failure and nothing else was left
+        // to report it (everything after it flushes)
+        h.start();
+        h.listen(ConnectionOptions.DEFAULT, true);
+        Recorder client = new Recorder();
+        client.hold = true;
+        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT.withReceiveWindow(4));
+        client.established.get(5, TimeUnit.SECONDS);
+        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+        for (int i = 0; i < 4; i++) {
+            ConnectionLoopbackTest.send(s, "m" + i, i);
+        }
+        await().until(() -> client.held.size() == 4);
+
+        ((FakeQp) c.qp()).peerDies();
+        java.util.List<dev.ibex.cm.buffer.Buffer> held = new java.util.ArrayList<>(client.held);
+        client.held.clear();
+        ConnectionLoopbackTest.on(c.loop(), () -> {
+            held.forEach(dev.ibex.cm.buffer.Buffer::release); // consumed: the credits go back in an update
+            return null;
+        });
+
+        Throwable e = client.error.get(5, TimeUnit.SECONDS);
+        assertThat(e).isInstanceOf(ConnectionFailedException.class);
+        assertThat(((ConnectionFailedException) e).reason())
+                .isEqualTo(ConnectionFailedException.Reason.PEER_UNRESPONSIVE);
+        client.closed.get(5, TimeUnit.SECONDS);
+        assertThat(client.events()).containsSubsequence("established", "error", "closed")
+                .containsOnlyOnce("error", "closed");
+    }
 }

@@ -122,6 +122,7 @@ public final class FakeQp implements QueuePair {
     private final ArrayDeque<Recv> rq = new ArrayDeque<>();
     private final ArrayDeque<SendWr> blocked = new ArrayDeque<>();
     private boolean unanswered;
+    private boolean peerDead;
     private final List<SendWr> log = new ArrayList<>();
     final Set<Gid> groups = new HashSet<>();
     private Object context;
@@ -435,6 +436,16 @@ public final class FakeQp implements QueuePair {
     }
 
     /**
+     * The peer dies (kill -9, its host gone) without a word: the next work request this QP posts fails with
+     * {@code RETRY_EXC_ERR}, as a real QP's does once its retries are spent, and the QP goes to ERR.
+     */
+    public void peerDies() {
+        synchronized (fabric.lock) {
+            peerDead = true;
+        }
+    }
+
+    /**
      * The primary path fails: an ARMED QP migrates (PATH_MIG on it and, as its first packet on the alternate
      * arrives, on its ARMED peer), otherwise PATH_MIG_ERR.
      */
@@ -589,7 +600,7 @@ public final class FakeQp implements QueuePair {
             return true;
         }
         FakeQp to = peer;
-        if (to == null || to.closed || (to.state != QpState.RTS && to.state != QpState.RTR)) {
+        if (to == null || to.closed || peerDead || (to.state != QpState.RTS && to.state != QpState.RTR)) {
             fail(wr, WcStatus.RETRY_EXC_ERR);
             return true;
         }

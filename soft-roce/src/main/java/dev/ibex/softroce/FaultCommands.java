@@ -1,7 +1,7 @@
 package dev.ibex.softroce;
 
 import dev.ibex.softroce.net.FaultInjector;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Locale;

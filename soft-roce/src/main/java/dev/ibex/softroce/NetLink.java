@@ -5,7 +5,7 @@ import dev.ibex.cm.RdmaException;
 import dev.ibex.softroce.net.FaultInjector;
 import dev.ibex.softroce.net.SoftPort;
 import dev.ibex.softroce.pcap.PcapWriter;
-import dev.ibex.softroce.verbs.Link;
+import dev.ibex.softroce.transport.Link;
 import dev.ibex.softroce.wire.Ipv4;
 import java.io.IOException;
 import java.net.InetSocketAddress;

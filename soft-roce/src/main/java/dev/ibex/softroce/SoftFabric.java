@@ -13,11 +13,11 @@ import dev.ibex.softroce.net.SocketDrops;
 import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.transport.Timers;
 import dev.ibex.softroce.transport.WorkQueue;
-import dev.ibex.softroce.verbs.DropCounts;
-import dev.ibex.softroce.verbs.Link;
-import dev.ibex.softroce.verbs.QpCounter;
-import dev.ibex.softroce.verbs.SoftDevice;
-import dev.ibex.softroce.verbs.SoftPoller;
+import dev.ibex.softroce.transport.DropCounts;
+import dev.ibex.softroce.transport.Link;
+import dev.ibex.softroce.transport.QpCounter;
+import dev.ibex.softroce.transport.SoftDevice;
+import dev.ibex.softroce.transport.SoftPoller;
 import dev.ibex.softroce.wire.Ipv4;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -82,7 +82,7 @@ public final class SoftFabric implements Fabric {
             Link.Factory links = NetLink.factory(config, faults, pcap);
             for (DeviceConfig d : config.devices()) {
                 devices.add(defaultDevices ? openOnAFreeLoopback(d, links)
-                        : new SoftDevice(d.name(), d.ports(), config, tracker, timers, workQueue, links,
+                        : new SoftDevice(d.name(), d.ports(), config.transport(), tracker, timers, workQueue, links,
                                 scheduler));
             }
         } catch (IOException e) {
@@ -116,7 +116,7 @@ public final class SoftFabric implements Fabric {
         for (int x = 1; x <= LOOPBACK_TRIES; x++) {
             java.net.Inet4Address a = (java.net.Inet4Address) Ipv4.toInetAddress(0x7F000000 | x);
             try {
-                SoftDevice dev = new SoftDevice(d.name(), List.of(List.of(a)), config, tracker, timers, workQueue, links,
+                SoftDevice dev = new SoftDevice(d.name(), List.of(List.of(a)), config.transport(), tracker, timers, workQueue, links,
                         scheduler);
                 if (x > 1) {
                     LOG.warn("soft-roce: {} is in use on UDP port {} (another process on default settings?): device "

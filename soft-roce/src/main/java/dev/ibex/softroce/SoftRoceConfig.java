@@ -1,6 +1,7 @@
 package dev.ibex.softroce;
 
 import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.softroce.transport.TransportSettings;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -107,5 +108,10 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
      */
     public long scaled(long nanos) {
         return Math.max(1, (long) (nanos * timerScale));
+    }
+
+    /** What the transport reads of these settings. */
+    public TransportSettings transport() {
+        return new TransportSettings(udpPort, timerScale, retryCountSevenIsInfinite, maxMulticastGroups);
     }
 }

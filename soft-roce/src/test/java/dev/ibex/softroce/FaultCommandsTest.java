@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ibex.softroce.net.FaultInjector;
 import dev.ibex.softroce.net.FreePort;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;

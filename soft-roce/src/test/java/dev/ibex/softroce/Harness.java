@@ -179,7 +179,7 @@ public final class Harness implements AutoCloseable {
 
     /** Transport state of a QP, for failure messages. */
     public static String describe(QueuePair qp) {
-        return ((dev.ibex.softroce.verbs.SoftQueuePair) qp).describe();
+        return ((dev.ibex.softroce.transport.SoftQueuePair) qp).describe();
     }
 
     @Override

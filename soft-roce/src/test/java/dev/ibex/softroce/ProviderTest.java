@@ -12,7 +12,7 @@ import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.ProviderStatus;
 import dev.ibex.cm.spi.Providers;
 import dev.ibex.cm.spi.RdmaProvider;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import java.net.InetAddress;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
 package dev.ibex.bench.callback;
 
-import dev.ibex.bench.loopback.LoopbackHosts;
 import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.Json;
 import dev.ibex.cm.buffer.Buffer;

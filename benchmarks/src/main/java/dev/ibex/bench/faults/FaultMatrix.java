@@ -5,7 +5,7 @@ import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.endpoint.ListenOptions;
 import dev.ibex.softroce.SoftFabric;
 import dev.ibex.softroce.net.FaultInjector;
-import dev.ibex.softroce.verbs.SoftQueuePair;
+import dev.ibex.softroce.transport.SoftQueuePair;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;

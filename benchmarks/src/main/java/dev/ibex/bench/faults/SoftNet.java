@@ -8,7 +8,7 @@ import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.softroce.SoftFabric;
 import dev.ibex.softroce.SoftRoceProvider;
 import dev.ibex.softroce.net.FreePort;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import dev.ibex.softroce.wire.Ipv4;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

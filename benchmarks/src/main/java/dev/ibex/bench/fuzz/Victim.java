@@ -4,7 +4,7 @@ import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.softroce.cm.IbCmId;
 import dev.ibex.softroce.cm.SoftCmId;
-import dev.ibex.softroce.verbs.SoftQueuePair;
+import dev.ibex.softroce.transport.SoftQueuePair;
 import dev.ibex.softroce.wire.Ipv4;
 
 /**

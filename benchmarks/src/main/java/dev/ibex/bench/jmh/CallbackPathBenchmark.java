@@ -2,7 +2,7 @@ package dev.ibex.bench.jmh;
 
 import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Sides;
-import dev.ibex.bench.loopback.LoopbackHosts;
+import dev.ibex.bench.callback.LoopbackHosts;
 import dev.ibex.cm.spi.ProviderConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.ibex.bench.loopback;
 
+import dev.ibex.bench.callback.LoopbackHosts;
 import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Throughput;
 import dev.ibex.bench.jmh.AllocationCheck;

@@ -1,6 +1,6 @@
 package dev.ibex.bench.rsocket;
 
-import dev.ibex.bench.loopback.LoopbackHosts;
+import dev.ibex.bench.callback.LoopbackHosts;
 import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.HostLoad;
 import dev.ibex.bench.report.RatioTable;

@@ -1,7 +1,7 @@
 package dev.ibex.bench.scale;
 
 import dev.ibex.bench.callback.Throughput;
-import dev.ibex.bench.loopback.LoopbackHosts;
+import dev.ibex.bench.callback.LoopbackHosts;
 import dev.ibex.bench.report.Comparison;
 import dev.ibex.bench.report.Curve;
 import dev.ibex.bench.report.RatioTable;

@@ -2,7 +2,7 @@ package dev.ibex.bench.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ibex.softroce.verbs.DropCounts;
+import dev.ibex.softroce.transport.DropCounts;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

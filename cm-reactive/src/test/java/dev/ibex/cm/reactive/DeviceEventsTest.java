@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.DeviceContext;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

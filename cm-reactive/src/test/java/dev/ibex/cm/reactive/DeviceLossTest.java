@@ -9,7 +9,7 @@ import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.softroce.SoftFabric;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

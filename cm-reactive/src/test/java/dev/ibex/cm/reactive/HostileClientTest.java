@@ -13,7 +13,7 @@ import dev.ibex.cm.endpoint.WorkCompletionException;
 import dev.ibex.cm.loop.LoopOptions;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.softroce.SoftFabric;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -98,7 +98,7 @@ class HostileClientTest {
         return (SoftDevice) ((SoftFabric) hosts.serverFabric).devices().get(0);
     }
 
-    private dev.ibex.softroce.verbs.AccessGuard guard() {
+    private dev.ibex.softroce.transport.AccessGuard guard() {
         return guard0().accessGuard();
     }
 

@@ -40,17 +40,17 @@ public final class ReactiveBlockHound implements BeforeAllCallback, BlockHoundIn
         builder.nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
                 .allowBlockingCallsInside("dev.ibex.cm.fake.FakePoller", "await")
                 .allowBlockingCallsInside(EventLoop.class.getName(), "brokenPollerWait")
-                .allowBlockingCallsInside("dev.ibex.softroce.verbs.SoftPoller", "poll")
+                .allowBlockingCallsInside("dev.ibex.softroce.transport.SoftPoller", "poll")
                 .disallowBlockingCallsInside(EventLoop.class.getName(), "dispatch")
                 .disallowBlockingCallsInside("dev.ibex.cm.loop.EventLoopGroup", "route")
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.IbCm", "randomPsn")
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.IbCm", "locked")
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.RdmaCm", "locked")
                 .allowBlockingCallsInside("dev.ibex.softroce.transport.Timers", "enqueue")
-                .allowBlockingCallsInside("dev.ibex.softroce.verbs.SerialTask", "runExclusive")
+                .allowBlockingCallsInside("dev.ibex.softroce.transport.SerialTask", "runExclusive")
                 // the soft NIC's CQ producers (a receive thread, a loop completing its own post) CAS the ring's tail
                 // and spin (onSpinWait) while another wins: a bounded wait
-                .allowBlockingCallsInside("dev.ibex.softroce.verbs.SoftCompletionQueue", "complete")
+                .allowBlockingCallsInside("dev.ibex.softroce.transport.SoftCompletionQueue", "complete")
                 // the JDK's channel write lock, whichever provider class transmits, and the soft NIC's own
                 // allocation-free lock in front of it (spins a few microseconds while a receive thread sends an ACK)
                 .allowBlockingCallsInside("sun.nio.ch.DatagramChannelImpl", "send")

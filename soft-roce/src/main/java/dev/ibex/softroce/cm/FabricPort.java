@@ -4,7 +4,7 @@ import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.Mtu;
 import dev.ibex.softroce.mad.CmMad;
 import dev.ibex.softroce.mad.MadHeader;
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import dev.ibex.softroce.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;

@@ -34,7 +34,7 @@ public final class RdmaCm implements dev.ibex.softroce.CmService {
     private volatile Runnable onClose = () -> { };
 
     public RdmaCm(CmEnvironment env, CmTimings timings) {
-        this(env, timings, dev.ibex.softroce.verbs.SoftDevice.seededRandom());
+        this(env, timings, dev.ibex.softroce.transport.SoftDevice.seededRandom());
     }
 
     RdmaCm(CmEnvironment env, CmTimings timings, Random random) {

@@ -6,7 +6,7 @@ import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.cm.spi.ResourceTracker;
-import dev.ibex.softroce.verbs.ReadySource;
+import dev.ibex.softroce.transport.ReadySource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -15,7 +15,7 @@ import java.util.function.Predicate;
 
 /**
  * A CM event channel of the soft provider: a queue of events already copied into records. {@link #poll()} never
- * blocks; a {@link dev.ibex.softroce.verbs.SoftPoller} reports it ready while events wait (level-triggered).
+ * blocks; a {@link dev.ibex.softroce.transport.SoftPoller} reports it ready while events wait (level-triggered).
  */
 public final class SoftEventChannel extends ReadySource implements EventChannel, ResourceTracker.Tracked {
     private final RdmaCm service;

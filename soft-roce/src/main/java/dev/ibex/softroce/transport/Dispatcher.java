@@ -1,8 +1,5 @@
 package dev.ibex.softroce.transport;
 
-import dev.ibex.softroce.verbs.Link;
-import dev.ibex.softroce.verbs.SoftDevice;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.wire.Bth;
 import dev.ibex.cm.spi.QpType;
 import dev.ibex.softroce.wire.MalformedPacketException;

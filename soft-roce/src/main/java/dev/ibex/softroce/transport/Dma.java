@@ -1,11 +1,6 @@
 package dev.ibex.softroce.transport;
 
 import dev.ibex.cm.spi.Access;
-import dev.ibex.softroce.verbs.RecvWqe;
-import dev.ibex.softroce.verbs.SendWqe;
-import dev.ibex.softroce.verbs.SoftDevice;
-import dev.ibex.softroce.verbs.SoftMemoryRegion;
-import dev.ibex.softroce.verbs.SoftProtectionDomain;
 import java.lang.foreign.MemorySegment;
 
 /**

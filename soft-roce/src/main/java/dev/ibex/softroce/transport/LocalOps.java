@@ -2,9 +2,6 @@ package dev.ibex.softroce.transport;
 
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
-import dev.ibex.softroce.verbs.SendWqe;
-import dev.ibex.softroce.verbs.SoftMemoryWindow;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 
 /**
  * Send-queue operations the requester executes itself, without a packet (rxe {@code rxe_do_local_ops}): BIND_MW

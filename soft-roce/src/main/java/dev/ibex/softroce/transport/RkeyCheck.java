@@ -1,8 +1,5 @@
 package dev.ibex.softroce.transport;
 
-import dev.ibex.softroce.verbs.SoftMemoryRegion;
-import dev.ibex.softroce.verbs.SoftMemoryWindow;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 
 /**
  * The responder's R_Key check (rxe {@code check_rkey}): resolves the rkey of a remote request to the memory region

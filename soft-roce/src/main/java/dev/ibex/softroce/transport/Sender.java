@@ -3,8 +3,6 @@ package dev.ibex.softroce.transport;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
-import dev.ibex.softroce.verbs.SerialTask;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.wire.Aeth;
 import dev.ibex.softroce.wire.MalformedPacketException;
 import dev.ibex.softroce.wire.Opcode;

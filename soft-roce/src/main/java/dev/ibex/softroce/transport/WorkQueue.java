@@ -1,6 +1,5 @@
 package dev.ibex.softroce.transport;
 
-import dev.ibex.softroce.verbs.SerialTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;

@@ -2,7 +2,7 @@ package dev.ibex.softroce.cm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ibex.softroce.verbs.SoftDevice;
+import dev.ibex.softroce.transport.SoftDevice;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

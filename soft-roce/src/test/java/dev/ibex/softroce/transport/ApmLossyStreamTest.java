@@ -61,7 +61,7 @@ class ApmLossyStreamTest {
             assertThat(p.primaryFrom(p.x)).isNotEqualTo(from);
             assertThat(p.h.fabric.faults().counts().dropped()).isGreaterThan(MESSAGES / 200);
             System.out.printf("APM-LOSSY seed=%d cutAt=%d spuriousMigrations=%d retries=%d %s%n", seed, cutAt,
-                    spurious, ((dev.ibex.softroce.verbs.SoftQueuePair) p.x.qp).retries(), p.h.fabric.faults());
+                    spurious, ((dev.ibex.softroce.transport.SoftQueuePair) p.x.qp).retries(), p.h.fabric.faults());
         }
     }
 }

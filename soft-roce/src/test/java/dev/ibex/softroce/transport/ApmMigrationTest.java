@@ -13,7 +13,6 @@ import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.wire.Aeth;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.PacketBuilder;

@@ -19,7 +19,6 @@ import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
 import dev.ibex.softroce.SoftRoceConfig;
 import dev.ibex.softroce.net.FreePort;
-import dev.ibex.softroce.verbs.SoftDevice;
 import dev.ibex.softroce.wire.Ipv4;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -132,7 +131,7 @@ final class ApmPair implements AutoCloseable {
 
     /** The local address packets of {@code s} leave from now. */
     String primaryFrom(Side s) {
-        return Ipv4.toString(((dev.ibex.softroce.verbs.SoftQueuePair) s.qp).route().srcIp());
+        return Ipv4.toString(((dev.ibex.softroce.transport.SoftQueuePair) s.qp).route().srcIp());
     }
 
     /** Cuts (or heals) the path between two addresses, both directions. */

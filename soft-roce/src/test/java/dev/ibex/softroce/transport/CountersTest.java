@@ -9,8 +9,6 @@ import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
-import dev.ibex.softroce.verbs.QpCounter;
-import dev.ibex.softroce.verbs.SoftDevice;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;

@@ -10,8 +10,6 @@ import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
-import dev.ibex.softroce.verbs.DatagramDrops;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;

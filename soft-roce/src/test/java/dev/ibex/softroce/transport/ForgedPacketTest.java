@@ -11,8 +11,6 @@ import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
-import dev.ibex.softroce.verbs.SoftDevice;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.wire.Aeth;
 import dev.ibex.softroce.wire.Ipv4;
 import dev.ibex.softroce.wire.Opcode;

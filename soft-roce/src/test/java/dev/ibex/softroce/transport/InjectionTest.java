@@ -10,8 +10,6 @@ import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
 import dev.ibex.softroce.SoftRoceConfig;
-import dev.ibex.softroce.verbs.SoftDevice;
-import dev.ibex.softroce.verbs.SoftProtectionDomain;
 import dev.ibex.softroce.wire.Ipv4;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.PacketBuilder;

@@ -15,7 +15,6 @@ import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
 import dev.ibex.softroce.SoftRoceConfig;
 import dev.ibex.softroce.net.FaultInjector;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.Map;

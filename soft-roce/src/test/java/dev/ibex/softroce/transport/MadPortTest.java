@@ -3,7 +3,6 @@ package dev.ibex.softroce.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.softroce.Harness;
-import dev.ibex.softroce.MadPort;
 import dev.ibex.softroce.wire.Ipv4;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

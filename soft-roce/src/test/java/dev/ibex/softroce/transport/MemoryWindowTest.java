@@ -21,8 +21,6 @@ import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
-import dev.ibex.softroce.verbs.SoftDevice;
-import dev.ibex.softroce.verbs.SoftProtectionDomain;
 import dev.ibex.softroce.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

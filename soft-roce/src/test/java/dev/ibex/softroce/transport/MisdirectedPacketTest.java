@@ -6,8 +6,6 @@ import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpState;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
-import dev.ibex.softroce.verbs.DropCounts;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import dev.ibex.softroce.wire.Ipv4;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.PacketBuilder;

@@ -249,8 +249,8 @@ class RcOpcodesTest {
             }
             int k = Harness.pollAtLeast(y.rcq, y.wc, 1, WAIT);
             assertThat(k).as("stalled after %d: %s / %s", completed,
-                    ((dev.ibex.softroce.verbs.SoftQueuePair) x.qp).describe(),
-                    ((dev.ibex.softroce.verbs.SoftQueuePair) y.qp).describe()).isPositive();
+                    ((dev.ibex.softroce.transport.SoftQueuePair) x.qp).describe(),
+                    ((dev.ibex.softroce.transport.SoftQueuePair) y.qp).describe()).isPositive();
             for (int i = 0; i < k; i++) {
                 assertThat(y.wc.status(i)).isEqualTo(WcStatus.SUCCESS);
                 assertThat(y.wc.wrId(i)).isEqualTo(completed);

@@ -10,7 +10,6 @@ import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.Harness.Side;
 import dev.ibex.softroce.SoftRoceConfig;
-import dev.ibex.softroce.verbs.SoftQueuePair;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.BitSet;

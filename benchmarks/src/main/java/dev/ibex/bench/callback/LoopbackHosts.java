@@ -1,0 +1,49 @@
+package dev.ibex.bench.callback;
+
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.softroce.net.FreePort;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.Map;
+
+/**
+ * Two soft-roce "hosts" on loopback in one process: the server's group has one soft device on {@value #SERVER},
+ * the client's on {@value #CLIENT}, both on a UDP port free on both addresses (never 4791, which a kernel rxe may
+ * own). The raw baselines bind the same two addresses.
+ */
+public final class LoopbackHosts {
+    public static final String SERVER = "127.0.0.3";
+    public static final String CLIENT = "127.0.0.2";
+
+    private LoopbackHosts() {
+    }
+
+    public static InetAddress server() {
+        return address(SERVER);
+    }
+
+    public static InetAddress client() {
+        return address(CLIENT);
+    }
+
+    /** The soft-roce sides, their UDP port picked now; the server listens on RDMA CM port {@code cmPort}. */
+    public static Sides softRoce(int cmPort) {
+        int udp = FreePort.on(SERVER, CLIENT);
+        return Sides.twoFabrics("soft-roce", config("srv=" + SERVER, udp), config("cli=" + CLIENT, udp),
+                new InetSocketAddress(server(), cmPort));
+    }
+
+    private static ProviderConfig config(String devices, int port) {
+        return ProviderConfig.of(Map.of("ibex.softroce.devices", devices, "ibex.softroce.port",
+                Integer.toString(port)));
+    }
+
+    private static InetAddress address(String ip) {
+        try {
+            return InetAddress.getByName(ip);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package dev.ibex.softroce.transport;
+
+import dev.ibex.cm.spi.EventSource;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.cm.spi.ResourceTracker;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The soft provider's {@link Poller}: level-triggered readiness over {@link ReadySource}s, parking the polling
+ * thread with {@link LockSupport} when nothing is ready. Producers (the NIC threads, the CM) wake it through
+ * {@link #signal()}; {@link #wakeup()} works from any thread. Optionally spins briefly before parking
+ * ({@code ibex.softroce.poller.spinNanos}), which trades a core for wake-up latency.
+ *
+ * <p>Threading: {@link #poll} is called by one thread at a time (the event loop); registration, wake-up and
+ * close are thread-safe. Polling allocates nothing.
+ */
+public final class SoftPoller implements Poller, ResourceTracker.Tracked {
+    private static final Object[] NO_ATTACHMENTS = {};
+    private static final ReadySource[] NO_SOURCES = {};
+
+    private final ResourceTracker tracker;
+    private final long spinNanos;
+    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
+    private volatile ReadySource[] sources = NO_SOURCES;
+    private volatile Object[] attachments = NO_ATTACHMENTS;
+    private volatile boolean parked;
+    private volatile Thread thread;
+    private volatile boolean closed;
+
+    public SoftPoller(ResourceTracker tracker, long spinNanos) {
+        this.tracker = tracker;
+        this.spinNanos = spinNanos;
+        tracker.opened(this);
+    }
+
+    @Override
+    public ResourceKind kind() {
+        return ResourceKind.POLLER;
+    }
+
+    @Override
+    public synchronized void register(EventSource source, Object attachment) {
+        requireOpen();
+        if (!(source instanceof ReadySource rs)) {
+            throw new IllegalArgumentException("not a soft-roce event source: " + source);
+        }
+        SoftPoller current = rs.poller();
+        if (current == this) {
+            ReadySource[] s = sources;
+            Object[] a = attachments.clone();
+            for (int i = 0; i < s.length; i++) {
+                if (s[i] == rs) {
+                    a[i] = attachment;
+                }
+            }
+            attachments = a;
+            return;
+        }
+        if (current != null) {
+            throw new IllegalStateException("the source is registered with another poller");
+        }
+        ReadySource[] s = Arrays.copyOf(sources, sources.length + 1);
+        Object[] a = Arrays.copyOf(attachments, attachments.length + 1);
+        s[s.length - 1] = rs;
+        a[a.length - 1] = attachment;
+        // publish the attachment before the source so a concurrent poll never sees a source without it
+        attachments = a;
+        sources = s;
+        rs.poller(this);
+        signal(); // it may be ready already
+    }
+
+    @Override
+    public synchronized void deregister(EventSource source) {
+        ReadySource[] s = sources;
+        for (int i = 0; i < s.length; i++) {
+            if (s[i] == source) {
+                ReadySource[] ns = new ReadySource[s.length - 1];
+                Object[] na = new Object[s.length - 1];
+                Object[] a = attachments;
+                System.arraycopy(s, 0, ns, 0, i);
+                System.arraycopy(s, i + 1, ns, i, s.length - i - 1);
+                System.arraycopy(a, 0, na, 0, i);
+                System.arraycopy(a, i + 1, na, i, s.length - i - 1);
+                sources = ns;
+                attachments = na;
+                s[i].poller(null);
+                return;
+            }
+        }
+    }
+
+    @Override
+    public int poll(long timeoutNanos, ReadyHandler handler) {
+        requireOpen();
+        thread = Thread.currentThread();
+        int n = scan(handler);
+        if (n > 0 || timeoutNanos == 0) {
+            return n;
+        }
+        long start = System.nanoTime();
+        if (spinNanos > 0) {
+            long spinEnd = start + (timeoutNanos > 0 ? Math.min(spinNanos, timeoutNanos) : spinNanos);
+            do {
+                if (wakeupRequested.getAndSet(false)) {
+                    return 0;
+                }
+                Thread.onSpinWait();
+                n = scan(handler);
+                if (n > 0) {
+                    return n;
+                }
+            } while (System.nanoTime() - spinEnd < 0);
+        }
+        for (;;) {
+            if (wakeupRequested.getAndSet(false) || closed) {
+                return 0;
+            }
+            parked = true; // publish before re-testing, see ReadySource
+            n = scan(handler);
+            if (n > 0 || wakeupRequested.get()) {
+                parked = false;
+                if (n > 0) {
+                    return n;
+                }
+                continue;
+            }
+            if (timeoutNanos < 0) {
+                LockSupport.park(this);
+            } else {
+                long left = timeoutNanos - (System.nanoTime() - start);
+                if (left <= 0) {
+                    parked = false;
+                    return 0;
+                }
+                LockSupport.parkNanos(this, left);
+            }
+            parked = false;
+            n = scan(handler);
+            if (n > 0) {
+                return n;
+            }
+            if (timeoutNanos > 0 && System.nanoTime() - start >= timeoutNanos) {
+                return 0;
+            }
+        }
+    }
+
+    private int scan(ReadyHandler handler) {
+        ReadySource[] s = sources;
+        Object[] a = attachments;
+        int n = 0;
+        for (int i = 0; i < s.length; i++) {
+            if (s[i].isReady()) {
+                handler.ready(a[i]);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Called by sources when they become ready: unparks the polling thread if it waits. */
+    void signal() {
+        if (parked) {
+            Thread t = thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        wakeupRequested.set(true);
+        signal();
+    }
+
+    @Override
+    public void close() {
+        ReadySource[] s;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = sources;
+            sources = NO_SOURCES;
+            attachments = NO_ATTACHMENTS;
+        }
+        for (ReadySource r : s) {
+            r.poller(null);
+        }
+        wakeupRequested.set(true);
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+        tracker.closed(this);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("poller is closed");
+        }
+    }
+}

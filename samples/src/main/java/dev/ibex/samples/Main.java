@@ -3,7 +3,7 @@ package dev.ibex.samples;
 import dev.ibex.cm.spi.ProviderStatus;
 import dev.ibex.cm.spi.Providers;
 import dev.ibex.cm.spi.RdmaProvider;
-import dev.ibex.samples.tour.Tour;
+import dev.ibex.samples.Tour;
 import java.io.PrintStream;
 import java.util.List;
 import picocli.CommandLine;

@@ -1,5 +1,7 @@
-package dev.ibex.samples.tour;
+package dev.ibex.samples;
 
+import dev.ibex.samples.tour.TourContext;
+import dev.ibex.samples.tour.TourSection;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;

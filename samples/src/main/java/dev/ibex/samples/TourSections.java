@@ -1,9 +1,10 @@
-package dev.ibex.samples.tour;
+package dev.ibex.samples;
 
-import dev.ibex.samples.failover.FailoverSection;
 import dev.ibex.samples.demo.EchoSection;
+import dev.ibex.samples.failover.FailoverSection;
 import dev.ibex.samples.kv.KvSection;
 import dev.ibex.samples.pubsub.PubSubSection;
+import dev.ibex.samples.tour.TourSection;
 import java.util.List;
 
 /**

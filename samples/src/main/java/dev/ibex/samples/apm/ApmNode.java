@@ -10,7 +10,7 @@ import dev.ibex.cm.endpoint.PathEvent;
 import dev.ibex.cm.endpoint.RdmaPath;
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.DeviceContext;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.SampleRun;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;

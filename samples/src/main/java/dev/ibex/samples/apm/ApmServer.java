@@ -3,7 +3,7 @@ package dev.ibex.samples.apm;
 import dev.ibex.cm.endpoint.ConnectionRequest;
 import dev.ibex.cm.endpoint.Listener;
 import dev.ibex.cm.endpoint.ListenerHandler;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.SampleRun;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,4 +1,4 @@
-package dev.ibex.samples;
+package dev.ibex.samples.cli;
 
 import java.io.PrintStream;
 import java.util.concurrent.Callable;

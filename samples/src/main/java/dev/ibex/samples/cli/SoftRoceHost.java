@@ -1,4 +1,4 @@
-package dev.ibex.samples;
+package dev.ibex.samples.cli;
 
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.loop.EventLoopGroup;

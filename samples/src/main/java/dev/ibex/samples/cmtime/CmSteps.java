@@ -8,7 +8,7 @@ import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.QpCap;
 import dev.ibex.cm.spi.QpInitAttr;
 import dev.ibex.cm.spi.QpType;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.SampleRun;
 import java.net.InetSocketAddress;
 
 /**

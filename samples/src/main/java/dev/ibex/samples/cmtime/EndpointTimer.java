@@ -4,8 +4,8 @@ import dev.ibex.cm.RdmaConnectException;
 import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
 import dev.ibex.cm.endpoint.ConnectionOptions;
-import dev.ibex.samples.CmEventName;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.CmEventName;
+import dev.ibex.samples.cli.SampleRun;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
 

@@ -8,7 +8,7 @@ import dev.ibex.cm.reactive.Message;
 import dev.ibex.cm.reactive.RdmaClient;
 import dev.ibex.cm.reactive.RdmaConnection;
 import dev.ibex.cm.reactive.RdmaServer;
-import dev.ibex.samples.SoftRoceHost;
+import dev.ibex.samples.cli.SoftRoceHost;
 import dev.ibex.samples.tour.TourContext;
 import dev.ibex.samples.tour.TourSection;
 import dev.ibex.softroce.net.FreePort;

@@ -4,7 +4,7 @@ import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.reactive.Message;
 import dev.ibex.cm.reactive.RdmaClient;
 import dev.ibex.cm.reactive.RdmaConnection;
-import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.cli.FabricOptions;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;

@@ -2,9 +2,9 @@ package dev.ibex.samples.kv;
 
 import dev.ibex.cm.reactive.RdmaClient;
 import dev.ibex.rsocket.RdmaClientTransport;
-import dev.ibex.samples.FabricOptions;
-import dev.ibex.samples.SampleCommand;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.FabricOptions;
+import dev.ibex.samples.cli.SampleCommand;
+import dev.ibex.samples.cli.SampleRun;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;

@@ -6,7 +6,7 @@ import dev.ibex.cm.buffer.Buffer;
 import dev.ibex.cm.endpoint.Datagram;
 import dev.ibex.cm.endpoint.DatagramHandler;
 import dev.ibex.cm.endpoint.Membership;
-import dev.ibex.samples.CmEventName;
+import dev.ibex.samples.cli.CmEventName;
 import java.net.InetSocketAddress;
 
 /**

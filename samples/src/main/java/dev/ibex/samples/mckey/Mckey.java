@@ -1,8 +1,8 @@
 package dev.ibex.samples.mckey;
 
-import dev.ibex.samples.FabricOptions;
-import dev.ibex.samples.SampleCommand;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.FabricOptions;
+import dev.ibex.samples.cli.SampleCommand;
+import dev.ibex.samples.cli.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;

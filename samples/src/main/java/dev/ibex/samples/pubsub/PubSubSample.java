@@ -8,7 +8,7 @@ import dev.ibex.pubsub.Topic;
 import dev.ibex.pubsub.TopicEvent;
 import dev.ibex.pubsub.TopicPublisher;
 import dev.ibex.pubsub.TopicSubscriber;
-import dev.ibex.samples.FabricOptions;
+import dev.ibex.samples.cli.FabricOptions;
 import dev.ibex.softroce.SoftFabric;
 import dev.ibex.softroce.net.FreePort;
 import java.io.PrintStream;

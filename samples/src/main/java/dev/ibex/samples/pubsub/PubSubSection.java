@@ -6,7 +6,7 @@ import dev.ibex.pubsub.SubscriberStats;
 import dev.ibex.pubsub.Topic;
 import dev.ibex.pubsub.TopicPublisher;
 import dev.ibex.pubsub.TopicSubscriber;
-import dev.ibex.samples.SoftRoceHost;
+import dev.ibex.samples.cli.SoftRoceHost;
 import dev.ibex.samples.tour.TourContext;
 import dev.ibex.samples.tour.TourSection;
 import dev.ibex.softroce.net.FreePort;

@@ -10,8 +10,8 @@ import dev.ibex.cm.endpoint.ConnectionHandler;
 import dev.ibex.cm.endpoint.Exposure;
 import dev.ibex.cm.endpoint.Operation;
 import dev.ibex.cm.endpoint.WorkCompletionException;
-import dev.ibex.samples.CmEventName;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.CmEventName;
+import dev.ibex.samples.cli.SampleRun;
 import java.util.EnumSet;
 
 /**

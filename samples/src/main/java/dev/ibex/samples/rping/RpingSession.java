@@ -7,7 +7,7 @@ import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
 import dev.ibex.cm.endpoint.Operation;
 import dev.ibex.cm.endpoint.WorkCompletionException;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.SampleRun;
 import java.util.function.IntConsumer;
 
 /**

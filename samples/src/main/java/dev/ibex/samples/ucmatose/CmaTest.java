@@ -1,8 +1,8 @@
 package dev.ibex.samples.ucmatose;
 
 import dev.ibex.cm.RdmaConnectException;
-import dev.ibex.samples.CmEventName;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.CmEventName;
+import dev.ibex.samples.cli.SampleRun;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,9 +2,9 @@ package dev.ibex.samples.udaddy;
 
 import dev.ibex.cm.endpoint.Datagram;
 import dev.ibex.cm.endpoint.DatagramOptions;
-import dev.ibex.samples.FabricOptions;
-import dev.ibex.samples.SampleCommand;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.FabricOptions;
+import dev.ibex.samples.cli.SampleCommand;
+import dev.ibex.samples.cli.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;

@@ -2,7 +2,7 @@ package dev.ibex.samples.udaddy;
 
 import dev.ibex.cm.endpoint.Datagram;
 import dev.ibex.cm.endpoint.DatagramOptions;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.SampleRun;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;

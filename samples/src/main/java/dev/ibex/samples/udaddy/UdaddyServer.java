@@ -7,7 +7,7 @@ import dev.ibex.cm.endpoint.DatagramHandler;
 import dev.ibex.cm.endpoint.DatagramRequest;
 import dev.ibex.cm.endpoint.UdPeer;
 import dev.ibex.cm.spi.Gid;
-import dev.ibex.samples.SampleRun;
+import dev.ibex.samples.cli.SampleRun;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;

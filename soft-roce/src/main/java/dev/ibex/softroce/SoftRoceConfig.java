@@ -110,7 +110,11 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         return Math.max(1, (long) (nanos * timerScale));
     }
 
-    /** What the transport reads of these settings. */
+    /**
+     * What the transport reads of these settings (the soft device is built with it).
+     *
+     * @return the UDP port, timer scale, {@code retry_cnt = 7} rule and multicast group limit of these settings
+     */
     public TransportSettings transport() {
         return new TransportSettings(udpPort, timerScale, retryCountSevenIsInfinite, maxMulticastGroups);
     }

@@ -130,7 +130,7 @@ class DatagramMetricsTest {
         MicrometerRdmaMetricsRecorder r = MicrometerRdmaMetricsRecorder.create(registry, "datagram", false);
         DatagramEndpoint me = client(r).bindNow();
         assertThat(gauge("ibex.rdma.datagram.endpoints.active", "cli")).isEqualTo(1);
-        ((dev.ibex.softroce.verbs.SoftDevice) hosts.clientFabric.devices().get(0)).close(); // DEVICE_FATAL
+        ((dev.ibex.softroce.transport.SoftDevice) hosts.clientFabric.devices().get(0)).close(); // DEVICE_FATAL
         me.onDispose().block(WAIT);
         assertThat(registry.get("ibex.rdma.datagram.errors").tag("device", "cli").counter().count()).isEqualTo(1);
         assertThat(gauge("ibex.rdma.datagram.endpoints.active", "cli")).isZero();

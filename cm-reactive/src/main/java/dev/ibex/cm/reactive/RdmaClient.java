@@ -12,6 +12,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -293,8 +294,9 @@ public final class RdmaClient {
      *
      * <p>An Ibex server that refuses the request because too many are half-open at once ({@link
      * RejectReason#OVERLOADED}: its admission bound, per listener or per source address) is asked again after a short
-     * randomised back-off, as long as the connect timeout leaves time: a connect storm from one client queues instead
-     * of failing. Every other refusal, and the last overloaded one, fails the connect as before.
+     * randomised back-off, as long as the connect timeout leaves time (50 ms after the back-off): a connect storm from
+     * one client queues instead of failing. Every other refusal, and the last overloaded one, fails the connect as
+     * before (typed OVERLOADED, not a TIMEOUT of an attempt that had no time left).
      *
      * @return a Mono that emits the connection, or fails with an {@link RdmaConnectException} whose reason says what
      *     went
@@ -333,22 +335,35 @@ public final class RdmaClient {
                 && x.rejectReason() == RejectReason.OVERLOADED;
     }
 
+    /**
+     * The least time an attempt after an overloaded refusal must have left, else the refusal stands: an attempt with a
+     * few milliseconds left only times out, and a TIMEOUT would hide that the server said it was overloaded (a
+     * back-off that overshot under load did that: {@code AdmissionTest}).
+     */
+    static final long MIN_RETRY_NANOS = Duration.ofMillis(50).toNanos();
+
     /** Attempts within the connect timeout counted from {@code start}; an overloaded server is asked again. */
     private static Mono<RdmaConnection> connectQueuing(Config cfg, InetSocketAddress local, InetSocketAddress remote,
             long start, Duration timeout, boolean lookedUp) {
         AtomicInteger attempts = new AtomicInteger();
+        AtomicReference<Throwable> refusal = new AtomicReference<>();
         return Mono.defer(() -> {
             if (attempts.getAndIncrement() == 0 && !lookedUp) {
                 return connect(cfg, local, remote, timeout); // the first attempt has the whole timeout (and says so)
             }
             Duration left = timeout.minusNanos(System.nanoTime() - start);
+            Throwable refused = refusal.get();
+            if (refused != null && left.toNanos() < MIN_RETRY_NANOS / 2) { // the back-off overshot: no time to ask
+                return Mono.error(refused);
+            }
             return connect(cfg, local, remote, left.toMillis() < 1 ? Duration.ofMillis(1) : left);
         }).retryWhen(Retry.from(signals -> signals.concatMap(s -> {
             long backoff = overloadBackoffNanos(s.totalRetries());
             long left = timeout.toNanos() - (System.nanoTime() - start);
-            if (!overloaded(s.failure()) || backoff >= left) {
+            if (!overloaded(s.failure()) || backoff + MIN_RETRY_NANOS > left) {
                 return Mono.error(s.failure());
             }
+            refusal.set(s.failure());
             LOG.debug("{} is overloaded; asking again in {} ms", remote, backoff / 1_000_000);
             return Mono.delay(Duration.ofNanos(backoff));
         })));

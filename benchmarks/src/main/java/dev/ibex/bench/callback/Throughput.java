@@ -69,6 +69,23 @@ public final class Throughput implements AutoCloseable {
         return pair.awaitRun(done, timeout, kind + " stream of " + messages + " x " + size + " B");
     }
 
+    /**
+     * A provider counter ({@link dev.ibex.cm.spi.RdmaCounter}, e.g. soft-roce's {@code retransmissions}) summed over
+     * both sides' groups (once when they share one); 0 where the provider has no such counter.
+     */
+    public long counter(String name) {
+        long sum = 0;
+        for (dev.ibex.cm.spi.RdmaCounter c : pair.loops.clientGroup().fabric().counters()) {
+            sum += c.name().equals(name) ? c.value().getAsLong() : 0;
+        }
+        if (pair.loops.serverGroup() != pair.loops.clientGroup()) {
+            for (dev.ibex.cm.spi.RdmaCounter c : pair.loops.serverGroup().fabric().counters()) {
+                sum += c.name().equals(name) ? c.value().getAsLong() : 0;
+            }
+        }
+        return sum;
+    }
+
     @Override
     public void close() {
         pair.close();
@@ -158,6 +175,14 @@ public final class Throughput implements AutoCloseable {
                     c.send(b, size, posted);
                 }
                 posted++;
+            }
+        }
+
+        /** Credits came back (a SEND stream outruns the receiver's window; its updates end the wait). */
+        @Override
+        public void onWritabilityChanged(Connection c, boolean writable) {
+            if (writable && done != null) {
+                fill(c);
             }
         }
 

@@ -40,7 +40,7 @@ import picocli.CommandLine;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write|reactive|rsocket|jmh|scale|large] [--no-jmh] [--jmh-log FILE] [--json FILE]
+ *      [--only pingpong|write|send|reactive|rsocket|jmh|scale|large] [--no-jmh] [--jmh-log FILE] [--json FILE]
  *      [--plots DIR] [--help]
  * </pre>
  * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
@@ -101,7 +101,7 @@ public final class LoopbackBench {
     /** The workloads {@code --only} hands to {@link dev.ibex.bench.soak.SoakBench}. */
     static final List<String> SOAK = List.of("soak", "matrix", "fuzz", "cycles");
     /** The workloads this harness runs itself. */
-    static final List<String> WORKLOADS = List.of("pingpong", "write", "reactive", "rsocket", "jmh", "scale", "large");
+    static final List<String> WORKLOADS = List.of("pingpong", "write", "send", "reactive", "rsocket", "jmh", "scale", "large");
 
     /** The command line ({@code ./ibex bench [options]}). */
     @CommandLine.Command(name = "ibex bench", mixinStandardHelpOptions = true, sortOptions = false,
@@ -184,6 +184,9 @@ public final class LoopbackBench {
             }
             if (only == null || only.equals("write")) {
                 bench.writeBandwidth(table);
+            }
+            if (only == null || only.equals("send")) {
+                bench.sendRate(table);
             }
             if (only == null || only.equals("reactive")) {
                 bench.reactiveVsCallback(table);
@@ -272,6 +275,7 @@ public final class LoopbackBench {
                 ibex.run(t -> t.run(writes / 2, RUN_LIMIT));
             }
             retransmissionsBefore = raw.retransmissions();
+            long ibexRetransmissionsBefore = ibex.run(t -> t.counter("retransmissions"));
             long packets = (long) writes * raw.packetsPerMessage();
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("write round " + r);
@@ -294,8 +298,57 @@ public final class LoopbackBench {
             table.add(bw.comparison()).add(cpu.comparison());
             table.note("write: " + writes + " x 64 KiB per round; Ibex RDMA WRITE (send queue 32, callback API) vs a UDP "
                     + "blast of the same datagrams (" + raw.packetsPerMessage() + " per message, 4096 B payload + RoCE "
-                    + "header sizes), AckReq every 64 and at message end, 128 in flight; baseline retransmissions "
-                    + (raw.retransmissions() - retransmissionsBefore));
+                    + "header sizes), AckReq every 64 and at message end, 128 in flight; retransmissions without "
+                    + "injected faults: baseline " + (raw.retransmissions() - retransmissionsBefore) + ", Ibex "
+                    + (ibex.run(t -> t.counter("retransmissions")) - ibexRetransmissionsBefore));
+            noteStalls(table, ibex);
+        }
+    }
+
+    /**
+     * SEND 64 B streaming: Ibex's message rate (send queue 128, the receiver's window 512, perftest's defaults) against
+     * a UDP blast of 64 B datagrams with the same acknowledgement scheme, and the retransmissions Ibex made without
+     * any injected fault (to be 0: an overrun is prevented, not repaired).
+     */
+    void sendRate(RatioTable table) {
+        Rounds rate = new Rounds("soft-roce/UDP SEND 64 B (k msg/s)", Target.atLeast(0.9));
+        Rounds cpu = new Rounds("  CPU per 64 B message (us, process)", Target.none());
+        int sends = writes * 64;
+        watchdog.phase("opening the send stream");
+        try (UdpBlast raw = UdpBlast.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE, MTU, 4 << 20);
+                Recovering<Throughput> ibex = new Recovering<>("the SEND stream", () -> Throughput.open(
+                        LoopbackHosts.softRoce(7475), Throughput.Kind.SEND, MESSAGE, 128, 512, OPEN_LIMIT), MAX_STALLS,
+                        out)) {
+            watchdog.phase("warming up the send stream");
+            for (int i = 0; i < 3; i++) {
+                raw.run(sends / 2);
+                ibex.run(t -> t.run(sends / 2, RUN_LIMIT));
+            }
+            long rawBefore = raw.retransmissions();
+            long ibexBefore = ibex.run(t -> t.counter("retransmissions"));
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("send round " + r);
+                long[] nanos = new long[2];
+                long[] cpuNanos = new long[2];
+                for (int k = 0; k < 2; k++) {
+                    int which = (k + r) % 2;
+                    long c0 = ProcessCpu.nanos();
+                    nanos[which] = which == 0 ? raw.run(sends) : ibex.run(t -> t.run(sends, RUN_LIMIT));
+                    cpuNanos[which] = ProcessCpu.nanos() - c0;
+                }
+                double b = sends / (nanos[0] / 1e6);
+                double m = sends / (nanos[1] / 1e6);
+                rate.add(b, m);
+                cpu.add(cpuNanos[0] / 1e3 / sends, cpuNanos[1] / 1e3 / sends);
+                out.printf(Locale.ROOT, "send round %d: raw %.0f k msg/s | Ibex %.0f k msg/s; CPU/message raw %.2f Ibex "
+                        + "%.2f us (%s)%n", r, b, m, cpuNanos[0] / 1e3 / sends, cpuNanos[1] / 1e3 / sends,
+                        HostLoad.describe());
+            }
+            table.add(rate.comparison()).add(cpu.comparison());
+            table.note("send: " + sends + " x 64 B per round; Ibex SEND (send queue 128, receive window 512, callback "
+                    + "API, credits) vs a UDP blast of 64 B datagrams (AckReq every 64, 128 in flight); retransmissions "
+                    + "without injected faults: baseline " + (raw.retransmissions() - rawBefore) + ", Ibex "
+                    + (ibex.run(t -> t.counter("retransmissions")) - ibexBefore));
             noteStalls(table, ibex);
         }
     }

@@ -42,6 +42,11 @@ public final class RatioTable {
         return this;
     }
 
+    /** The notes under the table, in order. */
+    public List<String> notes() {
+        return List.copyOf(notes);
+    }
+
     /** A scaling curve measured for this table (drawn by {@link #writePlots}, carried in the JSON). */
     public RatioTable curve(Curve c) {
         curves.add(c);

@@ -47,6 +47,21 @@ class LoopbackBenchTest {
 
     @Test
     @Timeout(60)
+    void sendStreamReportsMessageRateAndRetransmissions() {
+        // the stream outruns the receiver's window of 512: before the harness waited for writability it stalled
+        RatioTable table = new RatioTable("t", "raw UDP");
+        bench.sendRate(table);
+
+        Comparison rate = table.rows().get(0);
+        assertThat(rate.metric()).isEqualTo("soft-roce/UDP SEND 64 B (k msg/s)");
+        assertMeasured(rate);
+        assertThat(rate.target().bound()).isEqualTo(0.9);
+        assertThat(table.notes()).anyMatch(n -> n.contains("retransmissions without injected faults: baseline"));
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("send round 1: raw");
+    }
+
+    @Test
+    @Timeout(60)
     void reactiveAndCallbackPingPongsReportTheirPercentiles() {
         RatioTable table = new RatioTable("t", "baseline");
         bench.reactiveVsCallback(table);

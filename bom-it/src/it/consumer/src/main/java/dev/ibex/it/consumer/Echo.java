@@ -31,15 +31,24 @@ public final class Echo {
 
     /** Echoes "one", "two", "three" and returns what came back. */
     public static List<String> echo() {
+        return echo(false);
+    }
+
+    /**
+     * {@link #echo()}, with {@code metrics(true)} on the server and the client when {@code metrics}: they record into
+     * Micrometer's global registry.
+     */
+    public static List<String> echo(boolean metrics) {
         // a UDP port of its own, so a build beside other soft-roce users on this host never collides
         ProviderConfig config = ProviderConfig.of(Map.of("ibex.softroce.devices", "soft0=" + HOST,
                 "ibex.softroce.port", Integer.toString(freeUdpPort())));
         try (EventLoopGroup loops = EventLoopGroup.open("soft-roce", config, LoopOptions.DEFAULT.withLoops(1))) {
-            DisposableServer server = RdmaServer.create().runOn(loops).host(HOST).port(7471)
+            DisposableServer server = RdmaServer.create().runOn(loops).metrics(metrics).host(HOST).port(7471)
                     .handle(conn -> conn.send(conn.receive()))
                     .bindNow();
             try {
-                RdmaConnection conn = RdmaClient.create().runOn(loops).host(HOST).port(server.port()).connectNow();
+                RdmaConnection conn = RdmaClient.create().runOn(loops).metrics(metrics).host(HOST).port(server.port())
+                        .connectNow();
                 return conn.receive().map(Message::asString).take(3)
                         .mergeWith(conn.send(Flux.just("one", "two", "three")).then(Mono.empty()))
                         .collectList()

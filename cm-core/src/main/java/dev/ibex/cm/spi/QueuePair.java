@@ -74,6 +74,38 @@ public interface QueuePair extends ResourceTracker.Tracked {
     void postSend(SendBatch batch, int count);
 
     /**
+     * Posts WRs 0..count-1 of {@code batch} all or none: what {@link WrBatch#complete()} calls. A provider that can
+     * check the whole chain before posting any of it (soft-roce: queue room and every WR) overrides this; the default
+     * is {@link #postSend}, which may post a prefix when the device refuses a WR midway (e.g. the send queue fills).
+     *
+     * @param batch the WRs
+     * @param count how many of them to post, from WR 0
+     * @throws PostException when a WR is refused; {@link PostException#failedIndex()} says how many were posted
+     */
+    default void postSendAll(SendBatch batch, int count) {
+        postSend(batch, count);
+    }
+
+    /**
+     * The QP's extended-posting builder ({@code ibv_qp_to_qp_ex}): the same {@link WrBatch} every time, made on
+     * first use with {@link WrBatch#allocate}.
+     *
+     * @return the QP's batch builder
+     */
+    WrBatch wrBatch();
+
+    /**
+     * {@code ibv_wr_start}: opens the QP's {@link WrBatch}; build WRs on it, then {@link WrBatch#complete()} or
+     * {@link WrBatch#abort()}. {@link #postSend} batches may come between two WR batches, not inside one.
+     *
+     * @return the open batch builder
+     * @throws IllegalStateException when the QP's batch is already open
+     */
+    default WrBatch startWr() {
+        return wrBatch().start();
+    }
+
+    /**
      * {@code ibv_post_recv} of WRs 0..count-1; see {@link #postSend}. On a QP with an SRQ it fails with
      * {@link PostException} EINVAL at index 0: receives go to the SRQ.
      *

@@ -18,6 +18,7 @@ import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.WrBatch;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.RocePacket;
@@ -67,6 +68,10 @@ public final class SoftQueuePair implements QueuePair {
     private volatile int qkey;
     /** Primary and alternate path, port, P_Key index, ACK timeout and the APM state. */
     private final PathMigration paths = new PathMigration(this);
+    /** Posting thread only: the spare WQE {@link #postSendAll} checks a chain with, made on first use. */
+    private SendWqe probe;
+    /** Posting thread only: the QP's extended-posting builder, made on first use. */
+    private WrBatch wrBatch;
     private volatile Mtu pathMtu = Mtu.MTU_1024;
     private volatile int mtuBytes = 1024;
     private volatile int destQpn;
@@ -214,6 +219,43 @@ public final class SoftQueuePair implements QueuePair {
                 sender.kick();
             }
         }
+    }
+
+    /**
+     * All or none, for {@link WrBatch#complete()}: refuses the whole chain (failed index 0, nothing posted) when the
+     * send queue lacks room for it or any WR is invalid, checking each by filling a spare WQE, then posts it. Room
+     * only grows meanwhile (this thread is the only producer), so the post that follows takes every WR.
+     */
+    @Override
+    public void postSendAll(SendBatch batch, int count) {
+        requireOpen();
+        if (count < 0 || count > batch.capacity()) {
+            throw new IllegalArgumentException("count must be within 0.." + batch.capacity() + ", got " + count);
+        }
+        if (sq.capacity() - sq.size() < count) {
+            throw new PostException("ibv_wr_complete", Errno.ENOMEM.number(), 0, "the send queue has room for "
+                    + (sq.capacity() - sq.size()) + " of the batch's " + count + " WRs: poll the send CQ");
+        }
+        if (probe == null) {
+            probe = new SendWqe(cap.maxSendSge(),
+                    cap.maxInlineData() > 0 ? Arena.ofAuto().allocate(cap.maxInlineData(), 8) : MemorySegment.NULL);
+        }
+        for (int i = 0; i < count; i++) {
+            String bad = fill(probe, batch, i);
+            if (bad != null) {
+                throw new PostException("ibv_wr_complete", Errno.EINVAL.number(), 0,
+                        "the batch was discarded: WR " + i + ": " + bad);
+            }
+        }
+        postSend(batch, count);
+    }
+
+    @Override
+    public WrBatch wrBatch() {
+        if (wrBatch == null) {
+            wrBatch = WrBatch.allocate(this, Arena.ofAuto());
+        }
+        return wrBatch;
     }
 
     /** Copies WR {@code i} into {@code w}; returns why it is invalid, or {@code null}. */

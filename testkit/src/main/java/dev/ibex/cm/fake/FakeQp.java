@@ -26,7 +26,9 @@ import dev.ibex.cm.spi.VerbsAbi;
 import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
+import dev.ibex.cm.spi.WrBatch;
 import dev.ibex.cm.spi.WrOpcode;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
@@ -187,6 +189,13 @@ public final class FakeQp implements QueuePair {
     @Override public CompletionQueue recvCq() { return recvCq; }
     @Override public SharedReceiveQueue srq() { return srq; }
     @Override public QpCap cap() { return cap; }
+    @Override public WrBatch wrBatch() {
+        if (wrBatch == null) {
+            wrBatch = WrBatch.allocate(this, Arena.ofAuto());
+        }
+        return wrBatch;
+    }
+    private WrBatch wrBatch;
     @Override public Object context() { return context; }
     @Override public void context(Object context) { this.context = context; }
 

@@ -14,6 +14,7 @@ import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.WrBatch;
 import dev.ibex.verbs.ffi.ContextOps;
 import dev.ibex.verbs.ffi.IbVerbs;
 import dev.ibex.verbs.ffi.RdmaErrors;
@@ -196,6 +197,17 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     @Override
     public SharedReceiveQueue srq() {
         return srq;
+    }
+
+    /** Made on first use, in {@link #scratch}: freed with the QP. */
+    private WrBatch wrBatch;
+
+    @Override
+    public WrBatch wrBatch() {
+        if (wrBatch == null) {
+            wrBatch = WrBatch.allocate(this, scratch);
+        }
+        return wrBatch;
     }
 
     @Override

@@ -276,6 +276,23 @@ public final class BufferPool implements AutoCloseable {
     }
 
     /**
+     * Runs {@code task} once, on the owner thread, when a receive queue may take a buffer again, with the rule of
+     * {@link #tryAcquireForReceive(boolean)}: for an {@code essential} receive (a queue with nothing posted, deaf to
+     * every message) as soon as any buffer is free ({@link #whenFree}), otherwise once more than the
+     * {@link #receiveReserve()} is free ({@link #whenReceivable(Runnable)}).
+     *
+     * @param task what to run then (a failure is logged)
+     * @param essential whether the queue has no receive posted at all
+     */
+    public void whenReceivable(Runnable task, boolean essential) {
+        if (essential) {
+            whenFree(task);
+        } else {
+            whenReceivable(task);
+        }
+    }
+
+    /**
      * Runs {@code task} once, on the owner thread, after more than the {@link #receiveReserve()} is free again: for a
      * receive queue that {@link #tryAcquireForReceive} refused.
      *
@@ -323,6 +340,11 @@ public final class BufferPool implements AutoCloseable {
     /** {@return how many buffers the pool can still hand out: free ones and those it may still allocate (owner thread)} */
     public int headroom() {
         drainReturns();
+        return headroomNow();
+    }
+
+    /** {@link #headroom()} without draining returns first (the release path, which is itself draining). */
+    private int headroomNow() {
         return freeCount + options.maxBuffers() - count;
     }
 
@@ -530,7 +552,7 @@ public final class BufferPool implements AutoCloseable {
         if (o != null) {
             o.released(b);
         }
-        if (!waiters.isEmpty() || !receiveWaiters.isEmpty() && freeCount + options.maxBuffers() - count > receiveReserve()) {
+        if (!waiters.isEmpty() || !receiveWaiters.isEmpty() && headroomNow() > receiveReserve()) {
             wake();
         }
     }

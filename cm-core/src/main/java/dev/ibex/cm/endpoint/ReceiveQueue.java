@@ -153,11 +153,7 @@ final class ReceiveQueue implements Flushable {
         }
         if (!waitingForBuffers && !stopped) {
             waitingForBuffers = true;
-            if (posted() == 0) {
-                pool.whenFree(buffersFreed); // deaf: any buffer will do
-            } else {
-                pool.whenReceivable(buffersFreed); // short: once more than the send reserve is free
-            }
+            pool.whenReceivable(buffersFreed, posted() == 0); // deaf: any buffer will do; short: past the reserve
         }
     }
 

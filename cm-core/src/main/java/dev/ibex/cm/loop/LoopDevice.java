@@ -518,11 +518,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
                         waitingForBuffers = false;
                         requestFlush();
                     };
-                    if (srqPosted == 0) {
-                        pool.whenFree(refill);
-                    } else {
-                        pool.whenReceivable(refill); // once more than the send reserve is free
-                    }
+                    pool.whenReceivable(refill, srqPosted == 0); // empty: any buffer; else past the send reserve
                 }
                 return;
             }

@@ -24,6 +24,7 @@ import dev.ibex.verbs.ffi.struct.IbvMwBindInfo;
 import dev.ibex.verbs.ffi.struct.IbvPd;
 import dev.ibex.verbs.ffi.struct.IbvPortAttr;
 import dev.ibex.verbs.ffi.struct.IbvQp;
+import dev.ibex.verbs.ffi.struct.IbvQpEx;
 import dev.ibex.verbs.ffi.struct.IbvSrq;
 import dev.ibex.verbs.ffi.struct.VerbsContext;
 import java.lang.foreign.FunctionDescriptor;
@@ -105,6 +106,11 @@ public final class IbVerbs {
         /** {@code verbs_context.query_port(context, port_num, port_attr, port_attr_len)}, called through its pointer. */
         static final MethodHandle VCTX_QUERY_PORT = Downcalls.pointerWithErrno(
                 FunctionDescriptor.of(JAVA_INT, PTR, JAVA_BYTE, PTR, SIZE_T));
+        /** {@code verbs_context.create_qp_ex(context, qp_init_attr_ex)}: NULL and errno on failure. */
+        static final MethodHandle VCTX_CREATE_QP_EX = Downcalls.pointerWithErrno(
+                FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvQp.LAYOUT), PTR, PTR));
+        static final MethodHandle QP_TO_QP_EX = D.optionalPlain("ibv_qp_to_qp_ex",
+                FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvQpEx.LAYOUT), PTR));
         /** {@code ops.alloc_mw(pd, type)}: NULL and errno on failure. */
         static final MethodHandle ALLOC_MW_FN = Downcalls.pointerWithErrno(
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvMw.LAYOUT), PTR, JAVA_INT));
@@ -233,6 +239,18 @@ public final class IbVerbs {
      * {@code verbs_get_ctx_op(context, query_port)}: the extended op when {@code abi_compat} marks the
      * context as extended, {@code sz} covers the op and the pointer is set; NULL otherwise.
      */
+    static MemorySegment extendedOp(MemorySegment context, long offset) {
+        MemorySegment ctx = context.reinterpret(IbvContext.SIZE);
+        if (IbvContext.abiCompat(ctx) != IbvContext.VERBS_ABI_IS_EXTENDED) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment vctx = MemorySegment.ofAddress(ctx.address() - VerbsContext.CONTEXT_OFFSET).reinterpret(VerbsContext.SIZE);
+        if (VerbsContext.sz(vctx) < VerbsContext.SIZE - offset) {
+            return MemorySegment.NULL;
+        }
+        return vctx.get(java.lang.foreign.ValueLayout.ADDRESS, offset);
+    }
+
     static MemorySegment extendedQueryPort(MemorySegment context) {
         MemorySegment ctx = context.reinterpret(IbvContext.SIZE);
         if (IbvContext.abiCompat(ctx) != IbvContext.VERBS_ABI_IS_EXTENDED) {
@@ -496,6 +514,50 @@ public final class IbVerbs {
     /** {@code ibv_create_qp}: the QP starts in RESET; {@code initAttr.cap} returns the granted sizes. */
     public static MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
         return pointerResult("ibv_create_qp", H.CREATE_QP, pd, initAttr);
+    }
+
+    /**
+     * {@code ibv_create_qp_ex}: a QP made from a {@code struct ibv_qp_init_attr_ex} through the context's extended op
+     * ({@code verbs_context.create_qp_ex}); the QP starts in RESET and {@code initAttrEx.cap} returns the granted sizes.
+     *
+     * @throws dev.ibex.cm.RdmaException EOPNOTSUPP when the context has no extended op, or what the provider reports
+     *     (e.g. EOPNOTSUPP/EINVAL for send-ops flags it cannot do)
+     */
+    public static MemorySegment createQpEx(MemorySegment context, MemorySegment initAttrEx) {
+        Pointers.require(context, "context", "ibv_create_qp_ex");
+        Pointers.require(initAttrEx, "qp_init_attr_ex", "ibv_create_qp_ex");
+        MemorySegment fn = extendedOp(context, VerbsContext.OFFSET_CREATE_QP_EX);
+        if (fn.address() == 0) {
+            throw RdmaErrors.failure("ibv_create_qp_ex", Errno.ENOTSUP.number());
+        }
+        CallState cs = CallState.current();
+        MemorySegment p;
+        try {
+            p = (MemorySegment) H.VCTX_CREATE_QP_EX.invokeExact(fn, cs.capture, context, initAttrEx);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (p.address() == 0) {
+            throw RdmaErrors.failure("ibv_create_qp_ex", cs.errno());
+        }
+        return p;
+    }
+
+    /**
+     * {@code ibv_qp_to_qp_ex}: the {@code struct ibv_qp_ex} of a QP made by {@code ibv_create_qp_ex}.
+     *
+     * @return the extended QP, or NULL when libibverbs predates it (before 1.6) or the QP has none
+     */
+    public static MemorySegment qpToQpEx(MemorySegment qp) {
+        Pointers.require(qp, "qp", "ibv_qp_to_qp_ex");
+        if (!H.D.present("ibv_qp_to_qp_ex")) {
+            return MemorySegment.NULL;
+        }
+        try {
+            return (MemorySegment) H.QP_TO_QP_EX.invokeExact(qp);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
     }
 
     /** {@code ibv_modify_qp} with an {@code IbvQpAttrMask} mask. */

@@ -69,6 +69,7 @@ public final class RdmaCm {
         static final MethodHandle GET_SRC_PORT = D.plain("rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, PTR));
         static final MethodHandle GET_DST_PORT = D.plain("rdma_get_dst_port", FunctionDescriptor.of(JAVA_SHORT, PTR));
         static final MethodHandle CREATE_QP = D.errno("rdma_create_qp", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR));
+        static final MethodHandle CREATE_QP_EX = D.errno("rdma_create_qp_ex", FunctionDescriptor.of(JAVA_INT, PTR, PTR));
         static final MethodHandle DESTROY_QP = D.plain("rdma_destroy_qp", FunctionDescriptor.ofVoid(PTR));
         static final MethodHandle INIT_QP_ATTR = D.errno("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR));
     }
@@ -386,6 +387,23 @@ public final class RdmaCm {
             throw Downcalls.rethrow(t);
         }
         check("rdma_create_qp", rc, cs);
+    }
+
+    /**
+     * {@code rdma_create_qp_ex}: {@link #createQp} from a {@code struct ibv_qp_init_attr_ex} (its {@code pd} and
+     * {@code comp_mask} set), e.g. with send-ops flags for the {@code ibv_wr_*} verbs.
+     */
+    public static void createQpEx(MemorySegment id, MemorySegment initAttrEx) {
+        Pointers.require(id, "id", "rdma_create_qp_ex");
+        Pointers.require(initAttrEx, "qp_init_attr_ex", "rdma_create_qp_ex");
+        CallState cs = CallState.current();
+        int rc;
+        try {
+            rc = (int) H.CREATE_QP_EX.invokeExact(cs.capture, id, initAttrEx);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        check("rdma_create_qp_ex", rc, cs);
     }
 
     /** {@code rdma_destroy_qp}: before {@link #destroyId}. */

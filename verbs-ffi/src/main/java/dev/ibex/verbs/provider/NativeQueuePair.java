@@ -1,6 +1,7 @@
 package dev.ibex.verbs.provider;
 
 import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.Gid;
 import dev.ibex.cm.spi.PostException;
@@ -17,6 +18,8 @@ import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.cm.spi.WrBatch;
 import dev.ibex.verbs.ffi.ContextOps;
 import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.QpExOps;
+import dev.ibex.verbs.ffi.constant.IbvQpInitAttrMask;
 import dev.ibex.verbs.ffi.RdmaErrors;
 import dev.ibex.verbs.ffi.struct.IbvMwBind;
 import dev.ibex.verbs.ffi.struct.IbvMwBindInfo;
@@ -25,6 +28,7 @@ import dev.ibex.verbs.ffi.struct.IbvGid;
 import dev.ibex.verbs.ffi.struct.IbvQp;
 import dev.ibex.verbs.ffi.struct.IbvQpAttr;
 import dev.ibex.verbs.ffi.struct.IbvQpInitAttr;
+import dev.ibex.verbs.ffi.struct.IbvQpInitAttrEx;
 import dev.ibex.verbs.ffi.struct.RdmaCmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -56,6 +60,8 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     private int qpNum;
     private volatile Object context;
     private final List<Attachment> attachments = new CopyOnWriteArrayList<>();
+    /** Set when the QP was made by {@code ibv_create_qp_ex} with send-ops flags: {@link #postSendAll} uses it. */
+    private ExtendedPosting extended;
 
     private NativeQueuePair(NativeProtectionDomain pd, QpInitAttr attr, NativeCmId cmId) {
         super(pd.fabric);
@@ -86,19 +92,17 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
 
     private void createNative(QpInitAttr attr) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
-            IbvQpInitAttr.qpContext(init, MemorySegment.ofAddress(handle));
-            IbvQpInitAttr.sendCq(init, sendCq.segment());
-            IbvQpInitAttr.recvCq(init, recvCq.segment());
-            IbvQpInitAttr.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
-            QpAttrCodec.writeCap(attr.cap(), IbvQpInitAttr.cap(init));
-            IbvQpInitAttr.qpType(init, type.code());
-            IbvQpInitAttr.sqSigAll(init, attr.signalAll() ? 1 : 0);
-            if (cmId == null) {
-                qp = IbVerbs.createQp(pd.segment(), init);
-            } else {
-                RdmaCm.createQp(cmId.segment(), pd.segment(), init);
-                qp = RdmaCmId.qp(cmId.segment());
+            MemorySegment init = arena.allocate(IbvQpInitAttrEx.LAYOUT);
+            fill(init, attr);
+            if (!createEx(init)) {
+                init.fill((byte) 0);
+                fill(init, attr);
+                if (cmId == null) {
+                    qp = IbVerbs.createQp(pd.segment(), init);
+                } else {
+                    RdmaCm.createQp(cmId.segment(), pd.segment(), init);
+                    qp = RdmaCmId.qp(cmId.segment());
+                }
             }
             cap = QpAttrCodec.readCap(IbvQpInitAttr.cap(init));
         } catch (RuntimeException e) {
@@ -109,6 +113,46 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
         qp = qp.reinterpret(IbvQp.SIZE);
         qpNum = IbvQp.qpNum(qp);
         tracked();
+    }
+
+    /** The {@code struct ibv_qp_init_attr} part ({@code ibv_qp_init_attr_ex} begins with it). */
+    private void fill(MemorySegment init, QpInitAttr attr) {
+        IbvQpInitAttr.qpContext(init, MemorySegment.ofAddress(handle));
+        IbvQpInitAttr.sendCq(init, sendCq.segment());
+        IbvQpInitAttr.recvCq(init, recvCq.segment());
+        IbvQpInitAttr.srq(init, srq == null ? MemorySegment.NULL : srq.segment());
+        QpAttrCodec.writeCap(attr.cap(), IbvQpInitAttr.cap(init));
+        IbvQpInitAttr.qpType(init, type.code());
+        IbvQpInitAttr.sqSigAll(init, attr.signalAll() ? 1 : 0);
+    }
+
+    /**
+     * {@code ibv_create_qp_ex} / {@code rdma_create_qp_ex} with the send-ops flags of every operation the QP type
+     * has, so that {@link #postSendAll} can post a batch through {@code ibv_qp_ex} (all or nothing). A device that
+     * refuses (no extended op, or flags it cannot do) gets a QP made the ordinary way instead: false.
+     */
+    private boolean createEx(MemorySegment init) {
+        long ops = ExtendedPosting.sendOpsFlags(type);
+        if (ops == 0) {
+            return false;
+        }
+        IbvQpInitAttrEx.compMask(init, IbvQpInitAttrMask.IBV_QP_INIT_ATTR_PD
+                | IbvQpInitAttrMask.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+        IbvQpInitAttrEx.pd(init, pd.segment());
+        IbvQpInitAttrEx.sendOpsFlags(init, ops);
+        try {
+            if (cmId == null) {
+                qp = IbVerbs.createQpEx(pd.deviceContext().segment(), init);
+            } else {
+                RdmaCm.createQpEx(cmId.segment(), init);
+                qp = RdmaCmId.qp(cmId.segment());
+            }
+        } catch (RdmaException refused) {
+            return false;
+        }
+        QpExOps x = QpExOps.of(IbVerbs.qpToQpEx(qp));
+        extended = x == null ? null : new ExtendedPosting(x, type, IbvQpInitAttr.maxSendSge(init), scratch);
+        return true;
     }
 
     private static NativeCompletionQueue cq(CompletionQueue cq, NativeProtectionDomain pd, String which) {
@@ -275,6 +319,29 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
                 }
             }
         }
+    }
+
+    /**
+     * All or nothing through {@code ibv_qp_ex} when the QP was made with send-ops flags and has the builders of every
+     * WR ({@link ExtendedPosting}); otherwise {@code ibv_post_send}, which can post a prefix.
+     */
+    @Override
+    public void postSendAll(SendBatch batch, int count) {
+        ensureOpen();
+        if (count < 0 || count > batch.capacity()) {
+            throw new IllegalArgumentException("count must be within 0.." + batch.capacity() + ", got " + count);
+        }
+        if (extended == null || !extended.handles(batch, count)) {
+            postSend(batch, count);
+            return;
+        }
+        checkInline(batch, count);
+        extended.post(batch, count);
+    }
+
+    /** {@return whether batches go through {@code ibv_qp_ex} ({@code ibv_wr_start} … {@code ibv_wr_complete})} */
+    boolean extendedPosting() {
+        return extended != null;
     }
 
     @Override

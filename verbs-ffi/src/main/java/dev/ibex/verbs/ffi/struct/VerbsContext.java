@@ -16,7 +16,9 @@ public final class VerbsContext {
     /** {@code struct verbs_context} with explicit padding. */
     public static final StructLayout LAYOUT = MemoryLayout.structLayout(
             PTR.withName("query_port"),
-            pad(304),
+            pad(256),
+            PTR.withName("create_qp_ex"),
+            pad(40),
             SIZE_T.withName("sz"),
             IbvContext.LAYOUT.withName("context"))
             .withName("verbs_context");
@@ -24,6 +26,8 @@ public final class VerbsContext {
     public static final long SIZE = LAYOUT.byteSize();
     /** {@code offsetof(struct verbs_context, query_port)}. */
     public static final long OFFSET_QUERY_PORT = offset(LAYOUT, "query_port");
+    /** {@code offsetof(struct verbs_context, create_qp_ex)}. */
+    public static final long OFFSET_CREATE_QP_EX = offset(LAYOUT, "create_qp_ex");
     /** {@code offsetof(struct verbs_context, sz)}. */
     public static final long OFFSET_SZ = offset(LAYOUT, "sz");
     /** {@code offsetof(struct verbs_context, context)}. */
@@ -34,6 +38,10 @@ public final class VerbsContext {
 
     public static MemorySegment queryPort(MemorySegment s) {
         return s.get(ValueLayout.ADDRESS, OFFSET_QUERY_PORT);
+    }
+
+    public static MemorySegment createQpEx(MemorySegment s) {
+        return s.get(ValueLayout.ADDRESS, OFFSET_CREATE_QP_EX);
     }
 
     public static long sz(MemorySegment s) {

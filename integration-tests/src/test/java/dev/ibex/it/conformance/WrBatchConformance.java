@@ -197,7 +197,8 @@ public interface WrBatchConformance extends Conformance {
         WrBatch wr = p.clientQp.startWr().wrId(2).send().setSge(p.clientMem.lkey(), p.clientMem.address(0), 8)
                 .wrId(3).send().setSge(p.clientMem.lkey(), p.clientMem.address(0), 8);
         assertThatThrownBy(wr::complete).isInstanceOfSatisfying(PostException.class, e -> {
-            assertThat(e.errno()).isEqualTo(Errno.ENOMEM);
+            // ibv_post_send and soft-roce say ENOMEM; rxe's ibv_wr_complete says ENOSPC
+            assertThat(e.errno()).isIn(Errno.ENOMEM, Errno.ENOSPC);
             assertThat(e.failedIndex()).as("nothing posted").isZero();
         });
         postReceives(p.serverQp, p.serverMem, 0, 64, posted + 1, 2000);

@@ -74,16 +74,11 @@ public final class Throughput implements AutoCloseable {
      * both sides' groups (once when they share one); 0 where the provider has no such counter.
      */
     public long counter(String name) {
-        long sum = 0;
-        for (dev.ibex.cm.spi.RdmaCounter c : pair.loops.clientGroup().fabric().counters()) {
-            sum += c.name().equals(name) ? c.value().getAsLong() : 0;
-        }
-        if (pair.loops.serverGroup() != pair.loops.clientGroup()) {
-            for (dev.ibex.cm.spi.RdmaCounter c : pair.loops.serverGroup().fabric().counters()) {
-                sum += c.name().equals(name) ? c.value().getAsLong() : 0;
-            }
-        }
-        return sum;
+        Sides.Loops l = pair.loops;
+        return (l.serverGroup() == l.clientGroup() ? java.util.stream.Stream.of(l.clientGroup())
+                : java.util.stream.Stream.of(l.clientGroup(), l.serverGroup()))
+                .flatMap(g -> g.fabric().counters().stream()).filter(c -> c.name().equals(name))
+                .mapToLong(c -> c.value().getAsLong()).sum();
     }
 
     @Override

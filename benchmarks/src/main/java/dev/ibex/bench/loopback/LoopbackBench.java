@@ -281,12 +281,7 @@ public final class LoopbackBench {
                 watchdog.phase("write round " + r);
                 long[] nanos = new long[2];
                 long[] cpuNanos = new long[2];
-                for (int k = 0; k < 2; k++) {
-                    int which = (k + r) % 2;
-                    long c0 = ProcessCpu.nanos();
-                    nanos[which] = which == 0 ? raw.run(writes) : ibex.run(t -> t.run(writes, RUN_LIMIT));
-                    cpuNanos[which] = ProcessCpu.nanos() - c0;
-                }
+                alternate(r, () -> raw.run(writes), () -> ibex.run(t -> t.run(writes, RUN_LIMIT)), nanos, cpuNanos);
                 double b = megabytesPerSecond(writes, WRITE, nanos[0]);
                 double m = megabytesPerSecond(writes, WRITE, nanos[1]);
                 bw.add(b, m);
@@ -302,6 +297,20 @@ public final class LoopbackBench {
                     + "injected faults: baseline " + (raw.retransmissions() - retransmissionsBefore) + ", Ibex "
                     + (ibex.run(t -> t.counter("retransmissions")) - ibexRetransmissionsBefore));
             noteStalls(table, ibex);
+        }
+    }
+
+    /**
+     * One round of a stream measured both ways, the order rotating with {@code round} so that drifting load hits both
+     * alike: wall and process CPU nanoseconds of the baseline into index 0, of Ibex into index 1.
+     */
+    private static void alternate(int round, java.util.function.LongSupplier baseline,
+            java.util.function.LongSupplier ibex, long[] nanos, long[] cpuNanos) {
+        for (int k = 0; k < 2; k++) {
+            int which = (k + round) % 2;
+            long c0 = ProcessCpu.nanos();
+            nanos[which] = which == 0 ? baseline.getAsLong() : ibex.getAsLong();
+            cpuNanos[which] = ProcessCpu.nanos() - c0;
         }
     }
 
@@ -330,12 +339,7 @@ public final class LoopbackBench {
                 watchdog.phase("send round " + r);
                 long[] nanos = new long[2];
                 long[] cpuNanos = new long[2];
-                for (int k = 0; k < 2; k++) {
-                    int which = (k + r) % 2;
-                    long c0 = ProcessCpu.nanos();
-                    nanos[which] = which == 0 ? raw.run(sends) : ibex.run(t -> t.run(sends, RUN_LIMIT));
-                    cpuNanos[which] = ProcessCpu.nanos() - c0;
-                }
+                alternate(r, () -> raw.run(sends), () -> ibex.run(t -> t.run(sends, RUN_LIMIT)), nanos, cpuNanos);
                 double b = sends / (nanos[0] / 1e6);
                 double m = sends / (nanos[1] / 1e6);
                 rate.add(b, m);

@@ -8,6 +8,7 @@ import dev.ibex.cm.spi.AhAttr;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.MigState;
 import dev.ibex.cm.spi.PathRecord;
+import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QueuePair;
 import java.net.InetSocketAddress;
@@ -19,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * event for it: the QP is queried, backing off from 1 ms to 100 ms, until it is ARMED or migrates), turns PATH_MIG /
  * PATH_MIG_ERR into path events that name the path now primary, forces migrations only from ARMED, and re-arms with
  * the former primary — on request ({@link #rearm}) or, with {@code rearmAfterMigration}, after every migration.
- * Loop-confined.
+ * Loop-confined, except {@link #state}, {@link #primary} and {@link #checkSupported}, which query the QP and the
+ * device from any thread.
  */
 final class AlternatePaths implements RouteLookup.Callback {
     private static final long POLL_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -87,12 +89,12 @@ final class AlternatePaths implements RouteLookup.Callback {
             }
             qp.modify(new QpAttr().altPath(ah, port, current.timeout()).altPkeyIndex(current.pkeyIndex())
                     .pathMigState(MigState.REARM));
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_LOADED, null, primary()));
+            report(new PathEvent(PathEvent.Type.ALTERNATE_LOADED, null, primary()));
             watchForArmed();
         } catch (PathMigrationException e) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, e, primary()));
+            report(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, e, primary()));
         } catch (RuntimeException e) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, new PathMigrationException(
+            report(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, new PathMigrationException(
                     "ibv_modify_qp", Reason.LOAD_FAILED, "the alternate path " + alternateLocal + " -> "
                     + alternateRemote + " could not be loaded: " + e.getMessage(), e), primary()));
         }
@@ -105,7 +107,7 @@ final class AlternatePaths implements RouteLookup.Callback {
         }
         lookup = null;
         if (connection.state() == ConnectionState.ESTABLISHED) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, error, primary()));
+            report(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, error, primary()));
         }
     }
 
@@ -128,7 +130,7 @@ final class AlternatePaths implements RouteLookup.Callback {
             return; // the QP is going away
         }
         if (s == MigState.ARMED) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.ARMED, null, primary()));
+            report(new PathEvent(PathEvent.Type.ARMED, null, primary()));
         } else if (s == MigState.REARM) {
             pollNanos = Math.min(POLL_MAX_NANOS, pollNanos * 2);
             armedPoll = connection.loop().schedule(this::pollArmed, pollNanos, TimeUnit.NANOSECONDS);
@@ -143,7 +145,7 @@ final class AlternatePaths implements RouteLookup.Callback {
             primaryLocal = alternateLocal;
             primaryRemote = alternateRemote;
         }
-        connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATED, null, primary()));
+        report(new PathEvent(PathEvent.Type.MIGRATED, null, primary()));
         if (connection.options().rearmAfterMigration() && formerLocal != null
                 && connection.state() == ConnectionState.ESTABLISHED) {
             load(formerLocal, formerRemote); // the old primary becomes the next alternate
@@ -151,7 +153,7 @@ final class AlternatePaths implements RouteLookup.Callback {
     }
 
     void migrationError() {
-        connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, new PathMigrationException(
+        report(new PathEvent(PathEvent.Type.MIGRATION_ERROR, new PathMigrationException(
                 "ibv_get_async_event", Reason.MIGRATION_FAILED, "PATH_MIG_ERR: the QP could not migrate to its"
                 + " alternate path (the alternate paths of the two ends disagree, or the local alternate port is"
                 + " down)"), primary()));
@@ -169,9 +171,9 @@ final class AlternatePaths implements RouteLookup.Callback {
             }
             connection.qp().modify(new QpAttr().pathMigState(MigState.MIGRATED));
         } catch (PathMigrationException e) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, e, primary()));
+            report(new PathEvent(PathEvent.Type.MIGRATION_ERROR, e, primary()));
         } catch (RuntimeException e) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.MIGRATION_ERROR, new PathMigrationException(
+            report(new PathEvent(PathEvent.Type.MIGRATION_ERROR, new PathMigrationException(
                     "ibv_modify_qp", Reason.MIGRATION_FAILED, e.getMessage(), e), primary()));
         }
     }
@@ -179,7 +181,7 @@ final class AlternatePaths implements RouteLookup.Callback {
     /** Loads the primary of before the last migration as the alternate again; ALTERNATE_FAILED if there is none. */
     void rearm() {
         if (formerLocal == null) {
-            connection.pathEvent(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, new PathMigrationException(
+            report(new PathEvent(PathEvent.Type.ALTERNATE_FAILED, new PathMigrationException(
                     "ibv_modify_qp", Reason.LOAD_FAILED, "nothing to re-arm with: the connection has not migrated"
                     + " (load an alternate path with alternatePath)"), primary()));
             return;
@@ -225,5 +227,44 @@ final class AlternatePaths implements RouteLookup.Callback {
     void close() {
         cancelLookup();
         cancelPoll();
+    }
+
+    /** Refuses, typed, when the connection's device or port cannot load an alternate path (any thread). */
+    void checkSupported() {
+        LoopDevice d = connection.loopDevice();
+        if (d == null) {
+            return;
+        }
+        dev.ibex.cm.spi.CmId cm = connection.cmId();
+        int port = cm == null ? 1 : Math.max(1, cm.portNum());
+        check(d.context(), port);
+    }
+
+    /**
+     * Whether a QP on {@code port} of {@code device} can load an alternate path; a typed refusal that says why
+     * otherwise (no {@code IBV_DEVICE_AUTO_PATH_MIG} — a soft device with one address has no alternate — or a
+     * RoCE/iWARP port where the provider loads none).
+     */
+    static void check(DeviceContext device, int port) {
+        String name = device.device().name();
+        if (!device.queryDevice().supportsAutoPathMigration()) {
+            throw new PathMigrationException("ibv_modify_qp", Reason.NO_AUTO_PATH_MIG, name
+                    + " has no automatic path migration (IBV_DEVICE_AUTO_PATH_MIG is not set; a soft-roce device"
+                    + " needs a second address for an alternate path); reconnect over another path instead");
+        }
+        if (!device.migratesPaths(port)) {
+            String link = device.queryPort(port).linkLayer() == PortAttributes.LINK_LAYER_ETHERNET ? "RoCE"
+                    : "not InfiniBand (iWARP?)";
+            throw new PathMigrationException("ibv_modify_qp", Reason.LINK_LAYER, name
+                    + " port " + port + " is " + link + ": the device claims automatic path migration, but Linux"
+                    + " loads alternate paths on InfiniBand ports only (IBV_QP_ALT_PATH is EINVAL on RoCE); reconnect"
+                    + " over another path instead");
+        }
+    }
+
+    /** Tells the connection's handler ({@link ConnectionHandler#onPathEvent}). */
+    private void report(PathEvent e) {
+        Connection c = connection;
+        c.safely(() -> c.handler.onPathEvent(c, e));
     }
 }

@@ -23,7 +23,7 @@ final class ConnectGate {
         return loop.attachment(ConnectGate.class, l -> new ConnectGate(l.options().maxConcurrentConnects()));
     }
 
-    /** {@code c} wants to start; it is admitted now or later ({@link Connection#admitted()}). */
+    /** {@code c} wants to start; it is admitted now or later ({@link ConnectionSetup#admitted()}). */
     void enter(Connection c) {
         waiting.add(c);
         admit();
@@ -51,9 +51,9 @@ final class ConnectGate {
         try {
             Connection next;
             while (active < max && (next = waiting.poll()) != null) {
-                if (next.stillWaiting()) {
+                if (next.setup.stillWaiting()) {
                     active++;
-                    next.admitted();
+                    next.setup.admitted();
                 }
             }
         } finally {

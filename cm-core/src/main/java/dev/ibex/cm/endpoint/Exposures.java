@@ -104,7 +104,7 @@ final class Exposures {
             throw new IllegalArgumentException("the pool is registered without LOCAL_WRITE: only READ can be exposed");
         }
         Mode mode = resolve(asked, d);
-        SendQueue sq = connection.sendQueue();
+        SendQueue sq = connection.sq;
         if (mode != Mode.REGION && (internal ? !sq.fragmentSlotFree() : sq.writableSlots() == 0)) {
             throw new IllegalStateException("the send queue is full (" + sq.capacity() + " operations outstanding): "
                     + "wait for onWritabilityChanged(true) or check writableSlots()");
@@ -183,7 +183,7 @@ final class Exposures {
             finish(e, why, false); // deregistration is synchronous: once it returns the key is dead
             return;
         }
-        SendQueue sq = connection.sendQueue();
+        SendQueue sq = connection.sq;
         if (!connection.acceptsRequests() || sq == null) {
             finish(e, why, true); // the QP is in error or gone: nothing reaches the window; it is deallocated
             return;
@@ -211,15 +211,15 @@ final class Exposures {
                 e.end = End.FAILED;
                 release(e, true);
                 if (e.internal) {
-                    connection.exposureEnded(e);
+                    ended(e);
                 } else {
-                    connection.exposureFailed(e.attachment, error);
+                    bindFailed(e.attachment, error);
                 }
                 return;
             }
             e.state = State.ACTIVE;
             if (!e.internal) {
-                connection.exposureBound(e.attachment);
+                bound(e.attachment);
             }
             if (e.pendingEnd != null && e.state == State.ACTIVE) {
                 invalidate(e, e.pendingEnd);
@@ -248,10 +248,10 @@ final class Exposures {
                 e.end = End.FAILED;
                 release(e, true);
                 if (e.internal) {
-                    connection.exposureEnded(e);
+                    ended(e);
                     continue;
                 }
-                connection.exposureFailed(e.attachment, new WorkCompletionException(Operation.BIND_MW,
+                bindFailed(e.attachment, new WorkCompletionException(Operation.BIND_MW,
                         dev.ibex.cm.spi.WcStatus.WR_FLUSH_ERR, 0));
             } else if (e.state != State.ENDED) {
                 finish(e, e.state == State.REVOKING ? e.endingFor : End.CLOSED, true);
@@ -263,7 +263,7 @@ final class Exposures {
         e.state = State.ENDED;
         e.end = why;
         release(e, discardWindow);
-        connection.exposureEnded(e);
+        ended(e);
     }
 
     /** Gives back what {@code e} held, then lets its buffer go if it was released. */
@@ -291,6 +291,32 @@ final class Exposures {
             } catch (RuntimeException ex) {
                 LOG.warn("{}: deregistering the region of {} failed: {}", connection, e, ex.toString());
             }
+        }
+    }
+
+    // ---- reports to the connection's handler (or to its rendezvous, for the exposures it made) ----
+
+    private void bound(long attachment) {
+        connection.events.completed(Operation.BIND_MW, attachment);
+    }
+
+    private void bindFailed(long attachment, RdmaException error) {
+        try {
+            connection.handler.onFailed(connection, Operation.BIND_MW, attachment, error);
+        } catch (Throwable t) {
+            connection.loop.reportUncaught(t);
+        }
+    }
+
+    private void ended(Exposure e) {
+        if (e.internal) {
+            connection.rendezvous.exposureEnded(e);
+            return;
+        }
+        try {
+            connection.handler.onExposureEnded(connection, e);
+        } catch (Throwable t) {
+            connection.loop.reportUncaught(t);
         }
     }
 }

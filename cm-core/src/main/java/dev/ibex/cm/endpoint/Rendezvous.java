@@ -168,7 +168,7 @@ final class Rendezvous {
                         awaitingDescriptor = true;
                         pool.whenFree(() -> {
                             awaitingDescriptor = false;
-                            c.pumpBacklog();
+                            c.send.pumpBacklog();
                         });
                     }
                     return false;
@@ -201,8 +201,8 @@ final class Rendezvous {
         if (o.exposed == 0 && !descriptorBuffers(o)) {
             return false; // (taken before any bind: a message waiting for them holds no window)
         }
-        SendQueue sq = c.sendQueue();
-        Exposures exposures = c.exposures();
+        SendQueue sq = c.sq;
+        Exposures exposures = c.exposures;
         while (o.exposed < o.buffers.length) {
             if (!sq.fragmentSlotFree()) {
                 return false;
@@ -245,7 +245,7 @@ final class Rendezvous {
     void done(int id) {
         Outgoing o = outgoing.peekFirst();
         if (o == null || !o.posted || o.id != id) {
-            c.protocolError("a rendezvous \"done\" for message " + id + " that is not the oldest outstanding");
+            c.receive.protocolError("a rendezvous \"done\" for message " + id + " that is not the oldest outstanding");
             return;
         }
         outgoing.poll();
@@ -279,7 +279,7 @@ final class Rendezvous {
         if (o.answered && !o.finished && o.ended >= o.exposed) {
             o.finished = true;
             finishing.remove(o);
-            c.completed(o.op(), o.attachment);
+            c.events.completed(o.op(), o.attachment);
         }
     }
 
@@ -311,7 +311,7 @@ final class Rendezvous {
         for (Buffer b : o.buffers) {
             b.release();
         }
-        c.failed(o.op(), o.attachment, new WorkCompletionException(o.op(), WcStatus.WR_FLUSH_ERR, 0));
+        c.events.failed(o.op(), o.attachment, new WorkCompletionException(o.op(), WcStatus.WR_FLUSH_ERR, 0));
     }
 
     // ---- receiving ----
@@ -364,7 +364,7 @@ final class Rendezvous {
         byte[] d = m instanceof Buffer b ? b.segment().asSlice(b.offset(), b.length()).toArray(ValueLayout.JAVA_BYTE)
                 : ((BufferList) m).toByteArray();
         int imm = m instanceof Buffer b ? b.immData() : ((BufferList) m).immData();
-        Connection.releaseMessage(m); // its credit goes back: the message itself will sit in this end's pool
+        ReceivePath.releaseMessage(m); // its credit goes back: the message itself will sit in this end's pool
         Incoming in = parse(d, imm);
         if (in == null) {
             return true;
@@ -379,7 +379,7 @@ final class Rendezvous {
     private Incoming parse(byte[] bytes, int imm) {
         MemorySegment d = MemorySegment.ofArray(bytes);
         if (bytes.length < HEADER) {
-            c.protocolError("a rendezvous descriptor of " + bytes.length + " B");
+            c.receive.protocolError("a rendezvous descriptor of " + bytes.length + " B");
             return null;
         }
         int id = d.get(INT, 0);
@@ -388,8 +388,8 @@ final class Rendezvous {
         if (id != (imm & 0xFF_FFFF) || id != nextExpectedId || n <= 0
                 || (long) HEADER + (long) RemoteBuffer.BYTES * n != bytes.length
                 || length <= 0 || length > c.options().maxMessageSize()) {
-            c.protocolError("a malformed rendezvous descriptor (message " + id + ", " + n + " buffers, " + length
-                    + " B; this end takes at most " + c.options().maxMessageSize() + " B)");
+            c.receive.protocolError("a malformed rendezvous descriptor (message " + id + ", " + n + " buffers, "
+                    + length + " B; this end takes at most " + c.options().maxMessageSize() + " B)");
             return null;
         }
         nextExpectedId = (nextExpectedId + 1) & 0xFF_FFFF;
@@ -403,7 +403,7 @@ final class Rendezvous {
             sum += in.lengths[k];
         }
         if (sum != length) {
-            c.protocolError("a rendezvous descriptor whose buffers add up to " + sum + " B, not " + length);
+            c.receive.protocolError("a rendezvous descriptor whose buffers add up to " + sum + " B, not " + length);
             return null;
         }
         return in;
@@ -420,9 +420,9 @@ final class Rendezvous {
         if (closed || !c.acceptsRequests() || !(inbound.peekFirst() instanceof Incoming in)) {
             return;
         }
-        SendQueue sq = c.sendQueue();
+        SendQueue sq = c.sq;
         BufferPool pool = c.pool();
-        int depth = c.readDepth();
+        int depth = c.send.readDepth();
         int size = pool.bufferSize();
         while (in.posted < in.length && readsOutstanding < depth && sq.fragmentSlotFree()) {
             if (in.filling == null) {
@@ -477,19 +477,19 @@ final class Rendezvous {
         last = in;
         BufferList m = in.targets;
         for (int k = 0; k < m.count(); k++) {
-            c.adoptRead(m.buffer(k), m.length(k));
+            c.receive.adoptRead(m.buffer(k), m.length(k));
         }
         m.immData(in.withImm, in.imm);
         answer(in.id);
-        c.deliverNow(m);
+        c.receive.deliverNow(m);
         while (!inbound.isEmpty() && !(inbound.peekFirst() instanceof Incoming)) {
-            c.deliverNow(inbound.poll());
+            c.receive.deliverNow(inbound.poll());
         }
         pump();
     }
 
     private void answer(int id) {
-        if (donesOwed > 0 || !c.sendQueue().rendezvousDone(DONE_TAG << 24 | id)) {
+        if (donesOwed > 0 || !c.sq.rendezvousDone(DONE_TAG << 24 | id)) {
             if (donesOwed++ == 0) {
                 doneFirst = id;
             }
@@ -498,7 +498,7 @@ final class Rendezvous {
 
     /** Sends the "done" answers that found no slot (as the send queue drains). */
     void retryDones() {
-        while (donesOwed > 0 && c.acceptsRequests() && c.sendQueue().rendezvousDone(DONE_TAG << 24 | doneFirst)) {
+        while (donesOwed > 0 && c.acceptsRequests() && c.sq.rendezvousDone(DONE_TAG << 24 | doneFirst)) {
             donesOwed--;
             doneFirst = (doneFirst + 1) & 0xFF_FFFF;
         }
@@ -526,7 +526,7 @@ final class Rendezvous {
                     in.filling = null;
                 }
             } else {
-                Connection.releaseMessage(m);
+                ReceivePath.releaseMessage(m);
             }
         }
         donesOwed = 0;

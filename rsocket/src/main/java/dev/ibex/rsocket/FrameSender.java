@@ -40,7 +40,8 @@ final class FrameSender extends Flux<Object> implements Subscription {
     };
     private volatile boolean closed;
     private final AtomicReference<ByteBuf> last = new AtomicReference<>();
-    private volatile boolean lastQueued;
+    // claimed once: RSocket may send its final frame from two threads at once (requester and responder disposing)
+    private final AtomicBoolean lastQueued = new AtomicBoolean();
     // loop-confined
     private CoreSubscriber<? super Object> actual;
     private byte[] hello;
@@ -67,7 +68,7 @@ final class FrameSender extends Flux<Object> implements Subscription {
      *     itself checks first; a larger frame cannot be announced in 24 bits
      */
     void send(int streamId, ByteBuf frame) {
-        if (closed || lastQueued) {
+        if (closed || lastQueued.get()) {
             frame.release();
             return;
         }
@@ -86,12 +87,11 @@ final class FrameSender extends Flux<Object> implements Subscription {
 
     /** Queues a final frame: sent after what is queued, then the publisher completes. Later frames are released. */
     void sendLast(ByteBuf frame) {
-        if (closed || lastQueued) {
-            frame.release();
+        if (closed || !lastQueued.compareAndSet(false, true)) {
+            frame.release(); // only the first final frame is sent
             return;
         }
         last.set(frame);
-        lastQueued = true;
         if (closed) {
             releaseQueued();
         }
@@ -106,7 +106,7 @@ final class FrameSender extends Flux<Object> implements Subscription {
 
     /** Whether a final frame was queued. */
     boolean isClosing() {
-        return lastQueued;
+        return lastQueued.get();
     }
 
     /** The connection is gone: releases what is queued and every later frame. Any thread. */
@@ -211,9 +211,9 @@ final class FrameSender extends Flux<Object> implements Subscription {
             if (f == null) {
                 f = normal.poll();
             }
-            if (f == null && lastQueued) {
-                f = last.getAndSet(null);
-                lastTaken = true;
+            if (f == null && lastQueued.get()) {
+                f = last.getAndSet(null); // null while sendLast is between its claim and its set: it drains again
+                lastTaken = f != null;
             }
             if (f == null) {
                 return null;

@@ -11,6 +11,7 @@ module dev.ibex.cm {
     exports dev.ibex.cm.buffer;
     exports dev.ibex.cm.endpoint;
     exports dev.ibex.cm.loop;
+    exports dev.ibex.cm.queue;
     exports dev.ibex.cm.spi;
 
     uses dev.ibex.cm.spi.RdmaProvider;

@@ -1,5 +1,6 @@
 package dev.ibex.cm.loop;
 
+import dev.ibex.cm.queue.MpscQueue;
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventSource;
 import dev.ibex.cm.spi.CmEvent;
@@ -18,14 +19,14 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
-import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,7 @@ public final class EventLoop implements Executor {
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
     private static final int MAX_TASKS_PER_TURN = 1024;
+    private static final long OUTBOX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /** A pollable source's reader (the poller's attachment). */
     @FunctionalInterface
@@ -56,8 +58,11 @@ public final class EventLoop implements Executor {
 
     /** The threads of event loops (what BlockHound is told are non-blocking). */
     static final class LoopThread extends Thread {
-        LoopThread(Runnable r, String name) {
+        final EventLoop loop;
+
+        LoopThread(EventLoop loop, Runnable r, String name) {
             super(r, name);
+            this.loop = loop;
             setDaemon(true);
         }
     }
@@ -69,8 +74,13 @@ public final class EventLoop implements Executor {
     private final Poller poller;
     private final EventChannel cmChannel;
     private final LoopThread thread;
-    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
+    /** Tasks from every thread (this one included): bounded, allocation-free; see {@link #execute}. */
+    private final MpscQueue<Runnable> tasks;
+    /** This thread's tasks for loops (itself included) whose queue was full. */
+    private final Outbox outbox = new Outbox();
+    private final Object leftovers = new Object();
+    /** How many times a thread that is not a loop found the queue full and waited (racy count). */
+    private volatile long producerWaits;
     private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
     private final List<AsyncEventSource> asyncSources = new ArrayList<>();
@@ -98,6 +108,7 @@ public final class EventLoop implements Executor {
         this.group = group;
         this.index = index;
         this.options = options;
+        this.tasks = new MpscQueue<>(options.taskQueueCapacity());
         this.fabric = group.fabric();
         this.wcs = CompletionBatch.allocate(arena, Math.min(32, options.completionBudget()));
         this.recvBatch = RecvBatch.allocate(arena, 64, 1);
@@ -109,7 +120,7 @@ public final class EventLoop implements Executor {
             poller.close();
             throw e;
         }
-        this.thread = new LoopThread(this::run, options.threadName() + "-" + index);
+        this.thread = new LoopThread(this, this::run, options.threadName() + "-" + index);
     }
 
     void start() {
@@ -172,20 +183,84 @@ public final class EventLoop implements Executor {
     }
 
     /**
-     * Runs {@code task} on the loop thread, after the tasks already submitted. Wakes the loop if it waits.
+     * Runs {@code task} on the loop thread, after the tasks the calling thread submitted before. Wakes the loop if
+     * it waits. Any thread; allocates nothing (the queue is a bounded ring, {@link LoopOptions#taskQueueCapacity()}).
+     * When the queue is full, nothing is lost and no loop thread waits: a thread that is not an event loop waits
+     * (spins, yields, then parks briefly) until there is room — back-pressure on whoever floods the loop — and an
+     * event loop thread (this one or another) keeps the task in its outbox and offers it again at the start of each
+     * of its turns, before its later tasks.
      *
      * @throws RejectedExecutionException when the loop has terminated
+     * @throws NullPointerException when {@code task} is null
      */
     @Override
     public void execute(Runnable task) {
+        Objects.requireNonNull(task, "task");
         if (phase == TERMINATED) {
             throw new RejectedExecutionException("event loop " + thread.getName() + " has terminated");
         }
-        queued.incrementAndGet();
-        tasks.add(task);
-        if (sleeping && !inEventLoop()) {
+        if (Thread.currentThread() instanceof LoopThread t) {
+            t.loop.outbox.send(this, task);
+        } else if (!offerTask(task)) {
+            offerWaiting(task);
+        }
+    }
+
+    /** Queues {@code task} if there is room and wakes the loop if it sleeps. Any thread. */
+    boolean offerTask(Runnable task) {
+        if (!tasks.offer(task)) {
+            return false;
+        }
+        if (phase == TERMINATED) { // the loop's last drain may have run before this offer: nothing may stay behind
+            runLeftovers();
+        } else if (sleeping && !inEventLoop()) {
+            // the offer's CAS on the tail, then this volatile read: waitForEvents stores sleeping, then reads the tail
             poller.wakeup();
         }
+        return true;
+    }
+
+    /**
+     * After termination: runs what is queued, on the calling thread, as tasks that raced in before TERMINATED was
+     * visible always did. The lock makes the threads that may get here consumers one at a time (the queue has a
+     * single consumer); it waits for a slot a producer claimed but has not written yet, which takes nanoseconds.
+     */
+    private void runLeftovers() {
+        synchronized (leftovers) {
+            while (!tasks.isEmpty()) {
+                Runnable r = tasks.poll();
+                if (r != null) {
+                    guarded(r);
+                }
+            }
+        }
+    }
+
+    /** A thread that is not a loop found the queue full: waits for room, or fails once the loop has terminated. */
+    private void offerWaiting(Runnable task) {
+        producerWaits++; // racy: a statistic
+        for (int spins = 0; !offerTask(task); spins++) {
+            if (phase == TERMINATED) {
+                throw new RejectedExecutionException("event loop " + thread.getName() + " has terminated");
+            }
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else if (spins < 1_000) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    /** {@return how many times a thread that is not a loop waited for room in this loop's full task queue} */
+    long producerWaits() {
+        return producerWaits;
+    }
+
+    /** {@return how many tasks this loop's thread had to keep in its outbox because a task queue was full} */
+    long outboxDeferred() {
+        return outbox.deferred();
     }
 
     /**
@@ -412,14 +487,14 @@ public final class EventLoop implements Executor {
     }
 
     private void runTasks() {
+        outbox.flush(); // this thread's tasks that found a queue full, first in line again
         // only the tasks queued when the turn began: tasks that keep submitting tasks must not starve I/O
-        int n = Math.min(queued.get(), MAX_TASKS_PER_TURN);
+        int n = Math.min(tasks.size(), MAX_TASKS_PER_TURN);
         for (int i = 0; i < n; i++) {
             Runnable r = tasks.poll();
             if (r == null) {
-                break;
+                break; // a producer claimed a slot and is still writing it: the next turn takes it
             }
-            queued.decrementAndGet();
             guarded(r);
         }
     }
@@ -438,7 +513,7 @@ public final class EventLoop implements Executor {
 
     private void waitForEvents() {
         long timeout;
-        if (!tasks.isEmpty() || !readyCqs.isEmpty() || !flushes.isEmpty()) {
+        if (!tasks.isEmpty() || !readyCqs.isEmpty() || !flushes.isEmpty() || outbox.headIsFor(this)) {
             timeout = 0;
         } else {
             ScheduledTask next = timers.peek();
@@ -447,6 +522,9 @@ public final class EventLoop implements Executor {
             if (phase == SHUTTING_DOWN) {
                 long left = Math.max(1, shutdownDeadline - System.nanoTime());
                 timeout = timeout < 0 ? left : Math.min(timeout, left);
+            }
+            if (!outbox.isEmpty()) { // another loop's full queue: offer again soon
+                timeout = timeout < 0 ? OUTBOX_RETRY_NANOS : Math.min(timeout, OUTBOX_RETRY_NANOS);
             }
         }
         if (timeout != 0) {
@@ -745,9 +823,21 @@ public final class EventLoop implements Executor {
         quietly(cmChannel::close);
         quietly(poller::close);
         phase = TERMINATED;
-        Runnable r;
-        while ((r = tasks.poll()) != null) { // raced in before TERMINATED was visible
-            guarded(r);
+        runLeftovers(); // raced in before TERMINATED was visible
+        EventLoop target;
+        while ((target = outbox.peekTarget()) != null) { // this thread no longer serves: it may wait for room now
+            Runnable kept = outbox.take();
+            if (target == this) {
+                guarded(kept);
+            } else {
+                try {
+                    if (!target.offerTask(kept)) {
+                        target.offerWaiting(kept);
+                    }
+                } catch (RejectedExecutionException gone) { // as a task that raced in before it terminated
+                    guarded(kept);
+                }
+            }
         }
         quietly(arena::close);
         terminated.complete(null);

@@ -29,6 +29,7 @@ public final class LoopOptions {
     private Consumer<Throwable> uncaughtHandler;
     private int maxConcurrentConnects = 64;
     private Duration queueIdleTime = Duration.ofSeconds(10);
+    private int taskQueueCapacity = 1 << 16;
 
     private LoopOptions() {}
 
@@ -46,6 +47,7 @@ public final class LoopOptions {
         c.uncaughtHandler = uncaughtHandler;
         c.maxConcurrentConnects = maxConcurrentConnects;
         c.queueIdleTime = queueIdleTime;
+        c.taskQueueCapacity = taskQueueCapacity;
         return c;
     }
 
@@ -114,6 +116,17 @@ public final class LoopOptions {
      */
     public int maxConcurrentConnects() {
         return maxConcurrentConnects;
+    }
+
+    /**
+     * The bound of each loop's queue of tasks submitted with {@link EventLoop#execute} (default 65,536). When it is
+     * full a thread that is not an event loop waits until there is room (back-pressure) and a loop thread keeps the
+     * task in its own outbox and offers it again on its next turns: no task is lost and no loop thread waits.
+     *
+     * @return the most tasks a loop's queue holds, a power of two
+     */
+    public int taskQueueCapacity() {
+        return taskQueueCapacity;
     }
 
     /**
@@ -293,6 +306,22 @@ public final class LoopOptions {
         }
         LoopOptions c = copy();
         c.queueIdleTime = d;
+        return c;
+    }
+
+    /**
+     * A copy with another bound on each loop's task queue (see {@link #taskQueueCapacity()}).
+     *
+     * @param n the most tasks a loop's queue holds, from 2 to 2<sup>30</sup>, rounded up to a power of two
+     * @return the new options
+     * @throws IllegalArgumentException when {@code n} is out of range
+     */
+    public LoopOptions withTaskQueueCapacity(int n) {
+        if (n < 2 || n > 1 << 30) {
+            throw new IllegalArgumentException("taskQueueCapacity must be from 2 to 2^30, got " + n);
+        }
+        LoopOptions c = copy();
+        c.taskQueueCapacity = Integer.highestOneBit(n - 1) << 1;
         return c;
     }
 

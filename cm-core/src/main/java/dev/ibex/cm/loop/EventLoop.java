@@ -253,6 +253,20 @@ public final class EventLoop implements Executor {
         }
     }
 
+    /**
+     * A terminating loop's thread hands over what it kept for another loop: it serves nothing any more, so it may
+     * wait, but as a loop thread it must not call what BlockHound counts as blocking; the other loop drains its queue
+     * every turn, and once terminated it takes no more (the task then runs here).
+     */
+    private void offerSpinning(Runnable task) {
+        while (!offerTask(task)) {
+            if (phase == TERMINATED) {
+                guarded(task); // as a task that raced in before TERMINATED was visible
+                return;
+            }
+        }
+    }
+
     /** {@return how many times a thread that is not a loop waited for room in this loop's full task queue} */
     long producerWaits() {
         return producerWaits;
@@ -472,7 +486,7 @@ public final class EventLoop implements Executor {
             while (true) {
                 runTasks();
                 runTimers();
-                if (phase == SHUTTING_DOWN && shutdownDone()) {
+                if (phase == SHUTTING_DOWN && outbox.isEmpty() && shutdownDone()) { // kept tasks delivered first
                     break;
                 }
                 waitForEvents();
@@ -825,18 +839,12 @@ public final class EventLoop implements Executor {
         phase = TERMINATED;
         runLeftovers(); // raced in before TERMINATED was visible
         EventLoop target;
-        while ((target = outbox.peekTarget()) != null) { // this thread no longer serves: it may wait for room now
+        while ((target = outbox.peekTarget()) != null) { // kept while closing the devices above: rare
             Runnable kept = outbox.take();
             if (target == this) {
                 guarded(kept);
             } else {
-                try {
-                    if (!target.offerTask(kept)) {
-                        target.offerWaiting(kept);
-                    }
-                } catch (RejectedExecutionException gone) { // as a task that raced in before it terminated
-                    guarded(kept);
-                }
+                target.offerSpinning(kept);
             }
         }
         quietly(arena::close);

@@ -10,6 +10,21 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * common case processes the packet in place, with no copy). A bounded multi-producer single-consumer ring of
  * packet-sized slots, allocated on first use; a full inbox drops the packet, which the transport recovers like
  * any loss.
+ *
+ * <p>Why not cm-core's {@code MpscQueue}: that queue carries references, and a packet would then need an object
+ * (or a slot index from a second queue) per parked packet. Here the slot is the packet: a producer claims a slot,
+ * copies the bytes into it and publishes it; the consumer reads it in place and releases it. The protocol is the
+ * same as {@code MpscQueue}'s (Vyukov's bounded queue): slot {@code i} has a sequence number; ticket {@code t}'s
+ * slot {@code t mod slots} is free for it when the sequence equals {@code t}; the producer claims it with a CAS on
+ * the tail (so no two producers write one slot), writes bytes, length and addresses, then publishes with a release
+ * store of {@code t + 1}; the consumer's acquire load of {@code head + 1} makes all of that visible before it reads
+ * the slot, and its release store of {@code head + slots} after reading it frees the slot for the next lap (so no
+ * producer overwrites a slot being read). A sequence below the ticket means the previous lap's packet is still
+ * there: full, the packet is dropped and counted. Producers of one thread publish in ticket order, so a thread's
+ * packets come out in the order it offered them. {@code PacketInboxTest} checks each of these under four producer
+ * threads and a consumer (no loss, no mixed bytes, per-thread order, accepted + dropped = offered).
+ *
+ * <p>Threading: {@link #offer} from any receive thread; everything else from the thread running the QP task.
  */
 final class PacketInbox {
     private final int slots;

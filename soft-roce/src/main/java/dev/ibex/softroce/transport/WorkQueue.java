@@ -1,8 +1,6 @@
 package dev.ibex.softroce.transport;
 
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import dev.ibex.cm.queue.MpscQueue;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,28 +9,34 @@ import org.slf4j.LoggerFactory;
  * A thread that runs QP tasks on behalf of threads that must not do long work themselves (rxe's work queue):
  * receive threads hand over the rest of a retransmission burst or a long READ reply so they can go back to
  * receiving, and the timer thread hands over what its expiries trigger. A task is queued at most once at a time.
- * Handing over allocates nothing: the queue is a preallocated multi-producer ring and the worker sleeps with
+ * Handing over allocates nothing: the queue is cm-core's bounded {@link MpscQueue} and the worker sleeps with
  * {@link LockSupport#park} (a {@code BlockingQueue} would allocate a lock node per contended offer and a condition
- * node per wait, i.e. per hand-over under load). If the ring is ever full, the caller runs the task itself.
+ * node per wait, i.e. per hand-over under load). If the queue is ever full, the caller runs the task itself: no
+ * task is lost, and a task is queued at most once, so the queue fills only with more than {@value #SLOTS} tasks.
+ *
+ * <p>Threading: {@link #defer} and {@link #close} from any thread; one worker thread runs the tasks.
  */
 public final class WorkQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkQueue.class);
     private static final int SLOTS = 1 << 16;
     private static final long IDLE_PARK_NANOS = 100_000_000L;
 
-    private final AtomicReferenceArray<SerialTask> tasks = new AtomicReferenceArray<>(SLOTS);
-    /** Per slot: equal to the ticket when free for that producer, ticket + 1 when filled (Vyukov's ring). */
-    private final AtomicLongArray sequence = new AtomicLongArray(SLOTS);
-    private final AtomicLong tail = new AtomicLong();
-    private long head; // worker only
+    private final MpscQueue<SerialTask> tasks;
     private final Thread thread;
     private volatile boolean sleeping;
     private volatile boolean closed;
 
+    /**
+     * Starts the worker thread.
+     *
+     * @param name the worker thread's name
+     */
     public WorkQueue(String name) {
-        for (int i = 0; i < SLOTS; i++) {
-            sequence.set(i, i);
-        }
+        this(name, SLOTS);
+    }
+
+    WorkQueue(String name, int slots) {
+        tasks = new MpscQueue<>(slots);
         thread = Thread.ofPlatform().name(name).daemon().unstarted(this::loop);
         thread.start();
     }
@@ -40,13 +44,13 @@ public final class WorkQueue implements AutoCloseable {
     /** Runs {@code task} on the work-queue thread soon. Any thread; allocation-free. */
     public void defer(SerialTask task) {
         if (task.queued.compareAndSet(false, true)) {
-            if (closed || !offer(task)) {
+            if (closed || !tasks.offer(task)) {
                 task.queued.set(false);
                 task.schedule();
                 return;
             }
-            // volatile publish (in offer) then volatile read: the worker's sleeping store/queue re-check is the
-            // other half of this handshake, so a hand-over is never left behind a sleeping worker
+            // the offer's CAS on the tail, then this volatile read; the worker stores sleeping, then reads the tail
+            // (isEmpty): one of the two sees the other, so a hand-over is never left behind a sleeping worker
             if (sleeping) {
                 LockSupport.unpark(thread);
             }
@@ -58,48 +62,16 @@ public final class WorkQueue implements AutoCloseable {
         return Thread.currentThread() == thread;
     }
 
-    private boolean offer(SerialTask task) {
-        for (;;) {
-            long t = tail.get();
-            int idx = (int) (t & (SLOTS - 1));
-            long dif = sequence.get(idx) - t;
-            if (dif == 0) {
-                if (tail.compareAndSet(t, t + 1)) {
-                    tasks.set(idx, task);
-                    sequence.set(idx, t + 1);
-                    return true;
-                }
-            } else if (dif < 0) {
-                return false; // full
-            }
-            Thread.onSpinWait();
-        }
-    }
-
-    private SerialTask poll() {
-        int idx = (int) (head & (SLOTS - 1));
-        if (sequence.get(idx) != head + 1) {
-            return null;
-        }
-        SerialTask t = tasks.get(idx);
-        tasks.set(idx, null);
-        sequence.set(idx, head + SLOTS);
-        head++;
-        return t;
-    }
-
     private void loop() {
         while (!closed) {
-            SerialTask t = poll();
+            SerialTask t = tasks.poll();
             if (t == null) {
                 sleeping = true;
-                t = poll(); // re-check after announcing the sleep (see defer)
-                if (t == null) {
+                if (tasks.isEmpty()) { // re-check after announcing the sleep (see defer)
                     LockSupport.parkNanos(this, IDLE_PARK_NANOS);
-                    sleeping = false;
-                    continue;
                 }
                 sleeping = false;
+                continue; // a claimed slot not yet written is taken on the next round
             }
             t.queued.set(false);
             try {

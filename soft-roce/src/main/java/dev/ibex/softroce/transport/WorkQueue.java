@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * Handing over allocates nothing: the queue is cm-core's bounded {@link MpscQueue} and the worker sleeps with
  * {@link LockSupport#park} (a {@code BlockingQueue} would allocate a lock node per contended offer and a condition
  * node per wait, i.e. per hand-over under load). If the queue is ever full, the caller runs the task itself: no
- * task is lost, and a task is queued at most once, so the queue fills only with more than {@value #SLOTS} tasks.
+ * task is lost, and a task is queued at most once, so the queue fills only with more than 65,536 tasks.
  *
  * <p>Threading: {@link #defer} and {@link #close} from any thread; one worker thread runs the tasks.
  */

@@ -1,17 +1,12 @@
 package dev.ibex.cm.buffer;
 
 import dev.ibex.cm.spi.Access;
-import dev.ibex.cm.spi.MemoryRegion;
 import dev.ibex.cm.spi.ProtectionDomain;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With {@link Options#trackLeaks()} every acquisition records its stack, so {@link #leaks()} can say where each
  * unreleased buffer came from and a double release names the first one.
+ *
+ * <p>The parts, package-private: {@link SlabTable} (slabs, indexes, growing and trimming), {@link ReturnStack}
+ * (buffers released on other threads) and {@link PoolWaiters} (tasks waiting for a buffer).
  */
 public final class BufferPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BufferPool.class);
@@ -151,28 +149,12 @@ public final class BufferPool implements AutoCloseable {
     private final ProtectionDomain pd;
     private final Options options;
     private final Thread owner;
-    private final Runnable releaseSignal;
     private final String name;
-    /** The slab table, indexed by slab number; {@code null} where a slab was never made or was freed. */
-    private final Slab[] slabs;
-    /** Bit k: slab k exists and has a free buffer (acquire takes from the lowest). */
-    private final long[] withFree;
-    /** Buffers by index ({@code null} in holes), as long as the highest slab made so far needs. */
-    private Buffer[] buffers = new Buffer[0];
-    private int slabCount;
-    private int count;
-    private int freeCount;
-    private final AtomicReference<Buffer> returned = new AtomicReference<>();
-    private final AtomicBoolean signalPending = new AtomicBoolean();
+    private final SlabTable table;
+    private final ReturnStack returns;
+    private final PoolWaiters waiters = new PoolWaiters(this);
     private volatile boolean closed;
-    /** One-shot tasks waiting for a free buffer (owner thread), and how they are woken. */
-    private final java.util.ArrayDeque<Runnable> waiters = new java.util.ArrayDeque<>();
-    /** One-shot tasks of receive queues waiting for a buffer beyond the {@link #receiveReserve()}. */
-    private final java.util.ArrayDeque<Runnable> receiveWaiters = new java.util.ArrayDeque<>();
-    private Runnable wakeScheduler;
-    private boolean wakeQueued;
     private Runnable growthListener;
-    private long slabsFreed;
 
     /**
      * A pool owned by the calling thread. It starts empty and registers slabs as buffers are acquired.
@@ -186,11 +168,9 @@ public final class BufferPool implements AutoCloseable {
         this.pd = pd;
         this.options = options;
         this.owner = Thread.currentThread();
-        this.releaseSignal = releaseSignal;
         this.name = "pool[" + pd.device().device().name() + ", " + options.bufferSize() + " B]";
-        int maxSlabs = (int) ((options.maxBuffers() + (long) options.buffersPerSlab() - 1) / options.buffersPerSlab());
-        this.slabs = new Slab[maxSlabs];
-        this.withFree = new long[(maxSlabs + 63) >>> 6];
+        this.table = new SlabTable(this, pd, options);
+        this.returns = new ReturnStack(releaseSignal);
     }
 
     /** {@return the options the pool was made with} */
@@ -224,23 +204,16 @@ public final class BufferPool implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
         }
-        if (freeCount == 0) {
+        if (table.free() == 0) {
             drainReturns();
-            if (freeCount == 0) {
+            if (table.free() == 0) {
                 grow();
-                if (freeCount == 0) {
+                if (table.free() == 0) {
                     return null;
                 }
             }
         }
-        Slab s = slabs[lowestWithFree()];
-        int index = s.free[--s.freeTop];
-        if (s.freeTop == 0) {
-            withFree[s.number >>> 6] &= ~(1L << s.number);
-        }
-        s.touched = true;
-        freeCount--;
-        Buffer b = buffers[index];
+        Buffer b = table.take();
         b.reset();
         b.releasedAt = null;
         b.acquiredAt = options.trackLeaks() ? new Throwable("acquired buffer " + b.index()) : null;
@@ -300,19 +273,10 @@ public final class BufferPool implements AutoCloseable {
      */
     public void whenReceivable(Runnable task) {
         checkOwner();
-        receiveWaiters.add(task);
+        waiters.addReceivable(task);
         if (headroom() > receiveReserve()) {
-            wake();
+            waiters.wake();
         }
-    }
-
-    private int lowestWithFree() {
-        for (int w = 0; w < withFree.length; w++) {
-            if (withFree[w] != 0) {
-                return (w << 6) + Long.numberOfTrailingZeros(withFree[w]);
-            }
-        }
-        throw new IllegalStateException(name + ": free count " + freeCount + " but no slab has a free buffer");
     }
 
     /**
@@ -324,17 +288,17 @@ public final class BufferPool implements AutoCloseable {
     public Buffer acquire() {
         Buffer b = tryAcquire();
         if (b == null) {
-            throw new PoolExhaustedException(name, count);
+            throw new PoolExhaustedException(name, table.count());
         }
         return b;
     }
 
     /** {@return whether {@link #tryAcquire()} would give a buffer now (owner thread)} */
     public boolean canAcquire() {
-        if (freeCount == 0) {
+        if (table.free() == 0) {
             drainReturns();
         }
-        return freeCount > 0 || count < options.maxBuffers();
+        return table.free() > 0 || table.count() < options.maxBuffers();
     }
 
     /** {@return how many buffers the pool can still hand out: free ones and those it may still allocate (owner thread)} */
@@ -345,7 +309,7 @@ public final class BufferPool implements AutoCloseable {
 
     /** {@link #headroom()} without draining returns first (the release path, which is itself draining). */
     private int headroomNow() {
-        return freeCount + options.maxBuffers() - count;
+        return table.free() + options.maxBuffers() - table.count();
     }
 
     /**
@@ -356,9 +320,9 @@ public final class BufferPool implements AutoCloseable {
      */
     public void whenFree(Runnable task) {
         checkOwner();
-        waiters.add(task);
-        if (freeCount > 0 || count < options.maxBuffers()) {
-            wake();
+        waiters.addFree(task);
+        if (table.free() > 0 || table.count() < options.maxBuffers()) {
+            waiters.wake();
         }
     }
 
@@ -368,7 +332,7 @@ public final class BufferPool implements AutoCloseable {
      * @param scheduler called on the owner thread to schedule one {@link #runWaiters} call
      */
     public void wakeWith(Runnable scheduler) {
-        this.wakeScheduler = scheduler;
+        waiters.wakeWith(scheduler);
     }
 
     /**
@@ -380,40 +344,9 @@ public final class BufferPool implements AutoCloseable {
         this.growthListener = listener;
     }
 
-    private void wake() {
-        if (!wakeQueued && wakeScheduler != null && (!waiters.isEmpty() || !receiveWaiters.isEmpty())) {
-            wakeQueued = true;
-            wakeScheduler.run();
-        }
-    }
-
     /** Runs the waiters while buffers are free (owner thread; scheduled by {@link #wakeWith}). */
     public void runWaiters() {
-        wakeQueued = false;
-        int n = waiters.size();
-        for (int i = 0; i < n && !closed && canAcquire(); i++) {
-            Runnable r = waiters.poll();
-            if (r == null) {
-                break;
-            }
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                LOG.warn("a task waiting for a buffer of {} failed", name, e);
-            }
-        }
-        int m = receiveWaiters.size();
-        for (int i = 0; i < m && !closed && headroom() > receiveReserve(); i++) {
-            Runnable r = receiveWaiters.poll();
-            if (r == null) {
-                return;
-            }
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                LOG.warn("a receive queue waiting for a buffer of {} failed", name, e);
-            }
-        }
+        waiters.run();
     }
 
     /**
@@ -423,38 +356,38 @@ public final class BufferPool implements AutoCloseable {
      * @return the buffer, or {@code null} when there is none with that index now
      */
     public Buffer buffer(int index) {
-        return index >= 0 && index < buffers.length ? buffers[index] : null;
+        return table.buffer(index);
     }
 
     /** {@return how many buffers are allocated now (held, lent or free), in registered slabs} */
     public int allocated() {
-        return count;
+        return table.count();
     }
 
     /** {@return how many slabs (memory regions) are registered now} */
     public int slabs() {
-        return slabCount;
+        return table.slabs();
     }
 
     /** {@return bytes of memory registered now (what the slabs hold)} */
     public long registeredBytes() {
-        return (long) count * options.bufferSize();
+        return (long) table.count() * options.bufferSize();
     }
 
     /** {@return how many slabs {@link #trim} has given back so far} */
     public long slabsFreed() {
-        return slabsFreed;
+        return table.slabsFreed();
     }
 
     /** {@return how many buffers are free to acquire without growing} */
     public int available() {
-        return freeCount;
+        return table.free();
     }
 
     /** {@return how many buffers are held or lent now (counted by a scan: not for the data path)} */
     public int inUse() {
         int n = 0;
-        for (Buffer b : buffers) {
+        for (Buffer b : table.buffers()) {
             if (b != null && !b.isFree()) {
                 n++;
             }
@@ -470,7 +403,7 @@ public final class BufferPool implements AutoCloseable {
      */
     public List<BufferLeak> leaks() {
         List<BufferLeak> out = new ArrayList<>();
-        for (Buffer b : buffers) {
+        for (Buffer b : table.buffers()) {
             if (b != null && b.held()) {
                 out.add(new BufferLeak(b.index(), name, b.acquiredAt));
             }
@@ -487,7 +420,7 @@ public final class BufferPool implements AutoCloseable {
     public int reclaimLent() {
         checkOwner();
         int n = 0;
-        for (Buffer b : buffers) {
+        for (Buffer b : table.buffers()) {
             if (b != null && b.lent()) {
                 b.reclaim();
                 b.release();
@@ -499,8 +432,7 @@ public final class BufferPool implements AutoCloseable {
 
     /** Takes back buffers released on other threads. Owner thread only. */
     public void drainReturns() {
-        signalPending.set(false);
-        Buffer b = returned.getAndSet(null);
+        Buffer b = returns.takeAll();
         while (b != null) {
             Buffer next = b.nextReturned;
             b.nextReturned = null;
@@ -519,14 +451,7 @@ public final class BufferPool implements AutoCloseable {
             recycleOnOwner(b);
             return;
         }
-        Buffer head;
-        do {
-            head = returned.get();
-            b.nextReturned = head;
-        } while (!returned.compareAndSet(head, b));
-        if (signalPending.compareAndSet(false, true) && releaseSignal != null) {
-            releaseSignal.run();
-        }
+        returns.push(b);
     }
 
     private void recycleOnOwner(Buffer b) {
@@ -543,58 +468,16 @@ public final class BufferPool implements AutoCloseable {
         if (closed) {
             return;
         }
-        Slab s = slabs[b.index() / options.buffersPerSlab()];
-        if (s.freeTop == 0) {
-            withFree[s.number >>> 6] |= 1L << s.number;
-        }
-        s.free[s.freeTop++] = b.index();
-        freeCount++;
+        table.put(b);
         if (o != null) {
             o.released(b);
         }
-        if (!waiters.isEmpty() || !receiveWaiters.isEmpty() && headroomNow() > receiveReserve()) {
-            wake();
-        }
+        waiters.released(headroomNow());
     }
 
     /** Registers a slab in the lowest hole of the slab table (nothing when the table is full). */
     private void grow() {
-        int k = 0;
-        while (k < slabs.length && slabs[k] != null) {
-            k++;
-        }
-        if (k == slabs.length) {
-            return;
-        }
-        int first = k * options.buffersPerSlab();
-        int n = Math.min(options.buffersPerSlab(), options.maxBuffers() - first);
-        Arena arena = Arena.ofShared();
-        MemoryRegion mr;
-        MemorySegment memory;
-        try {
-            memory = arena.allocate((long) n * options.bufferSize(), 4096);
-            mr = pd.registerMemory(memory, options.access());
-        } catch (RuntimeException | OutOfMemoryError e) {
-            arena.close();
-            throw e;
-        }
-        Slab s = new Slab(k, first, n, arena, mr);
-        if (buffers.length < first + n) {
-            buffers = java.util.Arrays.copyOf(buffers, first + n);
-        }
-        for (int i = 0; i < n; i++) {
-            buffers[first + i] = new Buffer(this, first + i,
-                    memory.asSlice((long) i * options.bufferSize(), options.bufferSize()), mr);
-        }
-        for (int i = n - 1; i >= 0; i--) {
-            s.free[s.freeTop++] = first + i;
-        }
-        slabs[k] = s;
-        withFree[k >>> 6] |= 1L << k;
-        slabCount++;
-        count += n;
-        freeCount += n;
-        if (growthListener != null) {
+        if (table.grow() && growthListener != null) {
             growthListener.run();
         }
     }
@@ -614,59 +497,17 @@ public final class BufferPool implements AutoCloseable {
             return 0;
         }
         drainReturns();
-        int freed = 0;
-        long idleNanos = options.idleTime().toNanos();
-        for (int k = slabs.length - 1; k >= 0; k--) {
-            Slab s = slabs[k];
-            if (s == null) {
-                continue;
-            }
-            boolean idle = s.entirelyFree() && !s.touched;
-            s.touched = false;
-            if (!idle) {
-                s.idle = false;
-                continue;
-            }
-            if (!s.idle) {
-                s.idle = true;
-                s.idleSince = nowNanos;
-            }
-            if (nowNanos - s.idleSince >= idleNanos && count - s.size >= options.minBuffers() && free(s)) {
-                freed++;
-            }
-        }
+        int freed = table.trim(nowNanos);
         if (freed > 0) {
-            slabsFreed += freed;
-            LOG.debug("{}: gave back {} idle slab(s); {} left ({} buffers, {} free)", name, freed, slabCount, count,
-                    freeCount);
+            LOG.debug("{}: gave back {} idle slab(s); {} left ({} buffers, {} free)", name, freed, table.slabs(),
+                    table.count(), table.free());
         }
         return freed;
     }
 
     /** {@return whether {@link #trim} may still have something to give back: more buffers than the minimum are registered} */
     public boolean trimmable() {
-        return !closed && count > options.minBuffers();
-    }
-
-    /** Deregisters an entirely free slab and frees its memory; its indexes become a hole. */
-    private boolean free(Slab s) {
-        try {
-            s.region.close();
-        } catch (RuntimeException e) {
-            LOG.debug("{}: slab {} stays registered: {}", name, s.number, e.toString());
-            s.idle = false;
-            return false;
-        }
-        for (int i = 0; i < s.size; i++) {
-            buffers[s.firstIndex + i] = null; // a stale index finds nothing; a stale Buffer is FREE and refuses use
-        }
-        slabs[s.number] = null;
-        withFree[s.number >>> 6] &= ~(1L << s.number);
-        slabCount--;
-        count -= s.size;
-        freeCount -= s.size;
-        s.arena.close();
-        return true;
+        return !closed && table.count() > options.minBuffers();
     }
 
     private void checkOwner() {
@@ -688,7 +529,7 @@ public final class BufferPool implements AutoCloseable {
         drainReturns();
         List<BufferLeak> leaks = leaks();
         int lent = 0;
-        for (Buffer b : buffers) {
+        for (Buffer b : table.buffers()) {
             if (b != null && b.lent()) {
                 lent++;
             }
@@ -698,20 +539,7 @@ public final class BufferPool implements AutoCloseable {
             LOG.warn("closing {} with {} unreleased and {} lent buffers; first: {}", name, leaks.size(), lent,
                     leaks.isEmpty() ? "-" : leaks.get(0));
         }
-        for (int k = 0; k < slabs.length; k++) {
-            Slab s = slabs[k];
-            if (s == null) {
-                continue;
-            }
-            try {
-                s.region.close();
-            } catch (RuntimeException e) {
-                LOG.warn("deregistering a slab of {} failed: {}", name, e.toString());
-            }
-            s.arena.close();
-            slabs[k] = null;
-        }
-        slabCount = 0;
+        table.closeAll();
     }
 
     /** {@return whether {@link #close()} was called} */

@@ -72,7 +72,7 @@ public final class Connection {
     CmId id;
     /** The loop registration (work request ids name it), or -1. */
     int handle = -1;
-    /** Made by {@link ConnectionSetup#setUpQp}, released by {@link ConnectionTeardown#release}. */
+    /** The QP and its queues: made by {@link ConnectionSetup}, released by {@link ConnectionTeardown#release}. */
     LoopDevice device;
     QueuePair qp;
     CompletionQueue cq;

@@ -164,4 +164,10 @@ final class ConnectionEvents implements LoopEndpoint, SendQueue.Owner {
         c.rendezvous.readDone(error);
         c.machine.failedUnlessFlushed(error); // the peer's keys failed (REM_ACCESS_ERR) or it is gone
     }
+
+    /** The connection's own description: this object is what the loop's logs and the provider's contexts name. */
+    @Override
+    public String toString() {
+        return c.toString();
+    }
 }

@@ -9,6 +9,7 @@ import dev.ibex.cm.spi.RdmaCounter;
 import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.cm.spi.ResourceTracker;
 import dev.ibex.softroce.net.FaultInjector;
+import dev.ibex.softroce.net.SoftPort;
 import dev.ibex.softroce.net.SocketDrops;
 import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.transport.Timers;
@@ -29,6 +30,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +53,8 @@ public final class SoftFabric implements Fabric {
     private final PcapWriter pcap;
     private final FaultInjector faults;
     private final List<SoftDevice> devices = new ArrayList<>();
+    /** Whether a poller reads the devices' sockets ({@link SoftRoceConfig#receiveOnLoop()}: the first one does). */
+    private final AtomicBoolean receptionLent = new AtomicBoolean();
     private final CmService cm;
     private final FaultCommands faultCommands = new FaultCommands(this);
     private final FaultControlFile controlFile;
@@ -179,6 +183,19 @@ public final class SoftFabric implements Fabric {
     @Override
     public Poller createPoller() {
         requireOpen();
+        if (config.receiveOnLoop() && receptionLent.compareAndSet(false, true)) {
+            // the first loop reads every device socket (run to completion); packets for other loops' connections are
+            // processed on it and their completions wake those loops, as a receive thread's would
+            List<SoftPort> ports = new ArrayList<>();
+            for (SoftDevice d : devices) {
+                for (int i = 0; i < d.addresses().length; i++) {
+                    if (d.link(i).network() instanceof NetLink n) {
+                        ports.add(n.softPort());
+                    }
+                }
+            }
+            return new SoftPoller(tracker, config.pollerSpinNanos(), LoopReception.lend(ports));
+        }
         return new SoftPoller(tracker, config.pollerSpinNanos());
     }
 

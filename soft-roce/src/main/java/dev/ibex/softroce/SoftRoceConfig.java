@@ -20,10 +20,12 @@ import java.util.List;
  * @param pcap when set, every datagram sent and received is written to this pcap file
  * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
  * @param maxMulticastGroups groups a device may join ({@code max_mcast_grp}); each holds one socket
+ * @param receiveOnLoop the first event loop opened on the fabric reads the devices' sockets itself (run to
+ *     completion) instead of a receive thread per address handing packets over
  */
 public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double timerScale,
         boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, Path pcap,
-        ProviderConfig faults, int maxMulticastGroups) {
+        ProviderConfig faults, int maxMulticastGroups, boolean receiveOnLoop) {
 
     public static final String PREFIX = "ibex.softroce.";
     public static final String PORT = PREFIX + "port";
@@ -34,6 +36,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
     public static final String PCAP = PREFIX + "pcap";
     public static final String MAX_MULTICAST_GROUPS = PREFIX + "maxMulticastGroups";
+    public static final String RECEIVE_ON_LOOP = PREFIX + "receiveOnLoop";
     /** {@code max_mcast_grp} by default: rxe's {@code RXE_MAX_MCAST_GRP}. */
     public static final int DEFAULT_MAX_MULTICAST_GROUPS = 8192;
     /** Prefix of the fault-injection keys the network layer reads. */
@@ -85,6 +88,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         long spin = config.getLong(POLLER_SPIN_NANOS, 0);
         String pcap = config.get(PCAP, null);
         int groups = config.getInt(MAX_MULTICAST_GROUPS, DEFAULT_MAX_MULTICAST_GROUPS);
+        boolean onLoop = config.getBoolean(RECEIVE_ON_LOOP, false);
         java.util.Map<String, String> faults = new java.util.HashMap<>();
         config.properties().forEach((k, v) -> {
             if (k.startsWith(FAULT_PREFIX)) {
@@ -97,7 +101,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
             }
         });
         return new SoftRoceConfig(port, devices, scale, rxe7, rcvbuf, spin,
-                pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults), groups);
+                pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults), groups, onLoop);
     }
 
     /**

@@ -25,7 +25,7 @@ final class BufferPool {
     /** A free buffer, or {@code null} after {@code timeoutMillis} without one. */
     PacketBuffer take(long timeoutMillis) throws InterruptedException {
         PacketBuffer b = free.poll();
-        return b != null ? b : free.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+        return b != null || timeoutMillis <= 0 ? b : free.poll(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     void give(PacketBuffer buffer) {

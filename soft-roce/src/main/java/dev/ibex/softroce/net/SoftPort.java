@@ -5,6 +5,7 @@ import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.wire.Ipv4;
 import dev.ibex.softroce.wire.Mtu;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -61,7 +62,10 @@ public final class SoftPort implements AutoCloseable {
     private final DatagramHandler handler;
     private final FaultInjector faults;
     private final String name;
-    private final Thread receiver;
+    private volatile Thread receiver;
+    /** Set while another thread reads the socket ({@link #lendReception}); the receive thread then ends. */
+    private volatile boolean lent;
+    private final Object receptionLock = new Object();
     private final GroupReceiver groups;
     private final ReentrantLock deliveryLock = new ReentrantLock();
     private final TransmitLock transmitLock = new TransmitLock();
@@ -94,8 +98,7 @@ public final class SoftPort implements AutoCloseable {
         this.tap = b.tap;
         this.name = Ipv4.toString(ip) + ":" + udpPort;
         this.groups = new GroupReceiver(this, name);
-        this.receiver = Thread.ofPlatform().name("ibex-softroce-rx-" + name).daemon(true).unstarted(this::receiveLoop);
-        this.receiver.start();
+        this.receiver = startReceiver();
         if (receiveBufferBytes < b.receiveBufferBytes) {
             LOG.debug("port {}: asked for a {}-byte receive buffer, the kernel granted {} (net.core.rmem_max)", name,
                     b.receiveBufferBytes, receiveBufferBytes);
@@ -437,13 +440,13 @@ public final class SoftPort implements AutoCloseable {
     static final int NO_BUFFER = 2;
 
     /** What one receive thread keeps between datagrams: its buffer and the last sender it decoded. */
-    final class Reader {
+    public final class Reader {
         private PacketBuffer buf;
         private SocketAddress lastFrom; // the JDK hands back the same object while the sender does not change
         private int fromIp, fromPort;
 
         /** Gives the buffer back unless a handler kept it. */
-        void release() {
+        public void release() {
             if (buf != null && !buf.isRetained()) {
                 pool.give(buf);
             }
@@ -451,8 +454,82 @@ public final class SoftPort implements AutoCloseable {
         }
     }
 
-    Reader newReader() {
+    public Reader newReader() {
         return new Reader();
+    }
+
+    private Thread startReceiver() {
+        Thread t = Thread.ofPlatform().name("ibex-softroce-rx-" + name).daemon(true).unstarted(this::receiveLoop);
+        t.start();
+        return t;
+    }
+
+    /**
+     * Hands the unicast socket's reception to the caller (run to completion: an event loop reads the socket itself
+     * instead of a receive thread handing each packet over): the receive thread ends, the socket turns non-blocking,
+     * and from now on only the caller reads it, with {@link #receiveAvailable} when its selector says the returned
+     * channel is readable. A datagram the receive thread had read is delivered before this returns.
+     *
+     * @return the socket, non-blocking, to register with the caller's selector for reading
+     * @throws IllegalStateException when reception is lent already or the port is closed
+     */
+    public DatagramChannel lendReception() {
+        synchronized (receptionLock) {
+            if (lent || !open) {
+                throw new IllegalStateException("port " + name + (open ? ": reception is lent already" : " is closed"));
+            }
+            lent = true;
+            try {
+                // a receive blocked in the kernel wakes for a datagram only: an empty one to ourselves ends it
+                channel.send(ByteBuffer.allocate(0), new InetSocketAddress(address, udpPort));
+                joinThread(receiver);
+                channel.configureBlocking(false);
+            } catch (IOException e) {
+                lent = false;
+                throw new UncheckedIOException("port " + name + ": cannot lend reception", e);
+            }
+            return channel;
+        }
+    }
+
+    /**
+     * Takes reception back from the thread it was lent to (after that thread deregistered the channel from its
+     * selector and closed it): the socket blocks again and a receive thread reads it. No-op when not lent or closed.
+     */
+    public void reclaimReception() {
+        synchronized (receptionLock) {
+            if (!lent || !open) {
+                return;
+            }
+            try {
+                channel.configureBlocking(true);
+            } catch (IOException | java.nio.channels.IllegalBlockingModeException e) {
+                LOG.warn("port {}: cannot take reception back ({}): nothing is received on it", name, e.toString());
+                return;
+            }
+            lent = false;
+            receiver = startReceiver();
+        }
+    }
+
+    /**
+     * Reads and delivers, on the calling thread, up to {@code max} datagrams that are waiting — never blocks. For the
+     * thread reception is lent to ({@link #lendReception}); {@code reader} is that thread's.
+     *
+     * @return how many were read (fewer than {@code max}: the socket is empty for now)
+     */
+    public int receiveAvailable(Reader reader, int max) {
+        int n = 0;
+        try {
+            while (n < max && receiveOne(reader, channel, ip, 0) == RECEIVED) {
+                n++;
+            }
+        } catch (ClosedChannelException e) {
+            // closed meanwhile: nothing more to read
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return n;
     }
 
     /**
@@ -467,7 +544,7 @@ public final class SoftPort implements AutoCloseable {
         DatagramChannel ch = channel;
         int dstIp = ip;
         try {
-            while (open && ch.isOpen()) {
+            while (open && ch.isOpen() && !lent) {
                 if (buf == null) {
                     buf = pool.take(100);
                     if (buf == null) {
@@ -488,6 +565,9 @@ public final class SoftPort implements AutoCloseable {
                     continue;
                 }
                 int length = bb.position();
+                if (length == 0 && lent) {
+                    break; // lendReception's nudge: another thread reads from now on
+                }
                 received.increment();
                 if (length == bb.capacity()) {
                     oversize.increment();
@@ -530,11 +610,17 @@ public final class SoftPort implements AutoCloseable {
      * @throws ClosedChannelException when {@code ch} is closed
      */
     int receiveOne(Reader r, DatagramChannel ch, int dstIp) throws InterruptedException, ClosedChannelException {
+        return receiveOne(r, ch, dstIp, 100);
+    }
+
+    /** As above, waiting at most {@code bufferWaitMillis} for a pool buffer (0 on an event loop: never wait). */
+    private int receiveOne(Reader r, DatagramChannel ch, int dstIp, long bufferWaitMillis)
+            throws InterruptedException, ClosedChannelException {
         if (!open) {
             throw new ClosedChannelException();
         }
         if (r.buf == null) {
-            r.buf = pool.take(100);
+            r.buf = pool.take(bufferWaitMillis);
             if (r.buf == null) {
                 return NO_BUFFER;
             }

@@ -144,6 +144,11 @@ final class DevicePort {
         }
 
         @Override
+        public Link network() {
+            return raw.network();
+        }
+
+        @Override
         public void close() {
             raw.close();
         }

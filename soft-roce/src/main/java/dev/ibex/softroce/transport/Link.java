@@ -61,6 +61,16 @@ public interface Link extends AutoCloseable {
     /** The netdev MTU of the interface that owns the address (e.g. 65536 on lo). */
     int netdevMtu();
 
+    /**
+     * The network layer's link under any gate the device put around it (the provider hands its socket to an event
+     * loop, see {@link InlineReception}).
+     *
+     * @return the innermost link
+     */
+    default Link network() {
+        return this;
+    }
+
     /** Stops receiving and releases the socket. */
     @Override
     void close();

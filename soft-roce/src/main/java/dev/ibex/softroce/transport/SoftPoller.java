@@ -16,6 +16,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Threading: {@link #poll} is called by one thread at a time (the event loop); registration, wake-up and
  * close are thread-safe. Polling allocates nothing.
+ *
+ * <p>With an {@link InlineReception} the polling thread is also the devices' receive thread (run to completion): it
+ * reads the links' sockets at each poll and blocks in their selector rather than parking, so a packet for one of its
+ * connections is processed and handled without waking another thread.
  */
 public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private static final Object[] NO_ATTACHMENTS = {};
@@ -23,6 +27,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
 
     private final ResourceTracker tracker;
     private final long spinNanos;
+    private final InlineReception reception;
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private volatile ReadySource[] sources = NO_SOURCES;
     private volatile Object[] attachments = NO_ATTACHMENTS;
@@ -31,8 +36,21 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private volatile boolean closed;
 
     public SoftPoller(ResourceTracker tracker, long spinNanos) {
+        this(tracker, spinNanos, null);
+    }
+
+    /**
+     * A poller whose thread also reads the device links' sockets ({@code reception}, {@code null}: none): it blocks
+     * in the reception's selector instead of parking, and processes each packet itself (run to completion).
+     *
+     * @param tracker counts the poller among the fabric's resources
+     * @param spinNanos how long a poll spins before it blocks (0: block at once)
+     * @param reception the links this poller's thread reads, or {@code null}
+     */
+    public SoftPoller(ResourceTracker tracker, long spinNanos, InlineReception reception) {
         this.tracker = tracker;
         this.spinNanos = spinNanos;
+        this.reception = reception;
         tracker.opened(this);
     }
 
@@ -97,6 +115,10 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     public int poll(long timeoutNanos, ReadyHandler handler) {
         requireOpen();
         thread = Thread.currentThread();
+        InlineReception r = reception;
+        if (r != null) {
+            r.receiveNow(); // what arrived is processed here; its completions are then ready for the scan
+        }
         int n = scan(handler);
         if (n > 0 || timeoutNanos == 0) {
             return n;
@@ -109,6 +131,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return 0;
                 }
                 Thread.onSpinWait();
+                if (r != null) {
+                    r.receiveNow();
+                }
                 n = scan(handler);
                 if (n > 0) {
                     return n;
@@ -119,6 +144,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             if (wakeupRequested.getAndSet(false) || closed) {
                 return 0;
             }
+            if (r != null) {
+                r.receiveNow(); // before parked is set: a completion it makes needs no wake-up
+            }
             parked = true; // publish before re-testing, see ReadySource
             n = scan(handler);
             if (n > 0 || wakeupRequested.get()) {
@@ -128,17 +156,25 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 }
                 continue;
             }
-            if (timeoutNanos < 0) {
-                LockSupport.park(this);
-            } else {
-                long left = timeoutNanos - (System.nanoTime() - start);
+            long left = -1;
+            if (timeoutNanos >= 0) {
+                left = timeoutNanos - (System.nanoTime() - start);
                 if (left <= 0) {
                     parked = false;
                     return 0;
                 }
+            }
+            if (r != null) {
+                r.await(left); // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
+            } else if (left < 0) {
+                LockSupport.park(this);
+            } else {
                 LockSupport.parkNanos(this, left);
             }
             parked = false;
+            if (r != null) {
+                r.receiveNow();
+            }
             n = scan(handler);
             if (n > 0) {
                 return n;
@@ -165,6 +201,11 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     /** Called by sources when they become ready: unparks the polling thread if it waits. */
     void signal() {
         if (parked) {
+            InlineReception r = reception;
+            if (r != null) {
+                r.wake();
+                return;
+            }
             Thread t = thread;
             if (t != null) {
                 LockSupport.unpark(t);
@@ -197,6 +238,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
         Thread t = thread;
         if (t != null) {
             LockSupport.unpark(t);
+        }
+        if (reception != null) {
+            reception.close(); // ends a blocked await too; the links read on their own threads again
         }
         tracker.closed(this);
     }

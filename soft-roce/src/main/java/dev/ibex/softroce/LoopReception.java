@@ -1,0 +1,125 @@
+package dev.ibex.softroce;
+
+import dev.ibex.softroce.net.SoftPort;
+import dev.ibex.softroce.transport.InlineReception;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link InlineReception} over the devices' {@link SoftPort}s: their receive threads end, their sockets are
+ * registered with one selector, and the event loop that polls reads them ({@value #BATCH} datagrams per socket per
+ * turn, so a flooded address cannot starve the loop's other work). Closing hands every socket back to its receive
+ * thread.
+ *
+ * <p><b>Threading.</b> {@link #receiveNow} and {@link #await} on the polling thread; {@link #wake} and
+ * {@link #close} from any thread.
+ */
+final class LoopReception implements InlineReception {
+    private static final Logger LOG = LoggerFactory.getLogger(LoopReception.class);
+    /** Datagrams read from one socket per {@link #receiveNow}. */
+    static final int BATCH = 64;
+
+    private final Selector selector;
+    private final SoftPort[] ports;
+    private final SoftPort.Reader[] readers;
+    private final Consumer<SelectionKey> ignore = key -> { }; // the reads follow the select, socket by socket
+    private volatile boolean closed;
+
+    private LoopReception(Selector selector, SoftPort[] ports) {
+        this.selector = selector;
+        this.ports = ports;
+        this.readers = new SoftPort.Reader[ports.length];
+        for (int i = 0; i < ports.length; i++) {
+            readers[i] = ports[i].newReader();
+        }
+    }
+
+    /**
+     * Takes reception of {@code ports} from their receive threads.
+     *
+     * @throws UncheckedIOException when the selector cannot be opened or a socket cannot be handed over (those
+     *     handed over already are given back)
+     */
+    static LoopReception lend(List<SoftPort> ports) {
+        Selector selector;
+        try {
+            selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a selector for the soft devices' sockets", e);
+        }
+        SoftPort[] lent = new SoftPort[ports.size()];
+        int n = 0;
+        try {
+            for (SoftPort p : ports) {
+                DatagramChannel ch = p.lendReception();
+                lent[n++] = p;
+                ch.register(selector, SelectionKey.OP_READ);
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(selector);
+            for (int i = 0; i < n; i++) {
+                lent[i].reclaimReception();
+            }
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        }
+        return new LoopReception(selector, lent);
+    }
+
+    @Override
+    public int receiveNow() {
+        int n = 0;
+        for (int i = 0; i < ports.length; i++) {
+            n += ports[i].receiveAvailable(readers[i], BATCH);
+        }
+        return n;
+    }
+
+    @Override
+    public void await(long timeoutNanos) {
+        try {
+            if (timeoutNanos < 0) {
+                selector.select(ignore);
+            } else {
+                selector.select(ignore, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            if (!closed) {
+                LOG.warn("soft-roce: the loop's socket selector failed: {}", e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void wake() {
+        selector.wakeup();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeQuietly(selector); // deregisters the sockets and ends a blocked select
+        for (int i = 0; i < ports.length; i++) {
+            readers[i].release();
+            ports[i].reclaimReception();
+        }
+    }
+
+    private static void closeQuietly(Selector s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            LOG.debug("soft-roce: closing the loop's socket selector failed: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.ibex.softroce.transport;
+
+/**
+ * Reception run by a {@link SoftPoller}'s own thread — run to completion: the event loop that polls reads the device
+ * links' sockets itself, so a packet is parsed, processed by its QP, completed into its CQ and the completion handled
+ * by the connection on one thread, with no hand-off between a receive thread and the loop. The network layer
+ * implements it (a selector over the links' sockets); the poller only calls it.
+ *
+ * <p><b>Threading.</b> {@link #receiveNow} and {@link #await} on the polling thread only; {@link #wake} and
+ * {@link #close} from any thread.
+ */
+public interface InlineReception {
+
+    /**
+     * Reads and processes, on the calling thread, what the links hold now; never blocks.
+     *
+     * @return how many datagrams were read
+     */
+    int receiveNow();
+
+    /**
+     * Blocks until a link is readable, {@link #wake} is called or {@code timeoutNanos} passed (negative: no
+     * timeout); reads nothing.
+     *
+     * @param timeoutNanos the longest wait, or a negative value to wait without a timeout
+     */
+    void await(long timeoutNanos);
+
+    /** Ends a current or the next {@link #await} at once. */
+    void wake();
+
+    /** Gives the links back to their own receive threads. */
+    void close();
+}

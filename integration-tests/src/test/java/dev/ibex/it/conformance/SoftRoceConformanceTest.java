@@ -25,12 +25,17 @@ class SoftRoceConformanceTest extends ProviderConformanceSuite {
     protected ProviderUnderTest createProvider() {
         Optional<RdmaProvider> soft = Providers.byName("soft-roce");
         assumeTrue(soft.isPresent(), "the soft-roce provider is not on the class path");
-        int port = 30_000 + (int) (ProcessHandle.current().pid() % 20_000);
+        int port = 30_000 + (int) (ProcessHandle.current().pid() % 20_000) + portOffset();
         ProviderConfig config = config(port);
         String why = unusable(soft.get(), config);
         assumeTrue(why == null, () -> "soft-roce cannot run the suite yet: " + why);
         return new ProviderUnderTest("soft-roce", config, config(port + 1), address("127.0.0.3"), address("127.0.0.2"),
                 null, missing(), Duration.ofSeconds(20));
+    }
+
+    /** Added to the suite's UDP ports, so that variants of it in one JVM never share a port. */
+    protected int portOffset() {
+        return 0;
     }
 
     /** What soft-roce lacks, each with the reason a gated test shows (docs/capabilities.md is made from it). */
@@ -40,12 +45,19 @@ class SoftRoceConformanceTest extends ProviderConformanceSuite {
         return missing;
     }
 
-    private static ProviderConfig config(int port) {
-        return ProviderConfig.of(Map.of(
+    private ProviderConfig config(int port) {
+        Map<String, String> settings = new java.util.HashMap<>(Map.of(
                 // a second GID on each device: an alternate path exists, so the devices claim AUTO_PATH_MIG
                 "ibex.softroce.devices", "soft0=127.0.0.2+127.0.0.12,soft1=127.0.0.3+127.0.0.13",
                 "ibex.softroce.port", Integer.toString(port),
                 "ibex.softroce.timerScale", "0.01"));
+        settings.putAll(extraSettings());
+        return ProviderConfig.of(settings);
+    }
+
+    /** Settings a variant of the suite adds (none here). */
+    protected Map<String, String> extraSettings() {
+        return Map.of();
     }
 
     /** Why the provider cannot run the suite here, or {@code null}: it must open a fabric and an event channel. */

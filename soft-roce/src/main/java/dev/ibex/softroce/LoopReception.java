@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * {@link InlineReception} over the devices' {@link SoftPort}s: their receive threads end, their sockets are
  * registered with one selector, and the event loop that polls reads them ({@value #BATCH} datagrams per socket per
  * turn, so a flooded address cannot starve the loop's other work). Closing hands every socket back to its receive
- * thread.
+ * thread (and the fabric's next poller takes them again).
  *
  * <p><b>Threading.</b> {@link #receiveNow} and {@link #await} on the polling thread; {@link #wake} and
  * {@link #close} from any thread.
@@ -31,11 +31,13 @@ final class LoopReception implements InlineReception {
     private final SoftPort[] ports;
     private final SoftPort.Reader[] readers;
     private final Consumer<SelectionKey> ignore = key -> { }; // the reads follow the select, socket by socket
+    private final Runnable whenClosed;
     private volatile boolean closed;
 
-    private LoopReception(Selector selector, SoftPort[] ports) {
+    private LoopReception(Selector selector, SoftPort[] ports, Runnable whenClosed) {
         this.selector = selector;
         this.ports = ports;
+        this.whenClosed = whenClosed;
         this.readers = new SoftPort.Reader[ports.length];
         for (int i = 0; i < ports.length; i++) {
             readers[i] = ports[i].newReader();
@@ -43,12 +45,12 @@ final class LoopReception implements InlineReception {
     }
 
     /**
-     * Takes reception of {@code ports} from their receive threads.
+     * Takes reception of {@code ports} from their receive threads; {@code whenClosed} runs once they have them back.
      *
      * @throws UncheckedIOException when the selector cannot be opened or a socket cannot be handed over (those
      *     handed over already are given back)
      */
-    static LoopReception lend(List<SoftPort> ports) {
+    static LoopReception lend(List<SoftPort> ports, Runnable whenClosed) {
         Selector selector;
         try {
             selector = Selector.open();
@@ -70,7 +72,7 @@ final class LoopReception implements InlineReception {
             }
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
-        return new LoopReception(selector, lent);
+        return new LoopReception(selector, lent, whenClosed);
     }
 
     @Override
@@ -113,6 +115,7 @@ final class LoopReception implements InlineReception {
             readers[i].release();
             ports[i].reclaimReception();
         }
+        whenClosed.run();
     }
 
     private static void closeQuietly(Selector s) {

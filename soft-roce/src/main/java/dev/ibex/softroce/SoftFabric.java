@@ -53,7 +53,7 @@ public final class SoftFabric implements Fabric {
     private final PcapWriter pcap;
     private final FaultInjector faults;
     private final List<SoftDevice> devices = new ArrayList<>();
-    /** Whether a poller reads the devices' sockets ({@link SoftRoceConfig#receiveOnLoop()}: the first one does). */
+    /** Whether a poller reads the devices' sockets now ({@link SoftRoceConfig#receiveOnLoop()}: one at a time). */
     private final AtomicBoolean receptionLent = new AtomicBoolean();
     private final CmService cm;
     private final FaultCommands faultCommands = new FaultCommands(this);
@@ -184,8 +184,9 @@ public final class SoftFabric implements Fabric {
     public Poller createPoller() {
         requireOpen();
         if (config.receiveOnLoop() && receptionLent.compareAndSet(false, true)) {
-            // the first loop reads every device socket (run to completion); packets for other loops' connections are
-            // processed on it and their completions wake those loops, as a receive thread's would
+            // one loop at a time reads every device socket (run to completion): the first poller, and after it closes
+            // the next one; packets for other loops' connections are processed on it and their completions wake
+            // those loops, as a receive thread's would
             List<SoftPort> ports = new ArrayList<>();
             for (SoftDevice d : devices) {
                 for (int i = 0; i < d.addresses().length; i++) {
@@ -194,7 +195,13 @@ public final class SoftFabric implements Fabric {
                     }
                 }
             }
-            return new SoftPoller(tracker, config.pollerSpinNanos(), LoopReception.lend(ports));
+            try {
+                return new SoftPoller(tracker, config.pollerSpinNanos(),
+                        LoopReception.lend(ports, () -> receptionLent.set(false)));
+            } catch (RuntimeException e) {
+                receptionLent.set(false);
+                throw e;
+            }
         }
         return new SoftPoller(tracker, config.pollerSpinNanos());
     }

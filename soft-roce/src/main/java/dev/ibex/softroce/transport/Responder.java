@@ -54,6 +54,8 @@ public final class Responder {
 
     /** Next expected PSN. */
     private int psn;
+    /** The polling thread's {@link AckDeferral} an ACK was noted in and not sent yet, or null (task-confined). */
+    private AckDeferral ackDeferred;
     /** PSN after the last request acknowledged (duplicates of SEND/WRITE are acked with ackPsn - 1). */
     private int ackPsn;
     private int msn;
@@ -601,7 +603,37 @@ public final class Responder {
 
     private void acknowledge(RocePacket pkt) {
         if (pkt.ackReq()) {
+            AckDeferral d = AckDeferral.whileReading();
+            if (d != null) {
+                if (ackDeferred != d) { // (a deferral of a poller that closed before sending is replaced)
+                    ackDeferred = d; // one ACK, sent by the loop after its handlers, covers the whole batch
+                    d.add(this);
+                }
+                return;
+            }
             sendAck(ACK_UNLIMITED, pkt.psn());
+        }
+    }
+
+    /**
+     * Sends the ACK {@link AckDeferral} noted for this responder: it acknowledges every request executed so far (the
+     * PSN before the next expected one). Called by the polling thread after its handlers ran; enters the QP's task.
+     */
+    void sendDeferredAck() {
+        while (!task.tryEnter()) {
+            Thread.onSpinWait(); // the body never waits for anything: bounded by one drain elsewhere
+        }
+        try {
+            if (ackDeferred != null) {
+                ackDeferred = null;
+                if (isReceiving(qp.stateCode())) {
+                    sendAck(ACK_UNLIMITED, Psn.add(ackPsn, -1));
+                }
+            }
+        } finally {
+            if (task.leaveForLater(false)) {
+                work.defer(task);
+            }
         }
     }
 

@@ -28,6 +28,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private final ResourceTracker tracker;
     private final long spinNanos;
     private final InlineReception reception;
+    private final AckDeferral acks = new AckDeferral();
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private volatile ReadySource[] sources = NO_SOURCES;
     private volatile Object[] attachments = NO_ATTACHMENTS;
@@ -117,7 +118,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
         thread = Thread.currentThread();
         InlineReception r = reception;
         if (r != null) {
-            r.receiveNow(); // what arrived is processed here; its completions are then ready for the scan
+            acks.install();
+            acks.flush(); // the ACKs of the last batch leave after what its handlers sent (replies first)
+            receive(r); // what arrived is processed here; its completions are then ready for the scan
         }
         int n = scan(handler);
         if (n > 0 || timeoutNanos == 0) {
@@ -132,7 +135,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 }
                 Thread.onSpinWait();
                 if (r != null) {
-                    r.receiveNow();
+                    receive(r);
                 }
                 n = scan(handler);
                 if (n > 0) {
@@ -145,7 +148,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 return 0;
             }
             if (r != null) {
-                r.receiveNow(); // before parked is set: a completion it makes needs no wake-up
+                receive(r); // before parked is set: a completion it makes needs no wake-up
             }
             parked = true; // publish before re-testing, see ReadySource
             n = scan(handler);
@@ -165,6 +168,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 }
             }
             if (r != null) {
+                acks.flush(); // nothing to hand to the loop: the noted ACKs go before it sleeps
                 r.await(left); // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
             } else if (left < 0) {
                 LockSupport.park(this);
@@ -173,7 +177,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             }
             parked = false;
             if (r != null) {
-                r.receiveNow();
+                receive(r);
             }
             n = scan(handler);
             if (n > 0) {
@@ -182,6 +186,16 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             if (timeoutNanos > 0 && System.nanoTime() - start >= timeoutNanos) {
                 return 0;
             }
+        }
+    }
+
+    /** Reads what the links hold, noting the ACKs its requests ask for instead of sending them one by one. */
+    private void receive(InlineReception r) {
+        acks.beginReading();
+        try {
+            r.receiveNow();
+        } finally {
+            acks.endReading();
         }
     }
 
@@ -240,6 +254,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             LockSupport.unpark(t);
         }
         if (reception != null) {
+            if (t == Thread.currentThread()) {
+                acks.flush(); // elsewhere the requesters' retransmissions get them acknowledged again
+            }
             reception.close(); // ends a blocked await too; the links read on their own threads again
         }
         tracker.closed(this);

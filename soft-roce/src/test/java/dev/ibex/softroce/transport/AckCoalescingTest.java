@@ -1,0 +1,111 @@
+package dev.ibex.softroce.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.RecvBatch;
+import dev.ibex.cm.spi.SendBatch;
+import dev.ibex.cm.spi.WcStatus;
+import dev.ibex.cm.spi.WrOpcode;
+import dev.ibex.softroce.Harness;
+import dev.ibex.softroce.SoftRoceConfig;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link AckDeferral}: on a loop that receives its own packets, the SENDs one batch of reads brings are acknowledged
+ * with one ACK (sent after the loop's turn), every SEND still completes successfully; with a receive thread each
+ * SEND that asks for an ACK gets its own. Counted on the wire (the fabric's pcap tap).
+ */
+class AckCoalescingTest {
+    static final int SENDS = 5;
+    static final int OP_SEND_ONLY = 0x04;
+    static final int OP_ACKNOWLEDGE = 0x11;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "receiveOnLoop={0}")
+    @ValueSource(booleans = {true, false})
+    void aBatchOfSendsIsAcknowledgedOnceOnTheLoopAndOncePerSendOtherwise(boolean onLoop) throws Exception {
+        Path pcap = dir.resolve("acks-" + onLoop + ".pcap");
+        int xIp;
+        int yIp;
+        try (Harness h = new Harness(Map.of(SoftRoceConfig.PCAP, pcap.toString(),
+                SoftRoceConfig.RECEIVE_ON_LOOP, Boolean.toString(onLoop)))) {
+            Harness.Side x = h.side(h.a, 1 << 16);
+            Harness.Side y = h.side(h.b, 1 << 16);
+            Harness.connect(x, y, new Harness.Params());
+            xIp = ((SoftDevice) h.a).addresses()[0];
+            yIp = ((SoftDevice) h.b).addresses()[0];
+            try (Poller poller = h.fabric.createPoller()) {
+                RecvBatch rb = RecvBatch.allocate(h.arena, SENDS, 1);
+                SendBatch sb = SendBatch.allocate(h.arena, SENDS, 1);
+                for (int i = 0; i < SENDS; i++) {
+                    rb.wrId(i, 100 + i).single(i, y.mr.address() + 64L * i, 64, y.mr.lkey());
+                    sb.wrId(i, i).opcode(i, WrOpcode.SEND).single(i, x.mr.address() + 64L * i, 64, x.mr.lkey());
+                }
+                y.qp.postRecv(rb, SENDS);
+                x.qp.postSend(sb, SENDS);
+                Thread.sleep(200); // on the loop: the SENDs wait in the socket, to be read in one batch
+
+                int sent = 0;
+                int received = 0;
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while ((sent < SENDS || received < SENDS) && System.nanoTime() < deadline) {
+                    poller.poll(1_000_000, a -> { });
+                    int k = x.scq.poll(x.wc);
+                    for (int i = 0; i < k; i++) {
+                        assertThat(x.wc.status(i)).isEqualTo(WcStatus.SUCCESS);
+                    }
+                    sent += k;
+                    received += y.rcq.poll(y.wc);
+                }
+                assertThat(sent).as("SEND completions").isEqualTo(SENDS);
+                assertThat(received).as("receive completions").isEqualTo(SENDS);
+            }
+        }
+        int[] sendsAndAcks = count(pcap, xIp, yIp);
+        assertThat(sendsAndAcks[0]).as("SEND packets from x").isEqualTo(SENDS);
+        if (onLoop) {
+            assertThat(sendsAndAcks[1]).as("ACKs from y: one for the batch").isEqualTo(1);
+        } else {
+            assertThat(sendsAndAcks[1]).as("ACKs from y: one per SEND").isEqualTo(SENDS);
+        }
+    }
+
+    /** SEND_ONLY packets sent by {@code x} and ACKs sent by {@code y}; the tap records each datagram on send. */
+    private static int[] count(Path pcap, int x, int y) throws Exception {
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(pcap));
+        b.order(b.getInt(0) == 0xa1b23c4d ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        int at = 24;
+        int sends = 0;
+        int acks = 0;
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        while (at + 16 <= b.limit()) {
+            int len = b.getInt(at + 8);
+            int ip = at + 16;
+            int src = b.order(ByteOrder.BIG_ENDIAN).getInt(ip + 12);
+            int dst = b.getInt(ip + 16);
+            int opcode = b.get(ip + 28) & 0xFF;
+            int psn = b.getInt(ip + 28 + 8) & 0xFFFFFF;
+            b.order(b.getInt(0) == 0xa1b23c4d ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+            // sent and received datagrams are both recorded: count each (source, opcode, PSN) once
+            if (seen.add(src + "/" + dst + "/" + opcode + "/" + psn)) {
+                if (src == x && opcode == OP_SEND_ONLY) {
+                    sends++;
+                } else if (src == y && opcode == OP_ACKNOWLEDGE) {
+                    acks++;
+                }
+            }
+            at = ip + len;
+        }
+        return new int[] {sends, acks};
+    }
+}

@@ -20,8 +20,8 @@ import java.util.List;
  * @param pcap when set, every datagram sent and received is written to this pcap file
  * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
  * @param maxMulticastGroups groups a device may join ({@code max_mcast_grp}); each holds one socket
- * @param receiveOnLoop the first event loop opened on the fabric reads the devices' sockets itself (run to
- *     completion) instead of a receive thread per address handing packets over
+ * @param receiveOnLoop an event loop of the fabric (the first, then the next when it closes) reads the devices'
+ *     sockets itself (run to completion) instead of a receive thread per address handing packets over (default)
  */
 public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double timerScale,
         boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, Path pcap,
@@ -88,7 +88,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         long spin = config.getLong(POLLER_SPIN_NANOS, 0);
         String pcap = config.get(PCAP, null);
         int groups = config.getInt(MAX_MULTICAST_GROUPS, DEFAULT_MAX_MULTICAST_GROUPS);
-        boolean onLoop = config.getBoolean(RECEIVE_ON_LOOP, false);
+        boolean onLoop = config.getBoolean(RECEIVE_ON_LOOP, true);
         java.util.Map<String, String> faults = new java.util.HashMap<>();
         config.properties().forEach((k, v) -> {
             if (k.startsWith(FAULT_PREFIX)) {

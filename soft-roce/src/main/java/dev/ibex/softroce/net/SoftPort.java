@@ -441,6 +441,8 @@ public final class SoftPort implements AutoCloseable {
 
     /** What one receive thread keeps between datagrams: its buffer and the last sender it decoded. */
     public final class Reader {
+        private Reader() {}
+
         private PacketBuffer buf;
         private SocketAddress lastFrom; // the JDK hands back the same object while the sender does not change
         private int fromIp, fromPort;
@@ -454,6 +456,11 @@ public final class SoftPort implements AutoCloseable {
         }
     }
 
+    /**
+     * A reader for one thread that reads this port's sockets ({@link #receiveAvailable}); release it when done.
+     *
+     * @return a new reader, holding no buffer yet
+     */
     public Reader newReader() {
         return new Reader();
     }
@@ -514,8 +521,10 @@ public final class SoftPort implements AutoCloseable {
 
     /**
      * Reads and delivers, on the calling thread, up to {@code max} datagrams that are waiting — never blocks. For the
-     * thread reception is lent to ({@link #lendReception}); {@code reader} is that thread's.
+     * thread reception is lent to ({@link #lendReception}).
      *
+     * @param reader the calling thread's reader ({@link #newReader})
+     * @param max the most datagrams to read in this call
      * @return how many were read (fewer than {@code max}: the socket is empty for now)
      */
     public int receiveAvailable(Reader reader, int max) {

@@ -180,13 +180,23 @@ public final class SoftFabric implements Fabric {
         return cm.createEventChannel();
     }
 
+    /** A poller that receives nothing itself: the devices' receive threads do, whoever polls and however often. */
     @Override
     public Poller createPoller() {
         requireOpen();
+        return new SoftPoller(tracker, config.pollerSpinNanos());
+    }
+
+    /**
+     * With {@link SoftRoceConfig#receiveOnLoop()} (the default), the first loop poller reads every device socket
+     * itself (run to completion), and after it closes the next one; otherwise as {@link #createPoller()}.
+     */
+    @Override
+    public Poller createLoopPoller() {
+        requireOpen();
         if (config.receiveOnLoop() && receptionLent.compareAndSet(false, true)) {
-            // one loop at a time reads every device socket (run to completion): the first poller, and after it closes
-            // the next one; packets for other loops' connections are processed on it and their completions wake
-            // those loops, as a receive thread's would
+            // packets for other loops' connections are processed on this one and their completions wake those
+            // loops, as a receive thread's would
             List<SoftPort> ports = new ArrayList<>();
             for (SoftDevice d : devices) {
                 for (int i = 0; i < d.addresses().length; i++) {

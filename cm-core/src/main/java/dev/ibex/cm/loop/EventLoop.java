@@ -112,7 +112,7 @@ public final class EventLoop implements Executor {
         this.fabric = group.fabric();
         this.wcs = CompletionBatch.allocate(arena, Math.min(32, options.completionBudget()));
         this.recvBatch = RecvBatch.allocate(arena, 64, 1);
-        this.poller = fabric.createPoller();
+        this.poller = fabric.createLoopPoller(); // polled without pause: the provider may work inline on it
         try {
             this.cmChannel = fabric.createEventChannel();
             poller.register(cmChannel, (Source) this::readCmEvents);

@@ -23,6 +23,18 @@ public interface Fabric extends AutoCloseable {
     /** {@return a new poller that waits on this fabric's event sources (one per event loop)} */
     Poller createPoller();
 
+    /**
+     * A poller for a thread that does nothing but poll it — an event loop. The provider may run the device's work
+     * inline on that thread (soft-roce reads its packets there: run to completion), so while it exists the device may
+     * progress only as often as it is polled: never hand it to code that polls now and then. The default is
+     * {@link #createPoller()}.
+     *
+     * @return a new poller, otherwise as {@link #createPoller()}
+     */
+    default Poller createLoopPoller() {
+        return createPoller();
+    }
+
     /** {@return counts of every live resource, for leak checks and debugging} */
     ResourceCounts resources();
 

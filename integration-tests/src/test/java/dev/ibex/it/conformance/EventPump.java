@@ -45,10 +45,18 @@ public final class EventPump implements AutoCloseable {
     private final CompletionBatch batch;
 
     EventPump(Fabric fabric, Scope scope, Duration timeout) {
+        this(fabric, scope, timeout, false);
+    }
+
+    /**
+     * @param loopPoller poll through {@link Fabric#createLoopPoller()} (the provider may do the device's work inline
+     *     on the pump's thread, which then must poll whenever a test waits — it always does)
+     */
+    EventPump(Fabric fabric, Scope scope, Duration timeout, boolean loopPoller) {
         this.fabric = fabric;
         this.scope = scope;
         this.timeout = timeout;
-        this.poller = fabric.createPoller();
+        this.poller = loopPoller ? fabric.createLoopPoller() : fabric.createPoller();
         this.batch = CompletionBatch.allocate(scope.arena(), 32);
     }
 

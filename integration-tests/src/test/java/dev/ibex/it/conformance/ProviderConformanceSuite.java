@@ -37,6 +37,11 @@ public abstract class ProviderConformanceSuite implements CmConformance, RcDataC
     private Scope scope;
     private EventPump pump;
 
+    /** Whether the tests' pump polls through {@link Fabric#createLoopPoller()}, as an event loop does (default: no). */
+    protected boolean loopPoller() {
+        return false;
+    }
+
     /** The provider and how to use it. Called once per class. */
     protected abstract ProviderUnderTest createProvider();
 
@@ -59,7 +64,7 @@ public abstract class ProviderConformanceSuite implements CmConformance, RcDataC
     void openScope(TestInfo test) {
         started = System.nanoTime();
         scope = new Scope();
-        pump = scope.add(new EventPump(fabric, scope, provider.eventTimeout()));
+        pump = scope.add(new EventPump(fabric, scope, provider.eventTimeout(), loopPoller()));
     }
 
     @AfterEach

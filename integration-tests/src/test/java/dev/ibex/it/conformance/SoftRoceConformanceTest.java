@@ -45,19 +45,12 @@ class SoftRoceConformanceTest extends ProviderConformanceSuite {
         return missing;
     }
 
-    private ProviderConfig config(int port) {
-        Map<String, String> settings = new java.util.HashMap<>(Map.of(
+    private static ProviderConfig config(int port) {
+        return ProviderConfig.of(Map.of(
                 // a second GID on each device: an alternate path exists, so the devices claim AUTO_PATH_MIG
                 "ibex.softroce.devices", "soft0=127.0.0.2+127.0.0.12,soft1=127.0.0.3+127.0.0.13",
                 "ibex.softroce.port", Integer.toString(port),
                 "ibex.softroce.timerScale", "0.01"));
-        settings.putAll(extraSettings());
-        return ProviderConfig.of(settings);
-    }
-
-    /** Settings a variant of the suite adds (none here). */
-    protected Map<String, String> extraSettings() {
-        return Map.of();
     }
 
     /** Why the provider cannot run the suite here, or {@code null}: it must open a fabric and an event channel. */

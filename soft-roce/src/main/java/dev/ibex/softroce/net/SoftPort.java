@@ -65,6 +65,8 @@ public final class SoftPort implements AutoCloseable {
     private volatile Thread receiver;
     /** Set while another thread reads the socket ({@link #lendReception}); the receive thread then ends. */
     private volatile boolean lent;
+    /** This port's own socket address: where {@link #lendReception} sends its nudge from and to. */
+    private final InetSocketAddress self;
     private final Object receptionLock = new Object();
     private final GroupReceiver groups;
     private final ReentrantLock deliveryLock = new ReentrantLock();
@@ -97,6 +99,7 @@ public final class SoftPort implements AutoCloseable {
         this.faults = b.faults != null ? b.faults : new FaultInjector(0);
         this.tap = b.tap;
         this.name = Ipv4.toString(ip) + ":" + udpPort;
+        this.self = new InetSocketAddress(address, udpPort);
         this.groups = new GroupReceiver(this, name);
         this.receiver = startReceiver();
         if (receiveBufferBytes < b.receiveBufferBytes) {
@@ -488,7 +491,7 @@ public final class SoftPort implements AutoCloseable {
             lent = true;
             try {
                 // a receive blocked in the kernel wakes for a datagram only: an empty one to ourselves ends it
-                channel.send(ByteBuffer.allocate(0), new InetSocketAddress(address, udpPort));
+                channel.send(ByteBuffer.allocate(0), self);
                 joinThread(receiver);
                 channel.configureBlocking(false);
             } catch (IOException e) {
@@ -574,8 +577,11 @@ public final class SoftPort implements AutoCloseable {
                     continue;
                 }
                 int length = bb.position();
-                if (length == 0 && lent) {
-                    break; // lendReception's nudge: another thread reads from now on
+                if (length == 0 && from.equals(self)) {
+                    if (lent) {
+                        break; // lendReception's nudge: another thread reads from now on
+                    }
+                    continue; // a nudge left over from an earlier lending
                 }
                 received.increment();
                 if (length == bb.capacity()) {
@@ -652,6 +658,9 @@ public final class SoftPort implements AutoCloseable {
             return EMPTY;
         }
         int length = bb.position();
+        if (length == 0 && from.equals(self)) {
+            return RECEIVED; // lendReception's nudge, read by the borrower when the receive thread left before it
+        }
         received.increment();
         if (length == bb.capacity()) {
             oversize.increment();

@@ -531,6 +531,9 @@ public final class SoftPort implements AutoCloseable {
      * @return how many were read (fewer than {@code max}: the socket is empty for now)
      */
     public int receiveAvailable(Reader reader, int max) {
+        if (!lent) {
+            return 0; // taken back (the socket blocks again and its receive thread reads it): never wait here
+        }
         int n = 0;
         try {
             while (n < max && receiveOne(reader, channel, ip, 0) == RECEIVED) {

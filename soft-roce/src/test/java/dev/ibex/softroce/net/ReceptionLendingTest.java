@@ -4,8 +4,10 @@ import static dev.ibex.softroce.net.PortFixture.datagram;
 import static dev.ibex.softroce.net.PortFixture.next;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.junit.jupiter.api.AfterEach;
@@ -63,6 +65,10 @@ class ReceptionLendingTest {
 
             port.reclaimReception();
             assertThat(lent.isBlocking()).isTrue();
+            SoftPort.Reader late = port.newReader();
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> port.receiveAvailable(late, 2),
+                    "a borrower that reads after the socket was taken back must not block in its receive");
+            late.release();
             peer.send(datagram(5, 40), to);
             PortFixture.Received r = next(got);
             assertThat(r.tag()).isEqualTo(5);

@@ -3,20 +3,14 @@ package dev.ibex.cm.endpoint;
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
-import dev.ibex.cm.buffer.BufferOwner;
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.endpoint.DatagramTable.Action;
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.loop.LoopDevice;
-import dev.ibex.cm.loop.LoopEndpoint;
-import dev.ibex.cm.loop.WrId;
 import dev.ibex.cm.spi.AhAttr;
-import dev.ibex.cm.spi.AsyncEvent;
-import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmId;
-import dev.ibex.cm.spi.CompletionBatch;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.Gid;
@@ -27,7 +21,6 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.UdParam;
 import dev.ibex.cm.spi.VerbsAbi;
-import dev.ibex.cm.spi.WcStatus;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,36 +35,40 @@ import org.slf4j.LoggerFactory;
  * {@link #peerOf} from received datagrams, or multicast groups {@link #join joined}. Received datagrams carry the
  * 40-byte GRH in front of the payload. With {@link DatagramOptions#listen()} the endpoint answers SIDR requests.
  * Driven by {@link DatagramTable}; every callback runs on {@link #loop()}; the data path is loop-confined and
- * allocation-free like {@link Connection}'s.
+ * allocation-free like {@link Connection}'s. What the loop and the send queue call is {@link DatagramEvents}, not
+ * this class's API. Threading: the data path and the queries marked so are loop-thread only; binding, resolving,
+ * joining, {@link #close()} and the other queries may be called from any thread.
  */
-public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owner {
-    private static final Logger LOG = LoggerFactory.getLogger(Datagram.class);
-    private static final DatagramHandler NO_HANDLER = new DatagramHandler() {};
+public final class Datagram {
+    static final Logger LOG = LoggerFactory.getLogger(Datagram.class);
+    static final DatagramHandler NO_HANDLER = new DatagramHandler() {};
 
-    private final EventLoop loop;
+    final EventLoop loop;
     private final InetSocketAddress address;
     private final DatagramOptions options;
-    private final DatagramHandler handler;
-    private volatile DatagramState state = DatagramState.IDLE;
+    final DatagramHandler handler;
+    volatile DatagramState state = DatagramState.IDLE;
     private volatile InetSocketAddress localAddress;
     private CmId id;
-    private int handle = -1;
-    private LoopDevice device;
-    private QueuePair qp;
-    private CompletionQueue cq;
+    int handle = -1;
+    LoopDevice device;
+    QueuePair qp;
+    CompletionQueue cq;
     private int cqReserved;
-    private SendQueue sq;
-    private ReceiveQueue rq;
+    SendQueue sq;
+    ReceiveQueue rq;
     private int mtu;
     private boolean listening;
-    private Throwable fatal;
+    Throwable fatal;
     /** The QP whose device-side drops count (kept after it is destroyed: its count stays readable). */
     private volatile QueuePair countedQp;
     /** Receives that completed in error while bound (written on the loop). */
-    private volatile long failedReceives;
+    volatile long failedReceives;
     private final List<UdPeer> peers = new ArrayList<>();
     private final List<Membership> memberships = new ArrayList<>();
     private final List<Resolution> exchanges = new ArrayList<>();
+    /** What the loop and the send queue call (the context of the id and the QP). */
+    final DatagramEvents events = new DatagramEvents(this);
 
     private Datagram(EventLoop loop, InetSocketAddress address, DatagramOptions options, DatagramHandler handler) {
         this.loop = loop;
@@ -131,8 +128,8 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
 
     private boolean prepare() {
         try {
-            handle = loop.register(this);
-            id = loop.cmChannel().createId(PortSpace.UDP, this);
+            handle = loop.register(events);
+            id = loop.cmChannel().createId(PortSpace.UDP, events);
             return true;
         } catch (RuntimeException e) {
             state = DatagramState.CLOSED;
@@ -145,7 +142,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
 
     // ---- queries ----
 
-    @Override
+    /** {@return the loop the endpoint lives on} */
     public EventLoop loop() {
         return loop;
     }
@@ -176,7 +173,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         return mtu;
     }
 
-    @Override
+    /** {@return the device the endpoint is bound to, or {@code null} before its address is resolved} */
     public DeviceContext device() {
         LoopDevice d = device;
         return d == null ? null : d.context();
@@ -243,7 +240,6 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
     // ---- commands ----
 
     /** Closes (any thread): leaves every group, destroys QP, address handles and id. Idempotent. */
-    @Override
     public void close() {
         try {
             loop.run(() -> input(Input.CLOSE, null));
@@ -252,8 +248,8 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         }
     }
 
-    @Override
-    public void abort() {
+    /** Tears down at once: the loop's shutdown deadline passed (loop thread). */
+    void abort() {
         if (state != DatagramState.CLOSED) {
             state = DatagramState.CLOSED;
             release();
@@ -491,10 +487,10 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         cqReserved = depth + window;
         cq = device.reserveCq(cqReserved);
         qp = id.createQp(device.pd(), new QpInitAttr(cq, cq, null, new QpCap(depth, window, 1, 1,
-                options.maxInline()), QpType.UD, false, this));
-        qp.context(this);
+                options.maxInline()), QpType.UD, false, events));
+        qp.context(events);
         countedQp = qp;
-        sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, 0, this);
+        sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, 0, events);
         rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, VerbsAbi.GRH_SIZE);
         rq.flush();
         if (rq.posted() == 0) {
@@ -565,7 +561,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
             quietly("destroying the CM id", id::close);
         }
         if (handle >= 0) {
-            loop.unregister(handle, this);
+            loop.unregister(handle, events);
             handle = -1;
         }
     }
@@ -619,120 +615,7 @@ public final class Datagram implements LoopEndpoint, BufferOwner, SendQueue.Owne
         safely(() -> handler.onLeft(this, m));
     }
 
-    // ---- loop dispatch ----
-
-    @Override
-    public void onCmEvent(CmEvent event) {
-        input(Input.of(event.type()), event);
-    }
-
-    @Override
-    public void onCompletion(CompletionBatch wc, int i, int kind, int slot) {
-        if (kind != WrId.RECV) {
-            if (sq != null) {
-                sq.complete(slot, kind, wc.status(i), wc.vendorErr(i));
-            }
-            return;
-        }
-        if (rq == null || rq.completed(slot) == null) {
-            return;
-        }
-        Buffer b = device.pool().buffer(slot);
-        if (!wc.isSuccess(i) || state != DatagramState.BOUND) {
-            b.reclaim();
-            b.release();
-            rq.recycled();
-            if (!wc.isSuccess(i) && wc.status(i) != WcStatus.WR_FLUSH_ERR) {
-                LOG.debug("{}: a receive completed with {}", this, wc.status(i));
-                if (state == DatagramState.BOUND) {
-                    failedReceives = failedReceives + 1; // a datagram arrived and was lost: count it
-                }
-            }
-            return;
-        }
-        int len = Math.max(0, wc.byteLen(i) - VerbsAbi.GRH_SIZE);
-        b.deliver(VerbsAbi.GRH_SIZE, len, wc.flags(i), wc.immData(i), wc.srcQp(i), this);
-        rq.handedOut();
-        try {
-            handler.onMessage(this, b);
-        } catch (Throwable t) {
-            loop.reportUncaught(t);
-        }
-    }
-
-    @Override
-    public void released(Buffer buffer) {
-        if (rq != null) {
-            rq.released();
-        }
-    }
-
-    @Override
-    public void onAsyncEvent(AsyncEvent e) {
-        AsyncEventType t = e.type();
-        boolean mine = switch (t.element()) {
-            case QP -> e.qp() != null && e.qp() == qp;
-            case CQ -> e.cq() != null && e.cq() == cq;
-            case SRQ -> false;
-            case PORT, DEVICE -> true;
-        };
-        if (!mine || state != DatagramState.BOUND) {
-            return;
-        }
-        switch (t) {
-            case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, CQ_ERR, DEVICE_FATAL -> {
-                fatal = new RdmaException("ibv_get_async_event", 0, t + ": the datagram endpoint cannot continue");
-                input(Input.FATAL, null);
-            }
-            case SM_CHANGE, CLIENT_REREGISTER -> {
-                LOG.info("{}: {}: multicast subscriptions may need to be joined again", this, t);
-                safely(() -> handler.onDeviceEvent(this, e));
-            }
-            default -> safely(() -> handler.onDeviceEvent(this, e));
-        }
-    }
-
-    // ---- SendQueue.Owner ----
-
-    @Override
-    public void completed(Operation op, long attachment) {
-        try {
-            handler.onComplete(this, attachment);
-        } catch (Throwable t) {
-            loop.reportUncaught(t);
-        }
-    }
-
-    @Override
-    public void failed(Operation op, long attachment, RdmaException error) {
-        try {
-            handler.onFailed(this, attachment, error);
-        } catch (Throwable t) {
-            loop.reportUncaught(t);
-        }
-    }
-
-    @Override
-    public void writabilityChanged(boolean writable) {
-        if (state == DatagramState.BOUND) {
-            safely(() -> handler.onWritabilityChanged(this, writable));
-        }
-    }
-
-    @Override
-    public void postFailed(RdmaException error) {
-        if (state == DatagramState.BOUND) {
-            fatal = error;
-            input(Input.FATAL, null);
-        }
-    }
-
-    @Override
-    public void exposureStep(Operation op, Exposure e, RdmaException error) {
-        throw new AssertionError("UD endpoints expose no memory"); // memory windows are bound on RC QPs only
-    }
-
-    private void safely(Runnable r) {
+    void safely(Runnable r) {
         try {
             r.run();
         } catch (Throwable t) {

@@ -3,7 +3,6 @@ package dev.ibex.cm.endpoint;
 import dev.ibex.cm.endpoint.ListenerTable.Action;
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.EventLoopGroup;
-import dev.ibex.cm.loop.LoopEndpoint;
 import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.DeviceContext;
@@ -19,9 +18,11 @@ import org.slf4j.LoggerFactory;
  * A passive RC endpoint: binds, listens, and turns each CONNECT_REQUEST into a {@link ConnectionRequest} whose
  * connection lives in REQUESTED until the application accepts or rejects it. Accepted connections move to another
  * loop of the group (round-robin) unless {@link ListenOptions#childrenOnListenerLoop()}. Driven by
- * {@link ListenerTable}; callbacks run on {@link #loop()}.
+ * {@link ListenerTable}; callbacks run on {@link #loop()}. What the loop calls is {@link ListenerEvents}, not this
+ * class's API. Threading: listening, {@link #close()} and the queries may be called from any thread; the rest runs
+ * on the listener's loop.
  */
-public final class Listener implements LoopEndpoint {
+public final class Listener {
     private static final Logger LOG = LoggerFactory.getLogger(Listener.class);
 
     private final EventLoop loop;
@@ -35,6 +36,8 @@ public final class Listener implements LoopEndpoint {
     private final HalfOpen halfOpen;
     private long lastOverloadWarning;
     private long refusedSinceWarning;
+    /** What the loop calls (the context of the listening id). */
+    private final ListenerEvents events = new ListenerEvents(this);
 
     private Listener(EventLoop loop, InetSocketAddress address, ListenOptions options, ListenerHandler handler) {
         this.loop = loop;
@@ -89,8 +92,8 @@ public final class Listener implements LoopEndpoint {
 
     private boolean prepare() {
         try {
-            handle = loop.register(this);
-            id = loop.cmChannel().createId(PortSpace.TCP, this);
+            handle = loop.register(events);
+            id = loop.cmChannel().createId(PortSpace.TCP, events);
             return true;
         } catch (RuntimeException e) {
             state = ListenerState.CLOSED;
@@ -106,7 +109,7 @@ public final class Listener implements LoopEndpoint {
         return id;
     }
 
-    @Override
+    /** {@return the loop the listener lives on} */
     public EventLoop loop() {
         return loop;
     }
@@ -126,7 +129,7 @@ public final class Listener implements LoopEndpoint {
         return options;
     }
 
-    @Override
+    /** {@return the device the listening id is bound to, or {@code null} (a wildcard address, or not bound yet)} */
     public DeviceContext device() {
         CmId i = id;
         return i == null ? null : i.device();
@@ -152,7 +155,6 @@ public final class Listener implements LoopEndpoint {
     }
 
     /** Stops listening (any thread). Requests already delivered stay answerable. Idempotent. */
-    @Override
     public void close() {
         try {
             loop.run(() -> input(Input.CLOSE, null));
@@ -161,8 +163,8 @@ public final class Listener implements LoopEndpoint {
         }
     }
 
-    @Override
-    public void abort() {
+    /** Tears down at once: the loop's shutdown deadline passed (loop thread). */
+    void abort() {
         if (state != ListenerState.CLOSED) {
             state = ListenerState.CLOSED;
             release();
@@ -277,14 +279,9 @@ public final class Listener implements LoopEndpoint {
             }
         }
         if (handle >= 0) {
-            loop.unregister(handle, this);
+            loop.unregister(handle, events);
             handle = -1;
         }
-    }
-
-    @Override
-    public void onCmEvent(CmEvent event) {
-        input(Input.of(event.type()), event);
     }
 
     private void safely(Runnable r) {

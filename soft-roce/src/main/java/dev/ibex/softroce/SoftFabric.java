@@ -213,7 +213,7 @@ public final class SoftFabric implements Fabric {
                 throw e;
             }
         }
-        return new SoftPoller(tracker, config.pollerSpinNanos());
+        return createPoller();
     }
 
     @Override

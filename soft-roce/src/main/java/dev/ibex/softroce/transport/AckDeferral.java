@@ -64,9 +64,4 @@ public final class AckDeferral {
             r.sendDeferredAck();
         }
     }
-
-    /** How many responders owe an ACK now (tests). */
-    int pending() {
-        return count;
-    }
 }

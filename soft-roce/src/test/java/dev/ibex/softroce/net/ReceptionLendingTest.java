@@ -43,6 +43,9 @@ class ReceptionLendingTest {
             assertThatThrownBy(port::lendReception).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("lent already");
 
+            // the lending's nudge, as the borrower finds it when the receive thread ended before reading it: no
+            // packet, and not counted as one (it was: 4 datagrams read for 3)
+            lent.send(java.nio.ByteBuffer.allocate(0), lent.getLocalAddress());
             for (int tag = 2; tag <= 4; tag++) {
                 peer.send(datagram(tag, 40), to);
             }

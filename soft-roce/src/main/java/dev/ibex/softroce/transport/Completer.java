@@ -50,7 +50,7 @@ final class Completer {
     /** Opcode of the last READ response of a message in progress, -1 otherwise. */
     int opcode = -1;
     int retryCount;
-    /** {@link PathMigration#migrations()} when {@link #retryCount} was last reset. */
+    /** {@link PathMigration.Paths#migrations()} when {@link #retryCount} was last reset. */
     private long retryMigrations;
     int rnrRetryCount;
     boolean startedRetry;
@@ -69,7 +69,7 @@ final class Completer {
 
     private void resetRetryCounters() {
         retryCount = qp.retryCnt();
-        retryMigrations = qp.paths().migrations();
+        retryMigrations = qp.paths().current().migrations();
         rnrRetryCount = qp.rnrRetry();
         startedRetry = false;
     }
@@ -219,14 +219,14 @@ final class Completer {
                         // these retries were spent on the dead path (rdmavt fails here); or it is ARMED and migrates
                         // now instead of failing (rdmavt restart_rc). Either way the new primary gets a full count,
                         // from the oldest unacknowledged PSN
-                        boolean migratedMeanwhile = qp.paths().migrations() != retryMigrations;
-                        if (migratedMeanwhile
-                                || qp.paths().retriesExhausted() == PathMigration.Exhausted.MIGRATED) {
-                            if (!migratedMeanwhile) {
+                        PathMigration.Exhausted x = qp.paths().retriesExhausted(retryMigrations);
+                        if (x == PathMigration.Exhausted.MIGRATED
+                                || x == PathMigration.Exhausted.MIGRATED_MEANWHILE) {
+                            if (x == PathMigration.Exhausted.MIGRATED) {
                                 migrations++;
                             }
                             retryCount = qp.retryCnt();
-                            retryMigrations = qp.paths().migrations();
+                            retryMigrations = qp.paths().current().migrations();
                             sender.requester.needRetry = true;
                             startedRetry = true;
                             return DONE;

@@ -56,8 +56,10 @@ public final class PathMigration {
      *
      * @param alternate {@code null} until one is loaded
      * @param errorRaised whether PATH_MIG_ERR was raised since the QP last became REARM
+     * @param migrations migrations since the QP left RESET: changes with the state in one snapshot, so a requester
+     *     can tell a migration made meanwhile by another thread from a QP that never was armed
      */
-    public record Paths(Path primary, Path alternate, MigState state, boolean errorRaised) {
+    public record Paths(Path primary, Path alternate, MigState state, boolean errorRaised, long migrations) {
         /** The primary route (where packets go now). */
         public Route route() {
             return primary.route();
@@ -69,26 +71,31 @@ public final class PathMigration {
         }
 
         Paths with(Path p, Path a, MigState s, boolean e) {
-            return new Paths(p, a, s, e);
+            return new Paths(p, a, s, e, migrations);
         }
 
         /** The alternate becomes the primary and stays the alternate until another is loaded. */
         Paths migrated() {
-            return new Paths(alternate, alternate, MigState.MIGRATED, errorRaised);
+            return new Paths(alternate, alternate, MigState.MIGRATED, errorRaised, migrations + 1);
         }
     }
 
     /** What a requester whose retries ran out does. */
     public enum Exhausted {
-        /** It migrated (or was migrated meanwhile): reset the retry count, resend on the new primary. */
+        /** It migrated now: reset the retry count, resend on the new primary. */
         MIGRATED,
+        /**
+         * It was migrated during this retry cycle (the peer's MigReq = 1, or a forced migration): these retries were
+         * spent on the dead path; reset the retry count, resend on the new primary.
+         */
+        MIGRATED_MEANWHILE,
         /** Not armed: RETRY_EXC_ERR. */
         NOT_ARMED,
         /** Armed, but the local alternate port is down: PATH_MIG_ERR was raised; RETRY_EXC_ERR. */
         ALTERNATE_UNUSABLE
     }
 
-    private static final Paths INITIAL = new Paths(new Path(null, 1, 0, 0), null, MigState.MIGRATED, false);
+    private static final Paths INITIAL = new Paths(new Path(null, 1, 0, 0), null, MigState.MIGRATED, false, 0);
 
     private final SoftQueuePair qp;
     private final AtomicReference<Paths> current = new AtomicReference<>(INITIAL);
@@ -265,11 +272,20 @@ public final class PathMigration {
 
     /**
      * The requester's retries ran out (rdmavt {@code restart_rc}): an ARMED QP migrates (PATH_MIG) and the caller
-     * resends from the oldest unacknowledged PSN with a fresh retry count; otherwise the WQE fails. Send task.
+     * resends from the oldest unacknowledged PSN with a fresh retry count; so does one that was migrated since the
+     * retry cycle began; otherwise the WQE fails. One snapshot decides, so a peer's MigReq = 1 migrating the QP on the
+     * receiving thread at this moment is seen as a migration, not as a QP that is no longer ARMED (that race failed
+     * ApmStreamTest's connection with RETRY_EXC_ERR when both ends' retries ran out together). Send task.
+     *
+     * @param seenMigrations {@link Paths#migrations()} when the retry cycle began
+     * @return what the requester does
      */
-    public Exhausted retriesExhausted() {
+    public Exhausted retriesExhausted(long seenMigrations) {
         for (;;) {
             Paths s = current.get();
+            if (s.migrations() != seenMigrations) {
+                return Exhausted.MIGRATED_MEANWHILE;
+            }
             if (s.state() != MigState.ARMED) {
                 return Exhausted.NOT_ARMED;
             }

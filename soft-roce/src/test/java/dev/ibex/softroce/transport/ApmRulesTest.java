@@ -111,6 +111,33 @@ class ApmRulesTest {
         }
     }
 
+    /**
+     * A requester whose retries run out just as the peer's MigReq = 1 migrates its QP on the receiving thread must
+     * resend on the new primary, not fail: the decision is taken on one snapshot, whose migration count says the QP
+     * moved during the retry cycle (it read "no longer ARMED" instead, and ApmStreamTest's server failed with
+     * RETRY_EXC_ERR about once in 60 runs under load when both ends' retries ran out together).
+     */
+    @Test
+    void retriesThatRunOutAfterThePeerMigratedTheQpResendOnTheNewPrimary() {
+        try (ApmPair p = new ApmPair(true, params(), Map.of())) {
+            p.rearmBoth(ApmPair.A2, ApmPair.B2);
+            p.armByTraffic();
+            PathMigration yPaths = ((SoftQueuePair) p.y.qp).paths();
+            long cycleBegan = yPaths.current().migrations();
+            // x migrates (forced); its next packets carry MigReq = 1 on the alternate and migrate y on the wire
+            p.x.qp.modify(new QpAttr().pathMigState(MigState.MIGRATED));
+            p.stream(4, Duration.ofSeconds(10));
+            assertThat(p.mig(p.y)).isEqualTo(MigState.MIGRATED);
+            assertThat(yPaths.current().migrations()).isEqualTo(cycleBegan + 1);
+
+            assertThat(yPaths.retriesExhausted(cycleBegan)).isEqualTo(PathMigration.Exhausted.MIGRATED_MEANWHILE);
+            // a cycle that began after the migration: the QP is not armed, so the WQE fails
+            assertThat(yPaths.retriesExhausted(cycleBegan + 1)).isEqualTo(PathMigration.Exhausted.NOT_ARMED);
+            assertThat(p.count(p.y, AsyncEventType.PATH_MIG)).isEqualTo(1);
+            assertThat(p.count(p.y, AsyncEventType.PATH_MIG_ERR)).isZero();
+        }
+    }
+
     @Test
     void initToRtrTakesAnAlternatePathButNoMigrationState() {
         try (ApmPair p = new ApmPair(true, params(), Map.of())) {

@@ -15,11 +15,17 @@ import java.nio.ByteOrder;
 public final class CompletionBatch {
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
+    /** Bytes of tag-matching info per completion: the tag (8) and the app context (4), padded. */
+    public static final int TM_INFO_SIZE = 16;
+
     private final MemorySegment segment;
+    /** {@code struct ibv_wc_tm_info} per completion, beside the {@code ibv_wc} array ({@code ibv_wc} has no room). */
+    private final MemorySegment tmInfo;
     private final int capacity;
 
-    private CompletionBatch(MemorySegment segment, int capacity) {
-        this.segment = segment;
+    private CompletionBatch(MemorySegment block, int capacity) {
+        this.segment = block.asSlice(0, (long) capacity * WC_SIZE);
+        this.tmInfo = block.asSlice((long) capacity * WC_SIZE, (long) capacity * TM_INFO_SIZE);
         this.capacity = capacity;
     }
 
@@ -35,7 +41,7 @@ public final class CompletionBatch {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity must be positive, got " + capacity);
         }
-        return new CompletionBatch(arena.allocate((long) capacity * WC_SIZE, 8), capacity);
+        return new CompletionBatch(arena.allocate((long) capacity * (WC_SIZE + TM_INFO_SIZE), 8), capacity);
     }
 
     /** {@return the native memory of the batch, {@code capacity()} {@code struct ibv_wc}s} */
@@ -165,6 +171,43 @@ public final class CompletionBatch {
     }
 
     /**
+     * {@return the tag of the matched message ({@code ibv_wc_tm_info.tag}), from {@link WcOpcode#TM_RECV}
+     * completion {@code i}}
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     */
+    public long tmTag(int i) {
+        return tmInfo.get(ValueLayout.JAVA_LONG, (long) i * TM_INFO_SIZE);
+    }
+
+    /**
+     * {@return the sender's app context ({@code ibv_wc_tm_info.priv}), from {@link WcOpcode#TM_RECV} completion
+     * {@code i}}
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     */
+    public int tmPriv(int i) {
+        return tmInfo.get(ValueLayout.JAVA_INT, (long) i * TM_INFO_SIZE + 8);
+    }
+
+    /** {@return the tag-matching info of every completion, {@link #TM_INFO_SIZE} bytes each (tag, then priv)} */
+    public MemorySegment tmInfoSegment() {
+        return tmInfo;
+    }
+
+    /**
+     * Writes completion {@code i}'s tag-matching info.
+     *
+     * @param i the completion's index, from 0 to {@link #capacity()} - 1
+     * @param tag the matched message's tag
+     * @param priv the sender's app context
+     */
+    public void setTmInfo(int i, long tag, int priv) {
+        tmInfo.set(ValueLayout.JAVA_LONG, (long) i * TM_INFO_SIZE, tag);
+        tmInfo.set(ValueLayout.JAVA_LONG, (long) i * TM_INFO_SIZE + 8, Integer.toUnsignedLong(priv));
+    }
+
+    /**
      * {@return the P_Key index of a GSI/UD receive, from completion {@code i}}
      *
      * @param i the completion's index, from 0 to {@link #capacity()} - 1
@@ -222,6 +265,7 @@ public final class CompletionBatch {
         segment.set(ValueLayout.JAVA_INT, base + WC_BYTE_LEN, byteLen);
         segment.set(ValueLayout.JAVA_INT, base + WC_QP_NUM, qpNum);
         segment.set(ValueLayout.JAVA_INT, base + WC_WC_FLAGS, flags);
+        setTmInfo(i, 0, 0);
     }
 
     /**

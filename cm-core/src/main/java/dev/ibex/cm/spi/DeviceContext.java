@@ -12,6 +12,16 @@ public interface DeviceContext {
     DeviceAttributes queryDevice();
 
     /**
+     * The device's tag-matching capabilities ({@code ibv_query_device_ex}'s {@code tm_caps}). The default is a device
+     * without tag matching.
+     *
+     * @return the capabilities; {@link TmCaps#NONE} when the device has no tag matching
+     */
+    default TmCaps queryTmCaps() {
+        return TmCaps.NONE;
+    }
+
+    /**
      * {@code ibv_query_port}. Port numbers start at 1.
      *
      * @param port the port number

@@ -56,6 +56,23 @@ public interface ProtectionDomain extends ResourceTracker.Tracked {
     SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge, int srqLimit);
 
     /**
+     * {@code ibv_create_srq_ex} with {@code IBV_SRQT_TM}: a tag-matching SRQ whose completions go to {@code cq}.
+     *
+     * @param cq the CQ of every completion of the SRQ (receives of its QPs and list operations)
+     * @param maxWr the capacity in ordinary (unexpected) receives
+     * @param maxSge scatter entries per ordinary receive
+     * @param maxNumTags tagged buffers the matching list holds, at most {@link TmCaps#maxNumTags()}
+     * @param maxOps list operations per {@link TagMatchingSrq#postSrqOps} call, at most {@link TmCaps#maxOps()}
+     * @return the new SRQ
+     * @throws dev.ibex.cm.RdmaException ENOTSUP when the device has no tag matching ({@link DeviceContext#queryTmCaps}
+     *     reports {@code max_num_tags} 0); EINVAL when a size exceeds the device's
+     */
+    default TagMatchingSrq createTagMatchingSrq(CompletionQueue cq, int maxWr, int maxSge, int maxNumTags, int maxOps) {
+        throw new dev.ibex.cm.RdmaException("ibv_create_srq_ex", dev.ibex.cm.Errno.ENOTSUP, device().device().name()
+                + " has no tag matching (tm_caps.max_num_tags is 0): match tags in software, or use soft-roce");
+    }
+
+    /**
      * {@code ibv_create_qp}: a QP in RESET that the caller transitions with {@link QueuePair#modify}.
      *
      * @param attr the QP's type, CQs, SRQ and capacities

@@ -108,4 +108,29 @@ public final class VerbsAbi {
 
     /** Bytes of Global Route Header at the start of every UD receive buffer. */
     public static final int GRH_SIZE = 40;
+
+    /** Size of {@code struct ibv_ops_wr} in bytes (a tag-matching list operation, {@link SrqOpsBatch}). */
+    public static final int OPS_WR_SIZE = 72;
+    /** Offset of {@code struct ibv_ops_wr.wr_id}. */
+    public static final int OPS_WR_WR_ID = 0;
+    /** Offset of {@code struct ibv_ops_wr.next}. */
+    public static final int OPS_WR_NEXT = 8;
+    /** Offset of {@code struct ibv_ops_wr.opcode}. */
+    public static final int OPS_WR_OPCODE = 16;
+    /** Offset of {@code struct ibv_ops_wr.flags}. */
+    public static final int OPS_WR_FLAGS = 20;
+    /** Offset of {@code struct ibv_ops_wr.tm.unexpected_cnt}. */
+    public static final int OPS_WR_TM_UNEXPECTED_CNT = 24;
+    /** Offset of {@code struct ibv_ops_wr.tm.handle}. */
+    public static final int OPS_WR_TM_HANDLE = 28;
+    /** Offset of {@code struct ibv_ops_wr.tm.add.recv_wr_id}. */
+    public static final int OPS_WR_TM_ADD_RECV_WR_ID = 32;
+    /** Offset of {@code struct ibv_ops_wr.tm.add.sg_list}. */
+    public static final int OPS_WR_TM_ADD_SG_LIST = 40;
+    /** Offset of {@code struct ibv_ops_wr.tm.add.num_sge}. */
+    public static final int OPS_WR_TM_ADD_NUM_SGE = 48;
+    /** Offset of {@code struct ibv_ops_wr.tm.add.tag}. */
+    public static final int OPS_WR_TM_ADD_TAG = 56;
+    /** Offset of {@code struct ibv_ops_wr.tm.add.mask}. */
+    public static final int OPS_WR_TM_ADD_MASK = 64;
 }

@@ -25,6 +25,19 @@ public final class WcOpcode {
      * buffer).
      */
     public static final int RECV_RDMA_WITH_IMM = RECV + 1;
+    /** {@code IBV_WC_TM_ADD}: a tag-matching list addition ({@link SrqOpsBatch#TAG_ADD}) completed. */
+    public static final int TM_ADD = RECV + 2;
+    /** {@code IBV_WC_TM_DEL}: a tag-matching list removal ({@link SrqOpsBatch#TAG_DEL}) completed. */
+    public static final int TM_DEL = RECV + 3;
+    /** {@code IBV_WC_TM_SYNC}: a tag-matching counter synchronisation ({@link SrqOpsBatch#TAG_SYNC}) completed. */
+    public static final int TM_SYNC = RECV + 4;
+    /**
+     * {@code IBV_WC_TM_RECV}: a tagged message matched a posted tag; {@link WcFlags#TM_MATCH} and
+     * {@link WcFlags#TM_DATA_VALID} say which of the two events (match, data delivered) this completion reports.
+     */
+    public static final int TM_RECV = RECV + 5;
+    /** {@code IBV_WC_TM_NO_TAG}: a message sent without a tag landed in an ordinary receive of a tag-matching SRQ. */
+    public static final int TM_NO_TAG = RECV + 6;
 
     private WcOpcode() {}
 
@@ -56,6 +69,11 @@ public final class WcOpcode {
             case TSO -> "TSO";
             case RECV -> "RECV";
             case RECV_RDMA_WITH_IMM -> "RECV_RDMA_WITH_IMM";
+            case TM_ADD -> "TM_ADD";
+            case TM_DEL -> "TM_DEL";
+            case TM_SYNC -> "TM_SYNC";
+            case TM_RECV -> "TM_RECV";
+            case TM_NO_TAG -> "TM_NO_TAG";
             default -> "OPCODE_" + opcode;
         };
     }

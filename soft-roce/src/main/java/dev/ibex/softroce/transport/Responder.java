@@ -51,6 +51,8 @@ public final class Responder {
     private final RecvWqe srqWqe;
     private final Dma.RecvCursor cursor = new Dma.RecvCursor();
     private final RkeyCheck rkeys = new RkeyCheck();
+    /** Where SENDs go when the QP's SRQ is a tag-matching one, else null. */
+    private final TagMatcher tm;
 
     /** Next expected PSN. */
     private int psn;
@@ -92,7 +94,9 @@ public final class Responder {
         this.work = work;
         this.task = new SerialTask("receive task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
         SoftSharedReceiveQueue srq = qp.softSrq();
-        this.srqWqe = srq == null ? null : SoftQueuePair.newScratchRecvWqe(srq.maxSge());
+        this.srqWqe = srq == null ? null
+                : SoftQueuePair.newScratchRecvWqe(Math.max(srq.maxSge(), SoftTagMatchingSrq.CAPS.maxSge()));
+        this.tm = srq instanceof SoftTagMatchingSrq t ? new TagMatcher(t) : null;
     }
 
     /** A scratch WQE for SRQ receives (RecvWqe's constructor is package-private to the verbs). */
@@ -267,7 +271,7 @@ public final class Responder {
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
             return;
         }
-        if (needsReceive(op) && !takeReceive()) {
+        if (needsReceive(op) && !(tm != null ? takeTagged(pkt) : takeReceive())) {
             rnrNaksSent++;
             sendAck(Aeth.rnrNak(qp.minRnrTimer()), pkt.psn()); // class B: the requester retries later
             return;
@@ -349,13 +353,28 @@ public final class Responder {
         return true;
     }
 
+    /** {@link #takeReceive()} on a tag-matching SRQ: a SEND's TMH decides between a tagged and an ordinary buffer. */
+    private boolean takeTagged(RocePacket pkt) {
+        if (pkt.opcode().operation() != Operation.SEND) {
+            tm.plain();
+            return takeReceive();
+        }
+        if (!tm.begin(pkt.segment(), pkt.payloadOffset(), pkt.payloadLength(), srqWqe)) {
+            return false;
+        }
+        wqe = srqWqe;
+        cursor.reset();
+        return true;
+    }
+
     private void executeSend(RocePacket pkt) {
         if (wqe == null) { // cannot happen: validSequence and takeReceive guarantee one
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
             return;
         }
-        int r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, pkt.segment(), pkt.payloadOffset(),
-                pkt.payloadLength());
+        int skip = tm == null ? 0 : tm.takeSkip(); // a matched eager message's TMH stays out of the buffer
+        int r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, pkt.segment(), pkt.payloadOffset() + skip,
+                pkt.payloadLength() - skip);
         if (r == Dma.NO_ROOM) {
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR, AsyncEventType.QP_REQ_ERR);
             return;
@@ -376,6 +395,9 @@ public final class Responder {
             }
         }
         advance(pkt);
+        if (tm != null && op.position().isFirst() && !op.position().isLast()) {
+            tm.matchedFirstOfMany(wqe.wrId, qp.qpNum());
+        }
         if (op.position().isLast()) {
             int flags = op.hasImmDt() ? WcFlags.WITH_IMM : op.hasIeth() ? WcFlags.WITH_INV : 0;
             int imm = op.hasImmDt() ? pkt.immediate() : 0;
@@ -717,7 +739,14 @@ public final class Responder {
         if (qp.softSrq() == null) {
             qp.rq().advance();
         }
-        if (status != 0) {
+        if (tm != null) {
+            if (status != 0) {
+                tm.plain();
+                tm.cq().complete(wrId, status, wcOpcode, 0, qp.qpNum(), 0, 0, 0, true);
+            } else {
+                tm.complete(wcOpcode, wrId, byteLen, qp.qpNum(), flags, imm, solicited);
+            }
+        } else if (status != 0) {
             qp.recvCqSoft().complete(wrId, status, wcOpcode, 0, qp.qpNum(), 0, 0, 0, true);
         } else if ((flags & WcFlags.WITH_INV) != 0) {
             qp.recvCqSoft().completeWithInvalidate(wrId, byteLen, qp.qpNum(), flags, invalidated, 0, solicited);

@@ -8,6 +8,7 @@ import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CompletionBatch;
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.WcOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -42,6 +43,8 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final int capacity;
     private final int mask;
     private final MemorySegment ring;
+    /** {@code ibv_wc_tm_info} per slot ({@link CompletionBatch#TM_INFO_SIZE} bytes), read for TM_RECV only. */
+    private final MemorySegment tmRing;
     private final AtomicLongArray sequence;
     private final AtomicLong tail = new AtomicLong();
     private final AtomicInteger armed = new AtomicInteger();
@@ -63,6 +66,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
         this.mask = capacity - 1;
         // automatic: freed by the GC once the CQ is unreachable, so a late producer can never touch freed memory
         this.ring = Arena.ofAuto().allocate((long) capacity * WC_SIZE, 8);
+        this.tmRing = Arena.ofAuto().allocate((long) capacity * CompletionBatch.TM_INFO_SIZE, 8);
         this.sequence = new AtomicLongArray(capacity);
         for (int i = 0; i < capacity; i++) {
             sequence.set(i, i);
@@ -116,6 +120,10 @@ public final class SoftCompletionQueue implements CompletionQueue {
                 break;
             }
             MemorySegment.copy(ring, (long) idx * WC_SIZE, dst, (long) n * WC_SIZE, WC_SIZE);
+            if (ring.get(ValueLayout.JAVA_INT, (long) idx * WC_SIZE + WC_OPCODE) == WcOpcode.TM_RECV) {
+                MemorySegment.copy(tmRing, (long) idx * CompletionBatch.TM_INFO_SIZE, batch.tmInfoSegment(),
+                        (long) n * CompletionBatch.TM_INFO_SIZE, CompletionBatch.TM_INFO_SIZE);
+            }
             sequence.setRelease(idx, h + capacity);
             h++;
             n++;
@@ -175,6 +183,21 @@ public final class SoftCompletionQueue implements CompletionQueue {
      */
     public boolean complete(long wrId, int status, int opcode, int byteLen, int qpNum, int flags, int imm,
             int srcQp, boolean solicited) {
+        return publish(wrId, status, opcode, byteLen, qpNum, flags, imm, srcQp, solicited, 0L, 0);
+    }
+
+    /**
+     * Writes one tag-matching receive completion ({@link WcOpcode#TM_RECV}) with its {@code ibv_wc_tm_info}.
+     *
+     * @return {@code false} if the CQ is in error or overran (the completion is lost)
+     */
+    boolean completeTm(long wrId, int status, int opcode, int byteLen, int qpNum, int flags, int imm, long tag,
+            int priv, boolean solicited) {
+        return publish(wrId, status, opcode, byteLen, qpNum, flags, imm, 0, solicited, tag, priv);
+    }
+
+    private boolean publish(long wrId, int status, int opcode, int byteLen, int qpNum, int flags, int imm,
+            int srcQp, boolean solicited, long tag, int priv) {
         if (error || closed) {
             return false;
         }
@@ -207,6 +230,11 @@ public final class SoftCompletionQueue implements CompletionQueue {
         ring.set(ValueLayout.JAVA_INT, base + WC_WC_FLAGS, flags);
         ring.set(INT_BE, base + WC_IMM_DATA, imm);
         ring.set(ValueLayout.JAVA_INT, base + WC_SRC_QP, srcQp);
+        if (opcode == WcOpcode.TM_RECV) {
+            long tm = (long) idx * CompletionBatch.TM_INFO_SIZE;
+            tmRing.set(ValueLayout.JAVA_LONG, tm, tag);
+            tmRing.set(ValueLayout.JAVA_LONG, tm + 8, Integer.toUnsignedLong(priv));
+        }
         // volatile store then volatile load (not release/plain): with the consumer's arm-then-recheck this is a
         // Dekker handshake, and a StoreLoad reordering here would lose the wake-up of a poller sleeping on the channel
         sequence.set(idx, t + 1);
@@ -222,7 +250,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
     public boolean completeWithInvalidate(long wrId, int byteLen, int qpNum, int flags, int rkey, int srcQp,
             boolean solicited) {
         int asStored = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Integer.reverseBytes(rkey) : rkey;
-        return complete(wrId, 0, dev.ibex.cm.spi.WcOpcode.RECV, byteLen, qpNum, flags, asStored, srcQp, solicited);
+        return complete(wrId, 0, WcOpcode.RECV, byteLen, qpNum, flags, asStored, srcQp, solicited);
     }
 
     private void overrun() {

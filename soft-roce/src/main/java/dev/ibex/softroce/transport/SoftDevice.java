@@ -15,6 +15,7 @@ import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.cm.spi.ResourceTracker;
+import dev.ibex.cm.spi.TmCaps;
 import dev.ibex.softroce.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -164,6 +165,12 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     @Override
     public DeviceAttributes queryDevice() {
         return attributes;
+    }
+
+    /** Tag matching in software ({@link SoftTagMatchingSrq}): RC, eager and unexpected messages, phase sync. */
+    @Override
+    public TmCaps queryTmCaps() {
+        return SoftTagMatchingSrq.CAPS;
     }
 
     @Override

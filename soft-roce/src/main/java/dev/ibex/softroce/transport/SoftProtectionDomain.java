@@ -5,13 +5,16 @@ import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.AddressHandle;
 import dev.ibex.cm.spi.AhAttr;
+import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.MemoryRegion;
 import dev.ibex.cm.spi.MemoryWindow;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.TagMatchingSrq;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,8 +87,22 @@ public final class SoftProtectionDomain implements ProtectionDomain {
     }
 
     @Override
+    public TagMatchingSrq createTagMatchingSrq(CompletionQueue cq, int maxWr, int maxSge, int maxNumTags,
+            int maxOps) {
+        requireOpen();
+        if (!(cq instanceof SoftCompletionQueue soft)) {
+            throw new RdmaException("ibv_create_srq_ex", Errno.EINVAL, "the CQ is not a soft-roce CQ: " + cq);
+        }
+        return new SoftTagMatchingSrq(this, soft, maxWr, maxSge, maxNumTags, maxOps);
+    }
+
+    @Override
     public QueuePair createQueuePair(QpInitAttr attr) {
         requireOpen();
+        if (attr.srq() instanceof TagMatchingSrq && attr.type() != QpType.RC) {
+            throw new RdmaException("ibv_create_qp", Errno.EINVAL, "a tag-matching SRQ serves RC QPs only (tm_caps.flags"
+                    + " is IBV_TM_CAP_RC), not " + attr.type());
+        }
         return new SoftQueuePair(this, attr);
     }
 

@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>The limit event is one-shot: when a take leaves fewer than {@code srqLimit} WQEs, {@code SRQ_LIMIT_REACHED} is
  * raised and the limit disarmed until {@link #modify} sets it again. Closing fails with EBUSY while QPs use it.
+ * Not final only for {@link SoftTagMatchingSrq}, which adds a matching list.
  */
-public final class SoftSharedReceiveQueue implements SharedReceiveQueue {
+public class SoftSharedReceiveQueue implements SharedReceiveQueue {
     private final SoftProtectionDomain pd;
     private final int maxWr;
     private final int maxSge;
@@ -171,7 +172,7 @@ public final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         users.decrementAndGet();
     }
 
-    private void requireOpen() {
+    void requireOpen() {
         if (closed) {
             throw new IllegalStateException("shared receive queue is closed");
         }

@@ -21,7 +21,9 @@ public enum Capability {
     /** RDMA_CM_EVENT_TIMEWAIT_EXIT after a disconnect. */
     TIMEWAIT_EXIT("RDMA_CM_EVENT_TIMEWAIT_EXIT after a disconnect"),
     /** An RC receive buffer too small for the message completes with LOC_LEN_ERR (IBTA), not another error. */
-    LOCAL_LENGTH_ERROR("an RC receive too small for the message completes with LOC_LEN_ERR (IBTA)");
+    LOCAL_LENGTH_ERROR("an RC receive too small for the message completes with LOC_LEN_ERR (IBTA)"),
+    /** A tag-matching SRQ ({@code IBV_SRQT_TM}, {@code ibv_post_srq_ops}); without it creation is a typed ENOTSUP. */
+    TAG_MATCHING("tag-matching SRQs (IBV_SRQT_TM, ibv_post_srq_ops): eager matching, unexpected messages, phase sync");
 
     private final String description;
 

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class CapabilityTableTest {
     static final List<Class<?>> PARTS = List.of(CmConformance.class, RcDataConformance.class, UdConformance.class,
             MulticastConformance.class, AsyncEventConformance.class, TeardownConformance.class,
-            MemoryWindowConformance.class);
+            MemoryWindowConformance.class, TagMatchingConformance.class);
     static final Path SOURCES = Path.of("src/test/java/dev/ibex/it/conformance");
     static final Path CHECKED_IN = Path.of("../docs/capabilities.md");
     static final Path GENERATED = Path.of("target/capabilities.md");

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 public abstract class ProviderConformanceSuite implements CmConformance, RcDataConformance, UdConformance,
         MulticastConformance, AsyncEventConformance, TeardownConformance, MemoryWindowConformance,
-        WrBatchConformance {
+        WrBatchConformance, TagMatchingConformance {
     private static final AtomicInteger PORTS = new AtomicInteger(20_000 + (int) (ProcessHandle.current().pid() % 20_000));
 
     private static final Logger LOG = LoggerFactory.getLogger(ProviderConformanceSuite.class);

@@ -17,6 +17,7 @@ import dev.ibex.verbs.ffi.struct.IbvCompChannel;
 import dev.ibex.verbs.ffi.struct.IbvContext;
 import dev.ibex.verbs.ffi.struct.IbvCq;
 import dev.ibex.verbs.ffi.struct.IbvDevice;
+import dev.ibex.verbs.ffi.struct.IbvDeviceAttrEx;
 import dev.ibex.verbs.ffi.struct.IbvMr;
 import dev.ibex.verbs.ffi.struct.IbvMw;
 import dev.ibex.verbs.ffi.struct.IbvMwBind;
@@ -109,6 +110,12 @@ public final class IbVerbs {
         /** {@code verbs_context.create_qp_ex(context, qp_init_attr_ex)}: NULL and errno on failure. */
         static final MethodHandle VCTX_CREATE_QP_EX = Downcalls.pointerWithErrno(
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvQp.LAYOUT), PTR, PTR));
+        /** {@code verbs_context.query_device_ex(context, input, attr, attr_size)}: 0 or an errno value. */
+        static final MethodHandle VCTX_QUERY_DEVICE_EX = Downcalls.pointer(
+                FunctionDescriptor.of(JAVA_INT, PTR, PTR, PTR, SIZE_T));
+        /** {@code verbs_context.create_srq_ex(context, srq_init_attr_ex)}: NULL and errno on failure. */
+        static final MethodHandle VCTX_CREATE_SRQ_EX = Downcalls.pointerWithErrno(
+                FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvSrq.LAYOUT), PTR, PTR));
         static final MethodHandle QP_TO_QP_EX = D.optionalPlain("ibv_qp_to_qp_ex",
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvQpEx.LAYOUT), PTR));
         /** {@code ops.alloc_mw(pd, type)}: NULL and errno on failure. */
@@ -201,6 +208,64 @@ public final class IbVerbs {
     /** {@code ibv_query_device} into a {@code struct ibv_device_attr}. */
     public static void queryDevice(MemorySegment context, MemorySegment deviceAttr) {
         intResult("ibv_query_device", H.QUERY_DEVICE, context, deviceAttr);
+    }
+
+    /**
+     * {@code ibv_query_device_ex} as the {@code verbs.h} static inline does it (with no input): the context's extended
+     * op with {@code sizeof(struct ibv_device_attr_ex)} when there is one; when there is none, or it answers EOPNOTSUPP
+     * or ENOSYS (libibverbs' dummy op, e.g. on rxe), the struct is zeroed and {@code ibv_query_device} fills
+     * {@code orig_attr} — so every extended capability, {@code tm_caps} included, reads 0. {@code attrEx} must hold
+     * {@link IbvDeviceAttrEx#SIZE} bytes.
+     */
+    public static void queryDeviceEx(MemorySegment context, MemorySegment attrEx) {
+        Pointers.require(context, "context", "ibv_query_device_ex");
+        if (attrEx.byteSize() < IbvDeviceAttrEx.SIZE) {
+            throw new IllegalArgumentException("attr needs " + IbvDeviceAttrEx.SIZE + " bytes, got " + attrEx.byteSize());
+        }
+        MemorySegment fn = extendedOp(context, VerbsContext.OFFSET_QUERY_DEVICE_EX);
+        int rc = Errno.ENOTSUP.number();
+        if (fn.address() != 0) {
+            try {
+                rc = (int) H.VCTX_QUERY_DEVICE_EX.invokeExact(fn, context, MemorySegment.NULL, attrEx,
+                        IbvDeviceAttrEx.SIZE);
+            } catch (Throwable t) {
+                throw Downcalls.rethrow(t);
+            }
+        }
+        if (rc == Errno.ENOTSUP.number() || rc == Errno.ENOSYS.number()) {
+            attrEx.asSlice(0, IbvDeviceAttrEx.SIZE).fill((byte) 0);
+            queryDevice(context, IbvDeviceAttrEx.origAttr(attrEx));
+            return;
+        }
+        if (rc != 0) {
+            throw RdmaErrors.failure("ibv_query_device_ex", rc);
+        }
+    }
+
+    /**
+     * {@code ibv_create_srq_ex} for a request that needs the extended op (a TM-SRQ): {@code verbs_context.create_srq_ex}
+     * (a provider without it has libibverbs' dummy op, which answers EOPNOTSUPP).
+     *
+     * @throws dev.ibex.cm.RdmaException ENOTSUP when the context has no extended op, or what the device reports
+     */
+    public static MemorySegment createSrqEx(MemorySegment context, MemorySegment initAttrEx) {
+        Pointers.require(context, "context", "ibv_create_srq_ex");
+        Pointers.require(initAttrEx, "srq_init_attr_ex", "ibv_create_srq_ex");
+        MemorySegment fn = extendedOp(context, VerbsContext.OFFSET_CREATE_SRQ_EX);
+        if (fn.address() == 0) {
+            throw RdmaErrors.failure("ibv_create_srq_ex", Errno.ENOTSUP.number());
+        }
+        CallState cs = CallState.current();
+        MemorySegment p;
+        try {
+            p = (MemorySegment) H.VCTX_CREATE_SRQ_EX.invokeExact(fn, cs.capture, context, initAttrEx);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (p.address() == 0) {
+            throw RdmaErrors.failure("ibv_create_srq_ex", cs.errno());
+        }
+        return p;
     }
 
     /**

@@ -11,13 +11,16 @@ import dev.ibex.cm.spi.Mtu;
 import dev.ibex.cm.spi.PortAttributes;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.ResourceKind;
+import dev.ibex.cm.spi.TmCaps;
 import dev.ibex.verbs.ffi.ContextOps;
 import dev.ibex.verbs.ffi.IbVerbs;
 import dev.ibex.verbs.ffi.struct.IbvContext;
 import dev.ibex.verbs.ffi.struct.IbvDevice;
 import dev.ibex.verbs.ffi.struct.IbvDeviceAttr;
+import dev.ibex.verbs.ffi.struct.IbvDeviceAttrEx;
 import dev.ibex.verbs.ffi.struct.IbvGid;
 import dev.ibex.verbs.ffi.struct.IbvPortAttr;
+import dev.ibex.verbs.ffi.struct.IbvTmCaps;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -137,6 +140,23 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
                     IbvDeviceAttr.atomicCap(a), IbvDeviceAttr.maxAh(a), IbvDeviceAttr.maxSrq(a),
                     IbvDeviceAttr.maxSrqWr(a), IbvDeviceAttr.maxSrqSge(a), IbvDeviceAttr.maxMcastGrp(a),
                     IbvDeviceAttr.maxMcastQpAttach(a), IbvDeviceAttr.physPortCnt(a));
+        }
+    }
+
+    /**
+     * {@code ibv_query_device_ex}'s {@code tm_caps}: what the device's tag matching can do. rxe answers through the
+     * kernel with {@code max_num_tags} 0, as does a provider without the extended query (the fallback zeroes it): both
+     * report {@link TmCaps#NONE}.
+     */
+    @Override
+    public TmCaps queryTmCaps() {
+        ensureOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(IbvDeviceAttrEx.LAYOUT);
+            IbVerbs.queryDeviceEx(context, a);
+            MemorySegment tm = IbvDeviceAttrEx.tmCaps(a);
+            return new TmCaps(IbvTmCaps.maxRndvHdrSize(tm), IbvTmCaps.maxNumTags(tm), IbvTmCaps.flags(tm),
+                    IbvTmCaps.maxOps(tm), IbvTmCaps.maxSge(tm));
         }
     }
 

@@ -1,8 +1,11 @@
 package dev.ibex.verbs.provider;
 
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.AddressHandle;
 import dev.ibex.cm.spi.AhAttr;
+import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.MemoryRegion;
 import dev.ibex.cm.spi.MemoryWindow;
@@ -10,6 +13,8 @@ import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpInitAttr;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import dev.ibex.cm.spi.TagMatchingSrq;
+import dev.ibex.cm.spi.TmCaps;
 import dev.ibex.verbs.ffi.IbVerbs;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -86,6 +91,28 @@ final class NativeProtectionDomain extends NativeResource implements ProtectionD
                     + maxWr + ", " + maxSge + ", " + srqLimit);
         }
         return new NativeSharedReceiveQueue(this, maxWr, maxSge, srqLimit);
+    }
+
+    /**
+     * {@code ibv_create_srq_ex} with {@code IBV_SRQT_TM}. The device's {@code tm_caps} decide first: with
+     * {@code max_num_tags} 0 (rxe) nothing native is called and the answer is a typed ENOTSUP. A device that does
+     * report tag matching (ConnectX) is refused the same way for now: driving it needs {@code ibv_post_srq_ops} and
+     * {@code ibv_create_cq_ex} with {@code IBV_WC_EX_WITH_TM_INFO}, which this provider does not bind yet.
+     */
+    @Override
+    public TagMatchingSrq createTagMatchingSrq(CompletionQueue cq, int maxWr, int maxSge, int maxNumTags,
+            int maxOps) {
+        ensureOpen();
+        TmCaps caps = device().queryTmCaps();
+        String name = device().device().name();
+        if (!caps.supported()) {
+            throw new RdmaException("ibv_create_srq_ex", Errno.ENOTSUP, name + " has no tag matching (tm_caps: "
+                    + "max_num_tags " + caps.maxNumTags() + ", flags 0x" + Integer.toHexString(caps.flags())
+                    + "): match tags in software, or use the soft-roce provider, which implements it");
+        }
+        throw new RdmaException("ibv_create_srq_ex", Errno.ENOTSUP, name + " reports tag matching (max_num_tags "
+                + caps.maxNumTags() + "), but Ibex's rdma-core provider does not drive hardware tag matching yet "
+                + "(ibv_post_srq_ops and TM completions are not bound): use the soft-roce provider");
     }
 
     @Override

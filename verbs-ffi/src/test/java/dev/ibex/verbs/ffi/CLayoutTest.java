@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.PortAttributes;
+import dev.ibex.cm.spi.RendezvousHeader;
+import dev.ibex.cm.spi.SrqOpsBatch;
+import dev.ibex.cm.spi.TagMatchingHeader;
+import dev.ibex.cm.spi.TmCaps;
 import dev.ibex.cm.spi.VerbsAbi;
+import dev.ibex.cm.spi.WcFlags;
+import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.verbs.ffi.constant.IbvAccessFlags;
 import dev.ibex.verbs.ffi.struct.IbvContext;
 import dev.ibex.verbs.ffi.struct.Layouts;
@@ -63,6 +69,7 @@ class CLayoutTest {
                 #include <sys/socket.h>
                 #include <netinet/in.h>
                 #include <infiniband/verbs.h>
+                #include <infiniband/tm_types.h>
                 #include <rdma/rdma_cma.h>
                 int main(void) {
                 """);
@@ -124,6 +131,40 @@ class CLayoutTest {
         spiConstant(c, "WcOpcode.BIND_MW", dev.ibex.cm.spi.WcOpcode.BIND_MW, "IBV_WC_BIND_MW");
         spiConstant(c, "WcOpcode.LOCAL_INV", dev.ibex.cm.spi.WcOpcode.LOCAL_INV, "IBV_WC_LOCAL_INV");
         spiConstant(c, "WcStatus.MW_BIND_ERR", dev.ibex.cm.spi.WcStatus.MW_BIND_ERR.code(), "IBV_WC_MW_BIND_ERR");
+        // tag matching: ibv_tmh / ibv_rvh (tm_types.h), completion codes, list operations, tm_caps flags
+        spiConstant(c, "TagMatchingHeader.SIZE", TagMatchingHeader.SIZE, "sizeof(struct ibv_tmh)");
+        spiConstant(c, "TagMatchingHeader.OPCODE_OFFSET", TagMatchingHeader.OPCODE_OFFSET,
+                "offsetof(struct ibv_tmh, opcode)");
+        spiConstant(c, "TagMatchingHeader.APP_CTX_OFFSET", TagMatchingHeader.APP_CTX_OFFSET,
+                "offsetof(struct ibv_tmh, app_ctx)");
+        spiConstant(c, "TagMatchingHeader.TAG_OFFSET", TagMatchingHeader.TAG_OFFSET, "offsetof(struct ibv_tmh, tag)");
+        spiConstant(c, "TagMatchingHeader.NO_TAG", TagMatchingHeader.NO_TAG, "IBV_TMH_NO_TAG");
+        spiConstant(c, "TagMatchingHeader.RNDV", TagMatchingHeader.RNDV, "IBV_TMH_RNDV");
+        spiConstant(c, "TagMatchingHeader.FIN", TagMatchingHeader.FIN, "IBV_TMH_FIN");
+        spiConstant(c, "TagMatchingHeader.EAGER", TagMatchingHeader.EAGER, "IBV_TMH_EAGER");
+        spiConstant(c, "RendezvousHeader.SIZE", RendezvousHeader.SIZE, "sizeof(struct ibv_rvh)");
+        spiConstant(c, "RendezvousHeader.VA_OFFSET", RendezvousHeader.VA_OFFSET, "offsetof(struct ibv_rvh, va)");
+        spiConstant(c, "RendezvousHeader.RKEY_OFFSET", RendezvousHeader.RKEY_OFFSET, "offsetof(struct ibv_rvh, rkey)");
+        spiConstant(c, "RendezvousHeader.LEN_OFFSET", RendezvousHeader.LEN_OFFSET, "offsetof(struct ibv_rvh, len)");
+        spiConstant(c, "CompletionBatch.TM_INFO_SIZE", dev.ibex.cm.spi.CompletionBatch.TM_INFO_SIZE,
+                "sizeof(struct ibv_wc_tm_info)");
+        spiConstant(c, "WcOpcode.TM_ADD", WcOpcode.TM_ADD, "IBV_WC_TM_ADD");
+        spiConstant(c, "WcOpcode.TM_DEL", WcOpcode.TM_DEL, "IBV_WC_TM_DEL");
+        spiConstant(c, "WcOpcode.TM_SYNC", WcOpcode.TM_SYNC, "IBV_WC_TM_SYNC");
+        spiConstant(c, "WcOpcode.TM_RECV", WcOpcode.TM_RECV, "IBV_WC_TM_RECV");
+        spiConstant(c, "WcOpcode.TM_NO_TAG", WcOpcode.TM_NO_TAG, "IBV_WC_TM_NO_TAG");
+        spiConstant(c, "WcFlags.TM_SYNC_REQ", WcFlags.TM_SYNC_REQ, "IBV_WC_TM_SYNC_REQ");
+        spiConstant(c, "WcFlags.TM_MATCH", WcFlags.TM_MATCH, "IBV_WC_TM_MATCH");
+        spiConstant(c, "WcFlags.TM_DATA_VALID", WcFlags.TM_DATA_VALID, "IBV_WC_TM_DATA_VALID");
+        spiConstant(c, "WcStatus.TM_ERR", dev.ibex.cm.spi.WcStatus.TM_ERR.code(), "IBV_WC_TM_ERR");
+        spiConstant(c, "WcStatus.TM_RNDV_INCOMPLETE", dev.ibex.cm.spi.WcStatus.TM_RNDV_INCOMPLETE.code(),
+                "IBV_WC_TM_RNDV_INCOMPLETE");
+        spiConstant(c, "SrqOpsBatch.TAG_ADD", SrqOpsBatch.TAG_ADD, "IBV_WR_TAG_ADD");
+        spiConstant(c, "SrqOpsBatch.TAG_DEL", SrqOpsBatch.TAG_DEL, "IBV_WR_TAG_DEL");
+        spiConstant(c, "SrqOpsBatch.TAG_SYNC", SrqOpsBatch.TAG_SYNC, "IBV_WR_TAG_SYNC");
+        spiConstant(c, "SrqOpsBatch.SIGNALED", SrqOpsBatch.SIGNALED, "IBV_OPS_SIGNALED");
+        spiConstant(c, "SrqOpsBatch.TM_SYNC", SrqOpsBatch.TM_SYNC, "IBV_OPS_TM_SYNC");
+        spiConstant(c, "TmCaps.CAP_RC", TmCaps.CAP_RC, "IBV_TM_CAP_RC");
         spiConstant(c, "PortAttributes.LINK_LAYER_INFINIBAND", PortAttributes.LINK_LAYER_INFINIBAND,
                 "IBV_LINK_LAYER_INFINIBAND");
         spiConstant(c, "PortAttributes.LINK_LAYER_ETHERNET", PortAttributes.LINK_LAYER_ETHERNET,
@@ -161,7 +202,8 @@ class CLayoutTest {
      */
     private static String verbsAbiExpression(String name) {
         String[][] structs = {{"SEND_WR_", "struct ibv_send_wr"}, {"RECV_WR_", "struct ibv_recv_wr"},
-            {"SGE_", "struct ibv_sge"}, {"WC_", "struct ibv_wc"}, {"GRH_", "struct ibv_grh"}};
+            {"SGE_", "struct ibv_sge"}, {"WC_", "struct ibv_wc"}, {"GRH_", "struct ibv_grh"},
+            {"OPS_WR_", "struct ibv_ops_wr"}};
         for (String[] s : structs) {
             if (name.startsWith(s[0])) {
                 String field = name.substring(s[0].length()).toLowerCase(java.util.Locale.ROOT);
@@ -172,6 +214,10 @@ class CLayoutTest {
                     if (s[0].equals("SEND_WR_") && field.startsWith(union)) {
                         field = "wr." + union.substring(0, union.length() - 1) + "." + field.substring(union.length());
                     }
+                }
+                if (s[0].equals("OPS_WR_") && field.startsWith("tm_")) {
+                    field = field.startsWith("tm_add_") ? "tm.add." + field.substring("tm_add_".length())
+                            : "tm." + field.substring("tm_".length());
                 }
                 if (s[0].equals("SEND_WR_") && field.startsWith("bind_mw_")) {
                     String m = field.substring("bind_mw_".length());

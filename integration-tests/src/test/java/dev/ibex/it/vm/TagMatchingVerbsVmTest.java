@@ -1,0 +1,69 @@
+package dev.ibex.it.vm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ibex.cm.Errno;
+import dev.ibex.cm.RdmaException;
+import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.struct.IbvDeviceAttr;
+import dev.ibex.verbs.ffi.struct.IbvDeviceAttrEx;
+import dev.ibex.verbs.ffi.struct.IbvSrqInitAttrEx;
+import dev.ibex.verbs.ffi.struct.IbvTmCaps;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tag-matching bindings against rdma_rxe itself: {@code ibv_query_device_ex} (through the context's extended op,
+ * falling back as {@code verbs.h} does) reports {@code tm_caps} of zero next to the same {@code orig_attr} as
+ * {@code ibv_query_device}, and {@code ibv_create_srq_ex} with {@code IBV_SRQT_TM} is refused by rxe with EOPNOTSUPP — what
+ * the rdma-core provider turns into its typed ENOTSUP before calling anything ({@code TagMatchingConformance}).
+ */
+@VmTest
+class TagMatchingVerbsVmTest {
+    private final SoftRoceVm vm = SoftRoceVm.current();
+
+    @Test
+    void rxeReportsNoTagMatchingAndRefusesATmSrq() {
+        MemorySegment list = IbVerbs.getDeviceList();
+        MemorySegment context = MemorySegment.NULL;
+        try (Arena arena = Arena.ofConfined()) {
+            for (int i = 0; IbVerbs.device(list, i).address() != 0; i++) {
+                if (IbVerbs.getDeviceName(IbVerbs.device(list, i)).equals(vm.device())) {
+                    context = IbVerbs.openDevice(IbVerbs.device(list, i));
+                }
+            }
+            assertThat(context.address()).as("%s is listed", vm.device()).isNotZero();
+            MemorySegment ex = arena.allocate(IbvDeviceAttrEx.LAYOUT);
+            ex.fill((byte) 0x5A); // the fallback must zero what it does not fill
+            IbVerbs.queryDeviceEx(context, ex);
+            MemorySegment tm = IbvDeviceAttrEx.tmCaps(ex);
+            assertThat(IbvTmCaps.maxNumTags(tm)).isZero();
+            assertThat(IbvTmCaps.flags(tm)).isZero();
+            MemorySegment plain = arena.allocate(IbvDeviceAttr.LAYOUT);
+            IbVerbs.queryDevice(context, plain);
+            assertThat(IbvDeviceAttr.vendorId(IbvDeviceAttrEx.origAttr(ex))).isEqualTo(IbvDeviceAttr.vendorId(plain));
+            assertThat(IbvDeviceAttr.maxQp(IbvDeviceAttrEx.origAttr(ex))).isEqualTo(IbvDeviceAttr.maxQp(plain));
+
+            MemorySegment pd = IbVerbs.allocPd(context);
+            MemorySegment cq = IbVerbs.createCq(context, 16, MemorySegment.NULL, MemorySegment.NULL, 0);
+            try {
+                MemorySegment init = arena.allocate(IbvSrqInitAttrEx.LAYOUT);
+                IbvSrqInitAttrEx.tm(init, pd, cq, 16, 1, 16, 4);
+                MemorySegment opened = context;
+                assertThatThrownBy(() -> IbVerbs.createSrqEx(opened, init))
+                        .isInstanceOfSatisfying(RdmaException.class,
+                                e -> assertThat(e.errno()).isEqualTo(Errno.ENOTSUP));
+            } finally {
+                IbVerbs.destroyCq(cq);
+                IbVerbs.deallocPd(pd);
+            }
+        } finally {
+            if (context.address() != 0) {
+                IbVerbs.closeDevice(context);
+            }
+            IbVerbs.freeDeviceList(list);
+        }
+    }
+}

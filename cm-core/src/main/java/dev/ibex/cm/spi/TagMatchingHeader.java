@@ -70,7 +70,7 @@ public final class TagMatchingHeader {
      * @return whether the bytes are a valid header (the flyweight is unchanged when not)
      */
     public boolean tryWrap(MemorySegment segment, long offset, long length) {
-        if (problem(segment, offset, length) != null) {
+        if (check(segment, offset, length) != VALID) {
             return false;
         }
         this.segment = segment;
@@ -78,23 +78,42 @@ public final class TagMatchingHeader {
         return true;
     }
 
-    private static String problem(MemorySegment segment, long offset, long length) {
+    private static final int VALID = 0;
+    private static final int OUTSIDE = 1;
+    private static final int SHORT = 2;
+    private static final int UNKNOWN_OP = 3;
+    private static final int RESERVED = 4;
+
+    /** The check without a message, so a receive path that meets bad bytes allocates nothing. */
+    private static int check(MemorySegment segment, long offset, long length) {
         if (offset < 0 || length < 0 || offset > segment.byteSize() || length > segment.byteSize() - offset) {
-            return "the range " + offset + "+" + length + " lies outside the " + segment.byteSize() + " bytes given";
+            return OUTSIDE;
         }
         if (length < SIZE) {
-            return "a tag-matching header needs " + SIZE + " bytes, got " + length;
+            return SHORT;
         }
-        int op = Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, offset + OPCODE_OFFSET));
-        if (op > EAGER) {
-            return "unknown tag-matching operation " + op + " (NO_TAG 0, RNDV 1, FIN 2, EAGER 3)";
+        if (Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, offset + OPCODE_OFFSET)) > EAGER) {
+            return UNKNOWN_OP;
         }
         for (int i = 1; i < APP_CTX_OFFSET; i++) {
             if (segment.get(ValueLayout.JAVA_BYTE, offset + i) != 0) {
-                return "reserved byte " + i + " of the tag-matching header is not zero";
+                return RESERVED;
             }
         }
-        return null;
+        return VALID;
+    }
+
+    private static String problem(MemorySegment segment, long offset, long length) {
+        return switch (check(segment, offset, length)) {
+            case OUTSIDE -> "the range " + offset + "+" + length + " lies outside the " + segment.byteSize()
+                    + " bytes given";
+            case SHORT -> "a tag-matching header needs " + SIZE + " bytes, got " + length;
+            case UNKNOWN_OP -> "unknown tag-matching operation "
+                    + Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, offset + OPCODE_OFFSET))
+                    + " (NO_TAG 0, RNDV 1, FIN 2, EAGER 3)";
+            case RESERVED -> "a reserved byte of the tag-matching header is not zero";
+            default -> null;
+        };
     }
 
     /** {@return the operation: {@link #NO_TAG}, {@link #RNDV}, {@link #FIN} or {@link #EAGER}} */

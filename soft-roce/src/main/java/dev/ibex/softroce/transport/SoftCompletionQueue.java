@@ -49,6 +49,8 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final AtomicLong tail = new AtomicLong();
     private final AtomicInteger armed = new AtomicInteger();
     private final CopyOnWriteArrayList<SoftQueuePair> queuePairs = new CopyOnWriteArrayList<>();
+    /** Tag-matching SRQs whose completions come here ({@code ibv_destroy_cq} is EBUSY while one is open). */
+    private final AtomicInteger srqUsers = new AtomicInteger();
     /** Notifications queued on the channel and not yet taken by {@link SoftCompletionChannel#poll()}. */
     final AtomicInteger pendingEvents = new AtomicInteger();
     private long head; // consumer only
@@ -274,6 +276,19 @@ public final class SoftCompletionQueue implements CompletionQueue {
         queuePairs.remove(qp);
     }
 
+    /** A tag-matching SRQ reports here; {@code false} when the CQ is already closed. */
+    synchronized boolean attachSrq() {
+        if (closed) {
+            return false;
+        }
+        srqUsers.incrementAndGet();
+        return true;
+    }
+
+    void detachSrq() {
+        srqUsers.decrementAndGet();
+    }
+
     private void requireOpen() {
         if (closed) {
             throw new IllegalStateException("completion queue is closed");
@@ -293,6 +308,10 @@ public final class SoftCompletionQueue implements CompletionQueue {
             if (!queuePairs.isEmpty()) {
                 throw new RdmaException("ibv_destroy_cq", Errno.EBUSY,
                         queuePairs.size() + " QP(s) still use the completion queue: destroy them first");
+            }
+            if (srqUsers.get() > 0) {
+                throw new RdmaException("ibv_destroy_cq", Errno.EBUSY, srqUsers.get()
+                        + " tag-matching SRQ(s) still complete on the completion queue: destroy them first");
             }
             closed = true;
             eventsAcked = eventsDelivered;

@@ -172,6 +172,10 @@ public class SoftSharedReceiveQueue implements SharedReceiveQueue {
         users.decrementAndGet();
     }
 
+    boolean isClosed() {
+        return closed;
+    }
+
     void requireOpen() {
         if (closed) {
             throw new IllegalStateException("shared receive queue is closed");

@@ -41,6 +41,10 @@ public final class SoftTagMatchingSrq extends SoftSharedReceiveQueue implements 
         this.maxNumTags = maxNumTags;
         this.maxOps = maxOps;
         this.tags = new TagList(maxNumTags, CAPS.maxSge());
+        if (!cq.attachSrq()) {
+            super.close();
+            throw new IllegalStateException("completion queue is closed");
+        }
     }
 
     /** Checks the TM sizes before the SRQ is built (and counted); returns {@code maxWr} for the super call. */
@@ -80,6 +84,16 @@ public final class SoftTagMatchingSrq extends SoftSharedReceiveQueue implements 
     @Override
     public int maxOps() {
         return maxOps;
+    }
+
+    /** {@code ibv_destroy_srq}: EBUSY while QPs use it; afterwards its CQ can be destroyed. */
+    @Override
+    public synchronized void close() {
+        boolean open = !isClosed();
+        super.close();
+        if (open) {
+            cq.detachSrq();
+        }
     }
 
     @Override

@@ -346,9 +346,14 @@ class TagMatchingTest {
             TagMatchingSrq srq = pd.createTagMatchingSrq(cq, 16, 1, 16, 8);
             assertThatThrownBy(() -> pd.createQueuePair(new QpInitAttr(cq, cq, srq, new QpCap(4, 0, 1, 1, 0),
                     QpType.UD, true, null))).isInstanceOf(RdmaException.class).hasMessageContaining("RC QPs only");
+            assertThatThrownBy(cq::close).isInstanceOfSatisfying(RdmaException.class,
+                    e -> assertThat(e.errno()).isEqualTo(Errno.EBUSY)).hasMessageContaining("tag-matching SRQ");
             srq.close();
+            srq.close(); // idempotent: the CQ is released once
             assertThatThrownBy(() -> srq.postSrqOps(SrqOpsBatch.allocate(h.arena, 1, 1), 1))
                     .isInstanceOf(IllegalStateException.class);
+            cq.close();
+            assertThatThrownBy(() -> pd.createTagMatchingSrq(cq, 16, 1, 16, 8)).isInstanceOf(IllegalStateException.class);
         }
     }
 }

@@ -187,7 +187,7 @@ final class GroupReceiver {
     private void drain(Group g, SoftPort.Reader reader) {
         try {
             for (int i = 0; i < BATCH; i++) {
-                if (port.receiveOne(reader, g.channel(), g.ip()) != SoftPort.RECEIVED) {
+                if (port.reception().receiveOne(reader, g.channel(), g.ip()) != PortReception.RECEIVED) {
                     return;
                 }
             }

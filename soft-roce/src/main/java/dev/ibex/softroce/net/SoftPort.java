@@ -1,12 +1,9 @@
 package dev.ibex.softroce.net;
 
-import dev.ibex.softroce.net.FaultRules.Verdict;
 import dev.ibex.softroce.pcap.PcapWriter;
 import dev.ibex.softroce.wire.Ipv4;
 import dev.ibex.softroce.wire.Mtu;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,14 +12,8 @@ import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.util.Objects;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * into pooled buffers and hands each datagram to a {@link DatagramHandler}; it sends from any thread; it joins IPv4
  * multicast groups on its interface;
  * it applies the faults of its {@link FaultInjector}; and it can copy everything it sends and receives to
- * a {@link PcapWriter}. See the package documentation for the threading model.
+ * a {@link PcapWriter}. The port is the façade: {@code PortReception} receives (and lends its socket to an event
+ * loop), {@code PortTransmission} sends, {@code GroupReceiver} serves the multicast groups, {@code FaultTimer}
+ * releases delayed datagrams and {@code PortTap} copies to the pcap writer. See the package documentation for the
+ * threading model.
  *
  * <pre>{@code
  * try (SoftPort port = SoftPort.builder(InetAddress.getByName("127.0.0.2")).udpPort(47910)
@@ -59,30 +53,15 @@ public final class SoftPort implements AutoCloseable {
     private final int receiveBufferBytes;
     private final int requestedReceiveBuffer;
     private final BufferPool pool;
-    private final DatagramHandler handler;
     private final FaultInjector faults;
     private final String name;
-    private volatile Thread receiver;
-    /** Set while another thread reads the socket ({@link #lendReception}); the receive thread then ends. */
-    private volatile boolean lent;
-    /** This port's own socket address: where {@link #lendReception} sends its nudge from and to. */
-    private final InetSocketAddress self;
-    private final Object receptionLock = new Object();
+    private final PortTap tap;
+    private final FaultTimer timer;
+    private final PortTransmission transmission;
+    private final PortReception reception;
     private final GroupReceiver groups;
-    private final ReentrantLock deliveryLock = new ReentrantLock();
-    private final TransmitLock transmitLock = new TransmitLock();
-    private final AtomicReference<PacketBuffer> heldReceive = new AtomicReference<>();
-    private final AtomicReference<Pending> heldSend = new AtomicReference<>();
-    private final LongAdder sent = new LongAdder(), received = new LongAdder(), delivered = new LongAdder(),
-            sendFailures = new LongAdder(), oversize = new LongAdder(), handlerErrors = new LongAdder();
-    private final Object timerLock = new Object();
-    private ScheduledThreadPoolExecutor timer;
-    private Thread timerThread;
-    private volatile PcapWriter tap;
+    private final Object closeLock = new Object();
     private volatile boolean open = true;
-
-    private record Pending(ByteBuffer datagram, int dstIp, InetSocketAddress destination) {
-    }
 
     private SoftPort(Builder b, DatagramChannel channel, NetworkInterface nif) throws IOException {
         this.address = b.address;
@@ -95,18 +74,20 @@ public final class SoftPort implements AutoCloseable {
         this.requestedReceiveBuffer = b.receiveBufferBytes;
         this.receiveBufferBytes = channel.getOption(StandardSocketOptions.SO_RCVBUF);
         this.pool = new BufferPool(b.bufferCount, b.bufferSize);
-        this.handler = b.handler;
         this.faults = b.faults != null ? b.faults : new FaultInjector(0);
-        this.tap = b.tap;
         this.name = Ipv4.toString(ip) + ":" + udpPort;
-        this.self = new InetSocketAddress(address, udpPort);
+        this.tap = new PortTap(b.tap, name);
+        this.timer = new FaultTimer(this, name);
+        this.transmission = new PortTransmission(this, channel, faults, tap, timer, name);
+        this.reception = new PortReception(this, channel, pool, b.handler, faults, tap, timer, name);
         this.groups = new GroupReceiver(this, name);
-        this.receiver = startReceiver();
+        reception.start();
         if (receiveBufferBytes < b.receiveBufferBytes) {
             LOG.debug("port {}: asked for a {}-byte receive buffer, the kernel granted {} (net.core.rmem_max)", name,
                     b.receiveBufferBytes, receiveBufferBytes);
         }
     }
+
 
     /**
      * Starts configuring a port on {@code address}, a local IPv4 address.
@@ -202,8 +183,8 @@ public final class SoftPort implements AutoCloseable {
      * @return the live counters (read as they change)
      */
     public PortStats stats() {
-        return new PortStats(sent.sum(), received.sum(), delivered.sum(), sendFailures.sum(), oversize.sum(),
-                handlerErrors.sum(), receiveBufferBytes);
+        return new PortStats(transmission.sent(), reception.received(), reception.delivered(),
+                transmission.sendFailures(), reception.oversize(), reception.handlerErrors(), receiveBufferBytes);
     }
 
     /**
@@ -223,7 +204,7 @@ public final class SoftPort implements AutoCloseable {
      * @param writer the pcap writer to copy to, or {@code null} to stop
      */
     public void tap(PcapWriter writer) {
-        this.tap = writer;
+        tap.set(writer);
     }
 
     // ---- sending ----------------------------------------------------------------------------------------
@@ -254,14 +235,7 @@ public final class SoftPort implements AutoCloseable {
      */
     public SendResult send(ByteBuffer datagram, int dstIp, InetSocketAddress destination) {
         requireOpen();
-        int length = datagram.remaining();
-        PcapWriter t = tap;
-        boolean faulty = faults.isActive();
-        MemorySegment view = t != null || faulty ? MemorySegment.ofBuffer(datagram) : null;
-        if (faulty) {
-            return sendWithFaults(datagram, view, length, dstIp, destination);
-        }
-        return transmit(datagram, view, length, dstIp, destination, t);
+        return transmission.send(datagram, dstIp, destination);
     }
 
     /**
@@ -275,113 +249,7 @@ public final class SoftPort implements AutoCloseable {
      */
     public SendResult send(PacketBuffer buffer, int length, UdpAddress to) {
         requireOpen();
-        ByteBuffer bb = buffer.byteBuffer();
-        bb.clear().limit(length);
-        if (faults.isActive()) {
-            return sendWithFaults(bb, buffer.segment(), length, to.ip(), to.socketAddress());
-        }
-        return transmit(bb, buffer.segment(), length, to.ip(), to.socketAddress(), tap);
-    }
-
-    private SendResult transmit(ByteBuffer datagram, MemorySegment view, int length, int dstIp,
-            InetSocketAddress destination, PcapWriter t) {
-        // An interrupted caller would close the channel for every user of the port (NIO's interruptible
-        // channels), so the interrupt status is set aside for the send and restored afterwards.
-        boolean interrupted = Thread.interrupted();
-        transmitLock.lock();
-        try {
-            channel.send(datagram, destination);
-        } catch (ClosedChannelException e) {
-            throw new IllegalStateException("soft port " + name + " is closed", e);
-        } catch (IOException e) {
-            sendFailures.increment();
-            LOG.debug("port {}: sending {} bytes to {} failed: {}", name, length, destination, e.toString());
-            return SendResult.FAILED;
-        } finally {
-            transmitLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        sent.increment();
-        if (t != null) {
-            record(t, ip, udpPort, dstIp, destination.getPort(), view, length);
-        }
-        return SendResult.SENT;
-    }
-
-    private SendResult sendWithFaults(ByteBuffer datagram, MemorySegment view, int length, int dstIp,
-            InetSocketAddress destination) {
-        if (faults.isBlackHoled(ip, dstIp)) {
-            faults.countBlackHoled();
-            return SendResult.DROPPED;
-        }
-        Verdict verdict = faults.onSend().decide(ip, udpPort, dstIp, destination.getPort(), view, length);
-        switch (verdict) {
-            case DROP -> {
-                faults.countDropped();
-                return SendResult.DROPPED;
-            }
-            case DELAY -> {
-                faults.countDelayed();
-                Pending p = new Pending(copy(datagram), dstIp, destination);
-                schedule(() -> transmitLater(p), faults.onSend().delayNanos());
-                return SendResult.DEFERRED;
-            }
-            case HOLD -> {
-                Pending p = new Pending(copy(datagram), dstIp, destination);
-                if (heldSend.compareAndSet(null, p)) {
-                    faults.countReordered();
-                    schedule(() -> {
-                        if (heldSend.compareAndSet(p, null)) {
-                            transmitLater(p);
-                        }
-                    }, faults.onSend().reorderMaxHoldNanos());
-                    return SendResult.DEFERRED;
-                }
-                SendResult r = transmit(datagram, view, length, dstIp, destination, tap);
-                releaseHeldSend();
-                return r;
-            }
-            case DUPLICATE -> {
-                faults.countDuplicated();
-                ByteBuffer again = datagram.duplicate();
-                SendResult r = transmit(datagram, view, length, dstIp, destination, tap);
-                transmit(again, view, length, dstIp, destination, tap);
-                releaseHeldSend();
-                return r;
-            }
-            default -> {
-                SendResult r = transmit(datagram, view, length, dstIp, destination, tap);
-                releaseHeldSend();
-                return r;
-            }
-        }
-    }
-
-    private void releaseHeldSend() {
-        Pending p = heldSend.getAndSet(null);
-        if (p != null) {
-            transmitLater(p);
-        }
-    }
-
-    private void transmitLater(Pending p) {
-        if (!open) {
-            return;
-        }
-        try {
-            transmit(p.datagram(), MemorySegment.ofBuffer(p.datagram()), p.datagram().remaining(), p.dstIp(),
-                    p.destination(), tap);
-        } catch (IllegalStateException closed) {
-            // closed while the datagram was held: it is lost, as on a dead link
-        }
-    }
-
-    private static ByteBuffer copy(ByteBuffer datagram) {
-        ByteBuffer c = ByteBuffer.allocate(datagram.remaining());
-        c.put(datagram.duplicate()).flip();
-        return c;
+        return transmission.send(buffer, length, to);
     }
 
     // ---- multicast ----------------------------------------------------------------------------------
@@ -433,27 +301,19 @@ public final class SoftPort implements AutoCloseable {
         return groups.size();
     }
 
-    // ---- receiving ----------------------------------------------------------------------------------
+    // ---- receiving (PortReception) --------------------------------------------------------------------
 
-    /** {@link #receiveOne}: a datagram was read (and delivered, dropped or found oversize). */
-    static final int RECEIVED = 0;
-    /** {@link #receiveOne}: a non-blocking channel had nothing (or the read failed and was logged). */
-    static final int EMPTY = 1;
-    /** {@link #receiveOne}: every pool buffer is held by handlers; nothing was read. */
-    static final int NO_BUFFER = 2;
     /**
-     * {@link #receiveOne}: the empty datagram {@link #lendReception} sends itself, left unread by the receive thread
-     * that ended before it: no packet, not counted as one (ReceptionLendingTest read 4 datagrams for 3).
+     * What one receive thread keeps between datagrams: its buffer and the last sender it decoded.
+     *
+     * <p>Threading: confined to the thread it was made for.
      */
-    static final int NUDGE = 3;
-
-    /** What one receive thread keeps between datagrams: its buffer and the last sender it decoded. */
     public final class Reader {
         private Reader() {}
 
-        private PacketBuffer buf;
-        private SocketAddress lastFrom; // the JDK hands back the same object while the sender does not change
-        private int fromIp, fromPort;
+        PacketBuffer buf;
+        SocketAddress lastFrom; // the JDK hands back the same object while the sender does not change
+        int fromIp, fromPort;
 
         /** Gives the buffer back unless a handler kept it. */
         public void release() {
@@ -473,12 +333,6 @@ public final class SoftPort implements AutoCloseable {
         return new Reader();
     }
 
-    private Thread startReceiver() {
-        Thread t = Thread.ofPlatform().name("ibex-softroce-rx-" + name).daemon(true).unstarted(this::receiveLoop);
-        t.start();
-        return t;
-    }
-
     /**
      * Hands the unicast socket's reception to the caller (run to completion: an event loop reads the socket itself
      * instead of a receive thread handing each packet over): the receive thread ends, the socket turns non-blocking,
@@ -489,22 +343,7 @@ public final class SoftPort implements AutoCloseable {
      * @throws IllegalStateException when reception is lent already or the port is closed
      */
     public DatagramChannel lendReception() {
-        synchronized (receptionLock) {
-            if (lent || !open) {
-                throw new IllegalStateException("port " + name + (open ? ": reception is lent already" : " is closed"));
-            }
-            lent = true;
-            try {
-                // a receive blocked in the kernel wakes for a datagram only: an empty one to ourselves ends it
-                channel.send(ByteBuffer.allocate(0), self);
-                joinThread(receiver);
-                channel.configureBlocking(false);
-            } catch (IOException e) {
-                lent = false;
-                throw new UncheckedIOException("port " + name + ": cannot lend reception", e);
-            }
-            return channel;
-        }
+        return reception.lend();
     }
 
     /**
@@ -512,19 +351,7 @@ public final class SoftPort implements AutoCloseable {
      * selector and closed it): the socket blocks again and a receive thread reads it. No-op when not lent or closed.
      */
     public void reclaimReception() {
-        synchronized (receptionLock) {
-            if (!lent || !open) {
-                return;
-            }
-            try {
-                channel.configureBlocking(true);
-            } catch (IOException | java.nio.channels.IllegalBlockingModeException e) {
-                LOG.warn("port {}: cannot take reception back ({}): nothing is received on it", name, e.toString());
-                return;
-            }
-            lent = false;
-            receiver = startReceiver();
-        }
+        reception.reclaim();
     }
 
     /**
@@ -536,268 +363,12 @@ public final class SoftPort implements AutoCloseable {
      * @return how many were read (fewer than {@code max}: the socket is empty for now)
      */
     public int receiveAvailable(Reader reader, int max) {
-        if (!lent) {
-            return 0; // taken back (the socket blocks again and its receive thread reads it): never wait here
-        }
-        int n = 0;
-        try {
-            while (n < max) {
-                int got = receiveOne(reader, channel, ip, 0);
-                if (got == RECEIVED) {
-                    n++;
-                } else if (got != NUDGE) {
-                    break;
-                }
-            }
-        } catch (ClosedChannelException e) {
-            // closed meanwhile: nothing more to read
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return n;
+        return reception.receiveAvailable(reader, max);
     }
 
-    /**
-     * The unicast socket's receive thread: what {@link #receiveOne} does, as one loop on the blocking channel — the RC
-     * hot path; with a call to receiveOne per datagram instead, LossAndReorderTest's millisecond timers expired in 3
-     * runs of 6 under load (0 of 12 as one loop).
-     */
-    private void receiveLoop() {
-        PacketBuffer buf = null;
-        SocketAddress lastFrom = null; // the JDK hands back the same object while the sender does not change
-        int fromIp = 0, fromPort = 0;
-        DatagramChannel ch = channel;
-        int dstIp = ip;
-        try {
-            while (open && ch.isOpen() && !lent) {
-                if (buf == null) {
-                    buf = pool.take(100);
-                    if (buf == null) {
-                        continue;
-                    }
-                }
-                ByteBuffer bb = buf.byteBuffer();
-                bb.clear();
-                SocketAddress from;
-                try {
-                    from = ch.receive(bb);
-                } catch (ClosedChannelException e) {
-                    break;
-                } catch (IOException e) {
-                    if (open && ch.isOpen()) {
-                        LOG.debug("port {}: receive failed: {}", name, e.toString());
-                    }
-                    continue;
-                }
-                int length = bb.position();
-                if (length == 0 && from.equals(self)) {
-                    if (lent) {
-                        break; // lendReception's nudge: another thread reads from now on
-                    }
-                    continue; // a nudge left over from an earlier lending
-                }
-                received.increment();
-                if (length == bb.capacity()) {
-                    oversize.increment();
-                    continue;
-                }
-                if (from != lastFrom) {
-                    InetSocketAddress isa = (InetSocketAddress) from;
-                    fromIp = Ipv4.toInt(isa.getAddress());
-                    fromPort = isa.getPort();
-                    lastFrom = from;
-                }
-                buf.set(length, fromIp, fromPort, dstIp, udpPort);
-                PcapWriter t = tap;
-                if (t != null) {
-                    record(t, fromIp, fromPort, dstIp, udpPort, buf.segment(), length);
-                }
-                if (faults.isActive()) {
-                    receiveWithFaults(buf);
-                } else {
-                    deliver(buf);
-                }
-                if (buf.isRetained()) {
-                    buf = null;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            if (buf != null && !buf.isRetained()) {
-                pool.give(buf);
-            }
-        }
-    }
-
-    /**
-     * Reads one datagram from {@code ch} (blocking or not) into the reader's buffer and hands it on: counted, tapped,
-     * faulted, delivered with destination {@code dstIp}.
-     *
-     * @return {@link #RECEIVED}, {@link #EMPTY}, {@link #NO_BUFFER} or {@link #NUDGE}
-     * @throws ClosedChannelException when {@code ch} is closed
-     */
-    int receiveOne(Reader r, DatagramChannel ch, int dstIp) throws InterruptedException, ClosedChannelException {
-        return receiveOne(r, ch, dstIp, 100);
-    }
-
-    /** As above, waiting at most {@code bufferWaitMillis} for a pool buffer (0 on an event loop: never wait). */
-    private int receiveOne(Reader r, DatagramChannel ch, int dstIp, long bufferWaitMillis)
-            throws InterruptedException, ClosedChannelException {
-        if (!open) {
-            throw new ClosedChannelException();
-        }
-        if (r.buf == null) {
-            r.buf = pool.take(bufferWaitMillis);
-            if (r.buf == null) {
-                return NO_BUFFER;
-            }
-        }
-        PacketBuffer buf = r.buf;
-        ByteBuffer bb = buf.byteBuffer();
-        bb.clear();
-        SocketAddress from;
-        try {
-            from = ch.receive(bb);
-        } catch (ClosedChannelException e) {
-            throw e;
-        } catch (IOException e) {
-            if (open && ch.isOpen()) {
-                LOG.debug("port {}: receive failed: {}", name, e.toString());
-            }
-            return EMPTY;
-        }
-        if (from == null) {
-            return EMPTY;
-        }
-        int length = bb.position();
-        if (length == 0 && from.equals(self)) {
-            return NUDGE; // lendReception's nudge, read by the borrower when the receive thread left before it
-        }
-        received.increment();
-        if (length == bb.capacity()) {
-            oversize.increment();
-            return RECEIVED;
-        }
-        if (from != r.lastFrom) {
-            InetSocketAddress isa = (InetSocketAddress) from;
-            r.fromIp = Ipv4.toInt(isa.getAddress());
-            r.fromPort = isa.getPort();
-            r.lastFrom = from;
-        }
-        buf.set(length, r.fromIp, r.fromPort, dstIp, udpPort);
-        PcapWriter t = tap;
-        if (t != null) {
-            record(t, r.fromIp, r.fromPort, dstIp, udpPort, buf.segment(), length);
-        }
-        if (faults.isActive()) {
-            receiveWithFaults(buf);
-        } else {
-            deliver(buf);
-        }
-        if (buf.isRetained()) {
-            r.buf = null;
-        }
-        return RECEIVED;
-    }
-
-    private void receiveWithFaults(PacketBuffer buf) {
-        if (faults.isBlackHoled(ip, buf.srcIp())) {
-            faults.countBlackHoled();
-            return;
-        }
-        FaultRules rules = faults.onReceive();
-        Verdict verdict = rules.decide(buf.srcIp(), buf.srcPort(), buf.dstIp(), buf.dstPort(), buf.segment(),
-                buf.length());
-        switch (verdict) {
-            case DROP -> faults.countDropped();
-            case DELAY -> {
-                faults.countDelayed();
-                PacketBuffer c = buf.copy();
-                schedule(() -> deliver(c), rules.delayNanos());
-            }
-            case HOLD -> {
-                PacketBuffer c = buf.copy();
-                if (heldReceive.compareAndSet(null, c)) {
-                    faults.countReordered();
-                    schedule(() -> {
-                        if (heldReceive.compareAndSet(c, null)) {
-                            deliver(c);
-                        }
-                    }, rules.reorderMaxHoldNanos());
-                } else {
-                    deliver(buf);
-                    releaseHeldReceive();
-                }
-            }
-            case DUPLICATE -> {
-                faults.countDuplicated();
-                PacketBuffer c = buf.copy();
-                deliver(buf);
-                deliver(c);
-                releaseHeldReceive();
-            }
-            default -> {
-                deliver(buf);
-                releaseHeldReceive();
-            }
-        }
-    }
-
-    private void releaseHeldReceive() {
-        PacketBuffer held = heldReceive.getAndSet(null);
-        if (held != null) {
-            deliver(held);
-        }
-    }
-
-    private void deliver(PacketBuffer buf) {
-        deliveryLock.lock();
-        try {
-            if (!open) {
-                return;
-            }
-            delivered.increment();
-            handler.onDatagram(buf);
-        } catch (RuntimeException e) {
-            handlerErrors.increment();
-            LOG.warn("port {}: datagram handler failed on {}", name, buf, e);
-        } finally {
-            deliveryLock.unlock();
-        }
-    }
-
-    private void record(PcapWriter t, int srcIp, int srcPort, int dstIp, int dstPort, MemorySegment data,
-            int length) {
-        try {
-            t.writeIpv4(srcIp, srcPort, dstIp, dstPort, data, 0, length);
-        } catch (RuntimeException e) {
-            if (tap == t) {
-                tap = null;
-                LOG.warn("port {}: pcap tap failed and was detached", name, e);
-            }
-        }
-    }
-
-    // ---- fault timer ----------------------------------------------------------------------------------
-
-    private void schedule(Runnable task, long delayNanos) {
-        synchronized (timerLock) {
-            if (!open) {
-                return;
-            }
-            if (timer == null) {
-                timer = new ScheduledThreadPoolExecutor(1, r -> {
-                    Thread thread = Thread.ofPlatform().daemon(true).name("ibex-softroce-faults-" + name).unstarted(r);
-                    synchronized (timerLock) {
-                        timerThread = thread;
-                    }
-                    return thread;
-                });
-                timer.setRemoveOnCancelPolicy(true);
-            }
-            timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-        }
+    /** The receive path, for the port's multicast groups ({@link GroupReceiver}). */
+    PortReception reception() {
+        return reception;
     }
 
     // ---- lifecycle ----------------------------------------------------------------------------------
@@ -815,38 +386,18 @@ public final class SoftPort implements AutoCloseable {
      */
     @Override
     public void close() {
-        ScheduledThreadPoolExecutor t;
-        synchronized (timerLock) {
+        synchronized (closeLock) {
             if (!open) {
                 return;
             }
             open = false;
-            t = timer;
         }
         closeQuietly(channel);
         groups.close();
-        joinThread(receiver);
-        Thread worker;
-        synchronized (timerLock) {
-            worker = timerThread;
-        }
-        if (t != null && worker == Thread.currentThread()) {
-            t.shutdown(); // closed by a handler running on the fault timer: it ends after this task
-        } else if (t != null) {
-            t.shutdownNow();
-            try {
-                if (!t.awaitTermination(JOIN_MILLIS, TimeUnit.MILLISECONDS)) {
-                    LOG.warn("port {}: fault timer did not stop", name);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (worker != null) {
-                joinThread(worker); // terminated executors may still have a worker on its way out
-            }
-        }
-        heldReceive.set(null);
-        heldSend.set(null);
+        reception.awaitReceiver();
+        timer.close();
+        reception.discardHeld();
+        transmission.discardHeld();
         LOG.debug("port {} closed: {}", name, stats());
     }
 

@@ -1,11 +1,12 @@
 package dev.ibex.softroce.transport;
 
+import static dev.ibex.softroce.transport.QpAttributes.einval;
+
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.Gid;
-import dev.ibex.cm.spi.Mtu;
 import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.QpAttr;
@@ -16,14 +17,11 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
-import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.cm.spi.WrBatch;
-import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.RocePacket;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,8 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the completer on the receive thread (see {@link Sender} and {@link Responder}).
  *
  * <p>{@link #modify} checks the transition and its attribute mask against {@link QpTransitions} and the values
- * against the device, then applies everything while neither task runs: an invalid modify throws
- * {@link RdmaException} EINVAL and changes nothing.
+ * against the device ({@link QpAttributes}), then applies everything while neither task runs: an invalid modify throws
+ * {@link RdmaException} EINVAL and changes nothing. Posting sends is {@link SendPosting}'s, multicast attachment
+ * {@link QpMulticast}'s; this class is the verbs façade (rxe_verbs.c) and the QP's state.
  *
  * <p>Threading: posting is confined to one thread at a time (the framework's loop); {@link #modify},
  * {@link #query} and {@link #close} are thread-safe. The NIC side (receive threads, timers) runs concurrently and
@@ -56,33 +55,21 @@ public final class SoftQueuePair implements QueuePair {
     private final Sender sender;
     private final Responder responder;
     private final Object modifyLock = new Object();
-    /** Multicast groups this QP is attached to (under modifyLock). */
-    private final java.util.List<Integer> attachedGroups = new java.util.ArrayList<>(1);
+    /** The multicast groups this (UD) QP is attached to. */
+    private final QpMulticast multicast;
     /** UD datagrams dropped on arrival (receive threads and the receive task). */
     private final AtomicLong receiveDrops = new AtomicLong();
     private volatile Object context;
     private volatile boolean closed;
 
-    // attributes, written by modify while both tasks are held, read by the tasks
-    private volatile int accessFlags;
-    private volatile int qkey;
+    /** The modifiable attributes but the paths, written by modify while both tasks are held. */
+    private final QpAttributes attrs = new QpAttributes();
+    /** Checks posted send WRs, writes them into WQEs and kicks the send task. */
+    private final SendPosting posting;
     /** Primary and alternate path, port, P_Key index, ACK timeout and the APM state. */
     private final PathMigration paths = new PathMigration(this);
-    /** Posting thread only: the spare WQE {@link #postSendAll} checks a chain with, made on first use. */
-    private SendWqe probe;
     /** Posting thread only: the QP's extended-posting builder, made on first use. */
     private WrBatch wrBatch;
-    private volatile Mtu pathMtu = Mtu.MTU_1024;
-    private volatile int mtuBytes = 1024;
-    private volatile int destQpn;
-    private volatile int rqPsn;
-    private volatile int sqPsn;
-    private volatile int retryCnt;
-    private volatile int rnrRetry;
-    private volatile int minRnrTimer;
-    private volatile int maxRdAtomic;
-    private volatile int maxDestRdAtomic;
-    private volatile boolean enSqdAsyncNotify;
     private volatile boolean sqDraining;
 
     SoftQueuePair(SoftProtectionDomain pd, QpInitAttr attr) {
@@ -127,6 +114,8 @@ public final class SoftQueuePair implements QueuePair {
         this.sender = new Sender(this, device.timers(), device.workQueue(),
                 device.config().retryCountSevenIsInfinite());
         this.responder = new Responder(this, device.workQueue());
+        this.posting = new SendPosting(this, device, pd, type, cap, sq, sender);
+        this.multicast = new QpMulticast(this, device, type, modifyLock);
         sendCq.attach(this);
         recvCq.attach(this);
         if (srq != null) {
@@ -191,34 +180,7 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public void postSend(SendBatch batch, int count) {
         requireOpen();
-        if (count < 0 || count > batch.capacity()) {
-            throw new IllegalArgumentException("count must be within 0.." + batch.capacity() + ", got " + count);
-        }
-        int s = state.get();
-        if (s == QpState.RESET.ordinal() || s == QpState.INIT.ordinal() || s == QpState.RTR.ordinal()) {
-            throw new PostException("ibv_post_send", Errno.EINVAL.number(), 0,
-                    "the QP is in " + QpState.ofCode(s) + "; sends can be posted from RTS on");
-        }
-        int posted = 0;
-        try {
-            for (int i = 0; i < count; i++) {
-                SendWqe w = sq.claim();
-                if (w == null) {
-                    throw new PostException("ibv_post_send", Errno.ENOMEM.number(), i, "the send queue is full ("
-                            + cap.maxSendWr() + " WRs outstanding): poll the send CQ (signal at least every Nth WR)");
-                }
-                String bad = fill(w, batch, i);
-                if (bad != null) {
-                    throw new PostException("ibv_post_send", Errno.EINVAL.number(), i, bad);
-                }
-                sq.publish();
-                posted++;
-            }
-        } finally {
-            if (posted > 0) {
-                sender.kick();
-            }
-        }
+        posting.postSend(batch, count);
     }
 
     /**
@@ -229,25 +191,7 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public void postSendAll(SendBatch batch, int count) {
         requireOpen();
-        if (count < 0 || count > batch.capacity()) {
-            throw new IllegalArgumentException("count must be within 0.." + batch.capacity() + ", got " + count);
-        }
-        if (sq.capacity() - sq.size() < count) {
-            throw new PostException("ibv_wr_complete", Errno.ENOMEM.number(), 0, "the send queue has room for "
-                    + (sq.capacity() - sq.size()) + " of the batch's " + count + " WRs: poll the send CQ");
-        }
-        if (probe == null) {
-            probe = new SendWqe(cap.maxSendSge(),
-                    cap.maxInlineData() > 0 ? Arena.ofAuto().allocate(cap.maxInlineData(), 8) : MemorySegment.NULL);
-        }
-        for (int i = 0; i < count; i++) {
-            String bad = fill(probe, batch, i);
-            if (bad != null) {
-                throw new PostException("ibv_wr_complete", Errno.EINVAL.number(), 0,
-                        "the batch was discarded: WR " + i + ": " + bad);
-            }
-        }
-        postSend(batch, count);
+        posting.postSendAll(batch, count);
     }
 
     @Override
@@ -256,150 +200,6 @@ public final class SoftQueuePair implements QueuePair {
             wrBatch = WrBatch.allocate(this, Arena.ofAuto());
         }
         return wrBatch;
-    }
-
-    /** Copies WR {@code i} into {@code w}; returns why it is invalid, or {@code null}. */
-    private String fill(SendWqe w, SendBatch b, int i) {
-        int op = b.opcode(i);
-        boolean ok = type == QpType.UD ? op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM
-                : op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.SEND_WITH_INV
-                        || op == WrOpcode.RDMA_WRITE || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ
-                        || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD
-                        || op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV;
-        if (!ok) {
-            return "opcode " + WrOpcode.name(op) + " is not supported on a " + type + " QP of the soft device";
-        }
-        if (op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV) {
-            return fillLocal(w, b, i, op);
-        }
-        int flags = b.flags(i);
-        int n = b.numSge(i);
-        if (n < 0 || n > cap.maxSendSge()) {
-            return "the WR has " + n + " gather entries, the QP allows " + cap.maxSendSge();
-        }
-        long total = 0;
-        for (int j = 0; j < n; j++) {
-            total += Integer.toUnsignedLong(b.sgeLength(i, j));
-        }
-        if (total > SoftDevice.MAX_MESSAGE_SIZE) {
-            return "message of " + total + " bytes exceeds the port's maximum of " + SoftDevice.MAX_MESSAGE_SIZE;
-        }
-        boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
-        boolean inline = (flags & SendFlags.INLINE) != 0;
-        w.wrId = b.wrId(i);
-        w.opcode = op;
-        w.flags = flags;
-        w.imm = b.immData(i);
-        w.invalidateRkey = b.invalidateRkey(i);
-        w.ah = null;
-        if (atomic) {
-            if (n != 1 || total != 8) {
-                return "an atomic WR needs exactly one 8-byte gather entry";
-            }
-            w.remoteAddr = b.remoteAddr(i);
-            if ((w.remoteAddr & 7) != 0) {
-                return "an atomic's remote address must be 8-byte aligned, got 0x" + Long.toHexString(w.remoteAddr);
-            }
-            w.rkey = b.atomicRkey(i);
-            w.compareAdd = b.atomicCompareAdd(i);
-            w.swap = b.atomicSwap(i);
-            if (inline) {
-                return "atomics cannot be inline";
-            }
-        } else if (type == QpType.RC) {
-            w.remoteAddr = b.remoteAddr(i);
-            w.rkey = b.rkey(i);
-        } else {
-            SoftAddressHandle ah = device.addressHandle(b.udAh(i));
-            if (ah == null || ah.pd() != pd) {
-                return "the WR's address handle is not a live AH of this QP's protection domain";
-            }
-            w.ah = ah;
-            w.remoteQpn = b.udRemoteQpn(i) & 0xFFFFFF;
-            w.remoteQkey = b.udRemoteQkey(i);
-        }
-        if (inline) {
-            if (op == WrOpcode.RDMA_READ) {
-                return "RDMA READ cannot be inline";
-            }
-            if (total > cap.maxInlineData()) {
-                return "inline data of " + total + " bytes exceeds the QP's max_inline_data of " + cap.maxInlineData();
-            }
-            long at = 0;
-            for (int j = 0; j < n; j++) {
-                int len = b.sgeLength(i, j);
-                if (len == 0) {
-                    continue;
-                }
-                if (!device.copyInline(pd, b.sgeAddr(i, j), len, b.sgeLkey(i, j), w.inline, at)) {
-                    return "inline data at 0x" + Long.toHexString(b.sgeAddr(i, j)) + " (" + len
-                            + " bytes) is not in memory registered on this device: the soft provider copies inline"
-                            + " data through the memory region that holds it";
-                }
-                at += len;
-            }
-            w.numSge = 0;
-        } else {
-            w.numSge = n;
-            for (int j = 0; j < n; j++) {
-                w.sgeAddr[j] = b.sgeAddr(i, j);
-                w.sgeLength[j] = b.sgeLength(i, j);
-                w.sgeLkey[j] = b.sgeLkey(i, j);
-            }
-        }
-        w.length = total;
-        w.state = SendWqe.POSTED;
-        w.status = 0;
-        w.firstPsn = 0;
-        w.lastPsn = 0;
-        w.hasRdAtomic = false;
-        w.iova = w.remoteAddr;
-        w.rewind();
-        return null;
-    }
-
-    /** A BIND_MW or LOCAL_INV WR: no data; a bind names a window and a region of this QP's PD. */
-    private String fillLocal(SendWqe w, SendBatch b, int i, int op) {
-        w.wrId = b.wrId(i);
-        w.opcode = op;
-        w.flags = b.flags(i) & ~SendFlags.INLINE;
-        w.imm = 0;
-        w.ah = null;
-        w.numSge = 0;
-        w.length = 0;
-        w.remoteAddr = 0;
-        w.mw = null;
-        w.bindMr = null;
-        if (op == WrOpcode.LOCAL_INV) {
-            w.invalidateRkey = b.invalidateRkey(i);
-        } else {
-            long handle = b.bindMwHandle(i);
-            Object o = handle <= 0 || handle > 0xFFFFFF ? null : device.memoryKey((int) handle << 8);
-            if (!(o instanceof SoftMemoryWindow mw) || mw.softPd() != pd) {
-                return "the BIND_MW WR's window is not a live memory window of this QP's protection domain";
-            }
-            if (mw.type() != dev.ibex.cm.spi.MemoryWindow.Type.TYPE_2) {
-                return "type 1 windows are bound with ibv_bind_mw (QueuePair.bindMemoryWindow), not with a BIND_MW WR";
-            }
-            SoftMemoryRegion mr = device.memoryRegion((int) b.bindMwMrHandle(i));
-            if (mr == null || mr.softPd() != pd) {
-                return "the BIND_MW WR's region is not a live memory region of this QP's protection domain";
-            }
-            w.mw = mw;
-            w.bindMr = mr;
-            w.rkey = b.bindMwRkey(i);
-            w.bindAddr = b.bindMwAddr(i);
-            w.bindLength = b.bindMwLength(i);
-            w.bindAccess = b.bindMwAccess(i);
-        }
-        w.state = SendWqe.POSTED;
-        w.status = 0;
-        w.firstPsn = 0;
-        w.lastPsn = 0;
-        w.hasRdAtomic = false;
-        w.iova = 0;
-        w.rewind();
-        return null;
     }
 
     @Override
@@ -430,24 +230,7 @@ public final class SoftQueuePair implements QueuePair {
             throw new RdmaException("ibv_bind_mw", Errno.ENOMEM, "the send queue is full");
         }
         int rkey = dev.ibex.cm.spi.MemoryWindow.nextRkey(mw.rkey());
-        w.wrId = wrId;
-        w.opcode = WrOpcode.BIND_MW;
-        w.flags = sendFlags & ~SendFlags.INLINE;
-        w.imm = 0;
-        w.ah = null;
-        w.numSge = 0;
-        w.length = 0;
-        w.remoteAddr = 0;
-        w.mw = mw;
-        w.bindMr = (SoftMemoryRegion) region;
-        w.rkey = rkey;
-        w.bindAddr = addr;
-        w.bindLength = length;
-        w.bindAccess = access;
-        w.state = SendWqe.POSTED;
-        w.status = 0;
-        w.hasRdAtomic = false;
-        w.rewind();
+        posting.bind(w, wrId, sendFlags, mw, (SoftMemoryRegion) region, rkey, addr, length, access);
         sq.publish();
         sender.kick();
         return rkey;
@@ -498,38 +281,13 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public void attachMulticast(Gid gid, int lid) {
         requireOpen();
-        int group = multicastGroup(gid, "ibv_attach_mcast");
-        synchronized (modifyLock) {
-            device.attachMulticast(group, this);
-            if (!attachedGroups.contains(group)) {
-                attachedGroups.add(group);
-            }
-        }
+        multicast.attach(gid);
     }
 
     @Override
     public void detachMulticast(Gid gid, int lid) {
         requireOpen();
-        int group = multicastGroup(gid, "ibv_detach_mcast");
-        synchronized (modifyLock) {
-            if (!device.detachMulticast(group, this)) {
-                throw new RdmaException("ibv_detach_mcast", Errno.EINVAL, "the QP is not attached to " + gid);
-            }
-            attachedGroups.remove(Integer.valueOf(group));
-        }
-    }
-
-    /** The IPv4 group of a RoCEv2 MGID ({@code ::ffff:G}); EINVAL otherwise or for a QP that is not UD. */
-    private int multicastGroup(Gid gid, String verb) {
-        if (type != QpType.UD) {
-            throw new RdmaException(verb, Errno.EINVAL, "only UD QPs can be attached to multicast groups");
-        }
-        if (gid == null || !isMulticast(gid)) {
-            throw new RdmaException(verb, Errno.EINVAL, "the soft device's multicast GIDs are IPv4-mapped"
-                    + " multicast addresses (::ffff:224.0.0.0/4), not " + gid);
-        }
-        return (gid.byteAt(12) & 0xFF) << 24 | (gid.byteAt(13) & 0xFF) << 16 | (gid.byteAt(14) & 0xFF) << 8
-                | (gid.byteAt(15) & 0xFF);
+        multicast.detach(gid);
     }
 
     // ---- modify / query ---------------------------------------------------------------------------------
@@ -547,7 +305,7 @@ public final class SoftQueuePair implements QueuePair {
             if (!QpTransitions.isValid(type, cur, next, mask)) {
                 throw einval(QpTransitions.explain(type, cur, next, mask));
             }
-            checkValues(attr);
+            QpAttributes.check(device, type, attr);
             Route newRoute = attr.has(QpAttr.AV) ? device.resolve(attr.ahAttr(), "ibv_modify_qp") : null;
             Route newAlt = attr.has(QpAttr.ALT_PATH) ? device.resolve(attr.altAhAttr(), "ibv_modify_qp") : null;
             String why = PathMigration.check(paths.current(), attr, next);
@@ -574,108 +332,9 @@ public final class SoftQueuePair implements QueuePair {
         }
     }
 
-    private void checkValues(QpAttr a) {
-        var dev = device.queryDevice();
-        if (a.has(QpAttr.PORT) && (a.portNum() < 1 || a.portNum() > device.portCount())) {
-            throw einval("port_num " + a.portNum() + ": " + device.name() + " has ports 1.." + device.portCount());
-        }
-        if (a.has(QpAttr.PKEY_INDEX) && a.pkeyIndex() != 0) {
-            throw einval("pkey_index " + a.pkeyIndex() + ": the P_Key table has one entry (index 0)");
-        }
-        if (a.has(QpAttr.ACCESS_FLAGS) && (a.accessFlags() & ~0x1F) != 0) {
-            throw einval("unsupported access flags 0x" + Integer.toHexString(a.accessFlags()));
-        }
-        if (a.has(QpAttr.PATH_MTU) && a.pathMtu().code() > device.queryPort(1).maxMtu().code()) {
-            throw einval("path MTU " + a.pathMtu() + " exceeds the port's maximum");
-        }
-        if (a.has(QpAttr.TIMEOUT) && (a.timeout() < 0 || a.timeout() > 31)) {
-            throw einval("timeout must be within 0..31, got " + a.timeout());
-        }
-        if (a.has(QpAttr.RETRY_CNT) && (a.retryCnt() < 0 || a.retryCnt() > 7)) {
-            throw einval("retry_cnt must be within 0..7, got " + a.retryCnt());
-        }
-        if (a.has(QpAttr.RNR_RETRY) && (a.rnrRetry() < 0 || a.rnrRetry() > 7)) {
-            throw einval("rnr_retry must be within 0..7, got " + a.rnrRetry());
-        }
-        if (a.has(QpAttr.MIN_RNR_TIMER) && (a.minRnrTimer() < 0 || a.minRnrTimer() > 31)) {
-            throw einval("min_rnr_timer must be within 0..31, got " + a.minRnrTimer());
-        }
-        if (a.has(QpAttr.MAX_QP_RD_ATOMIC) && (a.maxRdAtomic() < 0 || a.maxRdAtomic() > dev.maxQpInitRdAtom())) {
-            throw einval("max_rd_atomic must be within 0.." + dev.maxQpInitRdAtom() + ", got " + a.maxRdAtomic());
-        }
-        if (a.has(QpAttr.MAX_DEST_RD_ATOMIC) && (a.maxDestRdAtomic() < 0 || a.maxDestRdAtomic() > dev.maxQpRdAtom())) {
-            throw einval("max_dest_rd_atomic must be within 0.." + dev.maxQpRdAtom() + ", got " + a.maxDestRdAtomic());
-        }
-        if (a.has(QpAttr.DEST_QPN) && (a.destQpNum() & ~0xFFFFFF) != 0) {
-            throw einval("dest_qp_num must fit in 24 bits, got 0x" + Integer.toHexString(a.destQpNum()));
-        }
-        if (a.has(QpAttr.ALT_PATH)) {
-            if (a.altPortNum() < 1 || a.altPortNum() > device.portCount()) {
-                throw einval("alt_port_num " + a.altPortNum() + ": " + device.name() + " has ports 1.."
-                        + device.portCount());
-            }
-            if (a.altAhAttr() == null || a.altAhAttr().portNum() != a.altPortNum()) {
-                throw einval("alt_ah_attr must name the alternate port alt_port_num " + a.altPortNum());
-            }
-            if (a.altPkeyIndex() != 0) {
-                throw einval("alt_pkey_index " + a.altPkeyIndex() + ": the P_Key table has one entry (index 0)");
-            }
-            if (a.altTimeout() < 0 || a.altTimeout() > 31) {
-                throw einval("alt_timeout must be within 0..31, got " + a.altTimeout());
-            }
-        }
-        if (a.has(QpAttr.AV) && type == QpType.RC && isMulticast(a.ahAttr().dgid())) {
-            throw einval("an RC QP cannot be connected to a multicast address");
-        }
-    }
-
-    private static boolean isMulticast(Gid gid) {
-        return gid.isIpv4Mapped() && (gid.byteAt(12) & 0xF0) == 0xE0;
-    }
-
-    private static RdmaException einval(String why) {
-        return new RdmaException("ibv_modify_qp", Errno.EINVAL, why);
-    }
-
     /** Applies a validated modify (the paths are done); both tasks are held. */
     private void apply(QpAttr a, QpState cur, QpState next) {
-        if (a.has(QpAttr.ACCESS_FLAGS)) {
-            accessFlags = a.accessFlags();
-        }
-        if (a.has(QpAttr.QKEY)) {
-            qkey = a.qkey();
-        }
-        if (a.has(QpAttr.PATH_MTU)) {
-            pathMtu = a.pathMtu();
-            mtuBytes = a.pathMtu().bytes();
-        }
-        if (a.has(QpAttr.DEST_QPN)) {
-            destQpn = a.destQpNum();
-        }
-        if (a.has(QpAttr.RQ_PSN)) {
-            rqPsn = a.rqPsn();
-        }
-        if (a.has(QpAttr.SQ_PSN)) {
-            sqPsn = a.sqPsn();
-        }
-        if (a.has(QpAttr.RETRY_CNT)) {
-            retryCnt = a.retryCnt();
-        }
-        if (a.has(QpAttr.RNR_RETRY)) {
-            rnrRetry = a.rnrRetry();
-        }
-        if (a.has(QpAttr.MIN_RNR_TIMER)) {
-            minRnrTimer = a.minRnrTimer();
-        }
-        if (a.has(QpAttr.MAX_QP_RD_ATOMIC)) {
-            maxRdAtomic = a.maxRdAtomic();
-        }
-        if (a.has(QpAttr.MAX_DEST_RD_ATOMIC)) {
-            maxDestRdAtomic = a.maxDestRdAtomic();
-        }
-        if (a.has(QpAttr.EN_SQD_ASYNC_NOTIFY)) {
-            enSqdAsyncNotify = a.enSqdAsyncNotify();
-        }
+        attrs.store(a);
         switch (next) {
             case RESET -> {
                 paths.reset();
@@ -689,12 +348,12 @@ public final class SoftQueuePair implements QueuePair {
             }
             case RTR -> {
                 if (cur == QpState.INIT) {
-                    responder.reset(rqPsn, maxDestRdAtomic);
+                    responder.reset(attrs.rqPsn, attrs.maxDestRdAtomic);
                 }
             }
             case RTS -> {
                 if (cur == QpState.RTR) {
-                    sender.reset(sqPsn);
+                    sender.reset(attrs.sqPsn);
                 } else {
                     sender.updateTimeout();
                 }
@@ -713,39 +372,11 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public QpAttr query(int mask) {
         requireOpen();
-        PathMigration.Paths p = paths.current();
-        QpAttr a = new QpAttr()
-                .state(state())
-                .curState(state())
-                .accessFlags(accessFlags)
-                .pkeyIndex(p.primary().pkeyIndex())
-                .portNum(p.primary().port())
-                .qkey(qkey)
-                .pathMtu(pathMtu)
-                .destQpNum(destQpn)
-                // the live values, as rxe's query reports req.psn and resp.psn: what the last modify set is history
-                .rqPsn(state.get() >= QpState.RTR.ordinal() && state.get() <= QpState.SQD.ordinal()
-                        ? responder.expectedPsn() : rqPsn)
-                .sqPsn(state.get() == QpState.RTS.ordinal() || state.get() == QpState.SQD.ordinal()
-                        ? sender.nextPsn() : sqPsn)
-                .timeout(p.primary().timeout())
-                .retryCnt(retryCnt)
-                .rnrRetry(rnrRetry)
-                .minRnrTimer(minRnrTimer)
-                .maxRdAtomic(maxRdAtomic)
-                .maxDestRdAtomic(maxDestRdAtomic)
-                .pathMigState(p.state())
-                .enSqdAsyncNotify(enSqdAsyncNotify)
-                .cap(cap)
-                .sqDraining(sqDraining);
-        if (p.route() != null) {
-            a.ahAttr(p.route().attr());
-        }
-        PathMigration.Path alt = p.alternate();
-        if (alt != null) {
-            a.altPath(alt.route().attr(), alt.port(), alt.timeout()).altPkeyIndex(alt.pkeyIndex());
-        }
-        return a;
+        int s = state.get();
+        // the live values, as rxe's query reports req.psn and resp.psn: what the last modify set is history
+        int rqPsn = s >= QpState.RTR.ordinal() && s <= QpState.SQD.ordinal() ? responder.expectedPsn() : attrs.rqPsn;
+        int sqPsn = s == QpState.RTS.ordinal() || s == QpState.SQD.ordinal() ? sender.nextPsn() : attrs.sqPsn;
+        return attrs.report(QpState.ofCode(s), paths.current(), rqPsn, sqPsn, cap, sqDraining);
     }
 
     // ---- transport-facing -------------------------------------------------------------------------------
@@ -780,7 +411,6 @@ public final class SoftQueuePair implements QueuePair {
         device.events().raise(type, this);
     }
 
-    /** Hands a packet addressed to this QP to the responder or completer (receive thread). */
     /**
      * A packet for this QP arrived from {@code srcIp:srcPort} at {@code dstIp} (receive thread).
      *
@@ -825,7 +455,7 @@ public final class SoftQueuePair implements QueuePair {
             return false;
         }
         sqDraining = false;
-        return enSqdAsyncNotify;
+        return attrs.enSqdAsyncNotify;
     }
 
     public SoftDevice device() {
@@ -865,11 +495,11 @@ public final class SoftQueuePair implements QueuePair {
     }
 
     public int accessFlags() {
-        return accessFlags;
+        return attrs.accessFlags;
     }
 
     public int qkey() {
-        return qkey;
+        return attrs.qkey;
     }
 
     /** The primary route (where RC packets go now). */
@@ -883,11 +513,11 @@ public final class SoftQueuePair implements QueuePair {
     }
 
     public int destQpn() {
-        return destQpn;
+        return attrs.destQpn;
     }
 
     public int mtuBytes() {
-        return mtuBytes;
+        return attrs.mtuBytes;
     }
 
     /** The local ACK timeout of the primary path (IBA time value; 0 = none). */
@@ -896,19 +526,19 @@ public final class SoftQueuePair implements QueuePair {
     }
 
     public int retryCnt() {
-        return retryCnt;
+        return attrs.retryCnt;
     }
 
     public int rnrRetry() {
-        return rnrRetry;
+        return attrs.rnrRetry;
     }
 
     public int minRnrTimer() {
-        return minRnrTimer;
+        return attrs.minRnrTimer;
     }
 
     public int maxRdAtomic() {
-        return maxRdAtomic;
+        return attrs.maxRdAtomic;
     }
 
     public boolean sqDraining() {
@@ -933,12 +563,7 @@ public final class SoftQueuePair implements QueuePair {
             closed = true;
         }
         device.unregisterQueuePair(this);
-        synchronized (modifyLock) {
-            for (int group : attachedGroups) {
-                device.detachMulticast(group, this);
-            }
-            attachedGroups.clear();
-        }
+        multicast.detachAll();
         sender.task().runExclusive(() -> responder.task().runExclusive(() -> {
             state.set(QpState.RESET.ordinal());
             sq.clear();

@@ -178,9 +178,9 @@ final class PortReception {
     }
 
     /**
-     * The unicast socket's receive thread: what {@link #receiveOne} does, as one loop on the blocking channel — the RC
-     * hot path; with a call to receiveOne per datagram instead, LossAndReorderTest's millisecond timers expired in 3
-     * runs of 6 under load (0 of 12 as one loop).
+     * The unicast socket's receive thread: what {@link #receiveOne} does, as one loop on the blocking channel — the
+     * RC hot path; with a call to receiveOne per datagram instead, LossAndReorderTest's millisecond timers expired in
+     * 3 runs of 6 under load (0 of 12 as one loop).
      */
     private void receiveLoop() {
         PacketBuffer buf = null;

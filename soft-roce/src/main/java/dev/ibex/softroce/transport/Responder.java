@@ -8,6 +8,7 @@ import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.softroce.wire.Aeth;
+import dev.ibex.softroce.wire.Grh;
 import dev.ibex.softroce.wire.MalformedPacketException;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.Opcode.Operation;
@@ -47,12 +48,10 @@ public final class Responder {
     private final PacketBuilder builder = new PacketBuilder();
     private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(Sender.MAX_PACKET);
     private final MemorySegment tx = MemorySegment.ofBuffer(txBuffer);
-    private final MemorySegment grh = MemorySegment.ofArray(new byte[40]);
-    private final RecvWqe srqWqe;
-    private final Dma.RecvCursor cursor = new Dma.RecvCursor();
+    private final MemorySegment grh = MemorySegment.ofArray(new byte[Grh.LENGTH]);
+    /** The receive WQE a message fills. */
+    private final ResponderReceive receive;
     private final RkeyCheck rkeys = new RkeyCheck();
-    /** Where SENDs go when the QP's SRQ is a tag-matching one, else null. */
-    private final TagMatcher tm;
 
     /** Next expected PSN. */
     private int psn;
@@ -63,17 +62,14 @@ public final class Responder {
     private int msn;
     private int opcode = -1;
     private boolean sentPsnNak;
-    /** The receive being filled by a (multi-packet) message, or null. */
-    private RecvWqe wqe;
     // RDMA WRITE in progress
     private long va;
     private int rkey;
     private long resid;
     private long length;
-    private ResponderResource[] resources = new ResponderResource[0];
-    private int resourceHead;
+    /** The READs and atomics executed, for answering their duplicates. */
+    private final ResponderResources resources = new ResponderResources();
     private boolean commEstRaised;
-    private boolean lastWqeRaised;
     private long handled;
     private long udBadQkey;
     private long udNoReceive;
@@ -93,13 +89,8 @@ public final class Responder {
         this.qp = qp;
         this.work = work;
         this.task = new SerialTask("receive task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
-        SoftSharedReceiveQueue srq = qp.softSrq();
-        this.srqWqe = srq == null ? null
-                : SoftQueuePair.newScratchRecvWqe(Math.max(srq.maxSge(), SoftTagMatchingSrq.CAPS.maxSge()));
-        this.tm = srq instanceof SoftTagMatchingSrq t ? new TagMatcher(t) : null;
+        this.receive = new ResponderReceive(qp);
     }
-
-    /** A scratch WQE for SRQ receives (RecvWqe's constructor is package-private to the verbs). */
 
     public SerialTask task() {
         return task;
@@ -117,15 +108,9 @@ public final class Responder {
         msn = 0;
         opcode = -1;
         sentPsnNak = false;
-        wqe = null;
-        cursor.reset();
-        resources = new ResponderResource[maxDestRdAtomic];
-        for (int i = 0; i < maxDestRdAtomic; i++) {
-            resources[i] = new ResponderResource();
-        }
-        resourceHead = 0;
+        receive.reset();
+        resources.reset(maxDestRdAtomic);
         commEstRaised = false;
-        lastWqeRaised = false;
         pendingRead = null;
         inbox.clear();
     }
@@ -197,7 +182,7 @@ public final class Responder {
         int state = qp.stateCode();
         if (state == QpState.ERR.ordinal()) {
             discardInbox();
-            flush();
+            receive.flush();
             return;
         }
         if (!isReceiving(state)) {
@@ -257,38 +242,26 @@ public final class Responder {
         sentPsnNak = false;
         Opcode op = pkt.opcode();
         Operation operation = op.operation();
-        if (!validSequence(op)) {
+        if (!RequestChecks.validSequence(opcode, op)) {
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
             return;
         }
-        if (!accessAllowed(operation)) {
+        if (!RequestChecks.accessAllowed(qp.accessFlags(), operation)) {
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
             return;
         }
         boolean readOrAtomic = operation == Operation.RDMA_READ_REQUEST || operation == Operation.COMPARE_SWAP
                 || operation == Operation.FETCH_ADD;
-        if (readOrAtomic && resources.length == 0) {
+        if (readOrAtomic && resources.isEmpty()) {
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
             return;
         }
-        if (needsReceive(op) && !(tm != null ? takeTagged(pkt) : takeReceive())) {
+        if (RequestChecks.needsReceive(op) && !receive.take(pkt)) {
             rnrNaksSent++;
             sendAck(Aeth.rnrNak(qp.minRnrTimer()), pkt.psn()); // class B: the requester retries later
             return;
         }
-        // length checks (C9-92 .. C9-94)
-        int payload = pkt.payloadLength();
-        int mtu = qp.mtuBytes();
-        if (op.carriesPayload()) {
-            Opcode.Position pos = op.position();
-            boolean bad = pos == Opcode.Position.ONLY ? payload > mtu
-                    : pos == Opcode.Position.LAST ? payload == 0 || payload > mtu : payload != mtu;
-            if (bad) {
-                lengthError(pkt);
-                return;
-            }
-        }
-        if (op.hasReth() && Integer.toUnsignedLong(pkt.rethDmaLength()) > (1L << 31)) {
+        if (!RequestChecks.lengthValid(pkt, op, qp.mtuBytes())) {
             lengthError(pkt);
             return;
         }
@@ -302,79 +275,12 @@ public final class Responder {
         }
     }
 
-    private boolean validSequence(Opcode op) {
-        boolean inSend = opcode == Opcode.RC_SEND_FIRST.code() || opcode == Opcode.RC_SEND_MIDDLE.code();
-        boolean inWrite = opcode == Opcode.RC_RDMA_WRITE_FIRST.code() || opcode == Opcode.RC_RDMA_WRITE_MIDDLE.code();
-        boolean continuation = !op.position().isFirst();
-        if (inSend) {
-            return continuation && op.operation() == Operation.SEND;
-        }
-        if (inWrite) {
-            return continuation && op.operation() == Operation.RDMA_WRITE;
-        }
-        return !continuation;
-    }
-
-    private boolean accessAllowed(Operation operation) {
-        int flags = qp.accessFlags();
-        return switch (operation) {
-            case RDMA_READ_REQUEST -> (flags & Access.REMOTE_READ.bit()) != 0;
-            case RDMA_WRITE -> (flags & Access.REMOTE_WRITE.bit()) != 0;
-            case COMPARE_SWAP, FETCH_ADD -> (flags & Access.REMOTE_ATOMIC.bit()) != 0;
-            default -> true;
-        };
-    }
-
-    /** Whether the packet starts consuming a receive WQE (rxe's RWR mask). */
-    private static boolean needsReceive(Opcode op) {
-        return switch (op) {
-            case RC_SEND_FIRST, RC_SEND_ONLY, RC_SEND_ONLY_WITH_IMMEDIATE, RC_SEND_ONLY_WITH_INVALIDATE,
-                    RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
-                    UD_SEND_ONLY, UD_SEND_ONLY_WITH_IMMEDIATE -> true;
-            default -> false;
-        };
-    }
-
-    /** Gets the receive WQE a new message fills (kept at the RQ head until it completes). */
-    private boolean takeReceive() {
-        SoftSharedReceiveQueue srq = qp.softSrq();
-        if (srq != null) {
-            if (!srq.take(srqWqe)) {
-                return false;
-            }
-            wqe = srqWqe;
-        } else {
-            wqe = qp.rq().peek();
-            if (wqe == null) {
-                return false;
-            }
-        }
-        cursor.reset();
-        return true;
-    }
-
-    /** {@link #takeReceive()} on a tag-matching SRQ: a SEND's TMH decides between a tagged and an ordinary buffer. */
-    private boolean takeTagged(RocePacket pkt) {
-        if (pkt.opcode().operation() != Operation.SEND) {
-            tm.plain();
-            return takeReceive();
-        }
-        if (!tm.begin(pkt.segment(), pkt.payloadOffset(), pkt.payloadLength(), srqWqe)) {
-            return false;
-        }
-        wqe = srqWqe;
-        cursor.reset();
-        return true;
-    }
-
     private void executeSend(RocePacket pkt) {
-        if (wqe == null) { // cannot happen: validSequence and takeReceive guarantee one
+        if (!receive.inHand()) { // cannot happen: validSequence and take guarantee one
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
             return;
         }
-        int skip = tm == null ? 0 : tm.takeSkip(); // a matched eager message's TMH stays out of the buffer
-        int r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, pkt.segment(), pkt.payloadOffset() + skip,
-                pkt.payloadLength() - skip);
+        int r = receive.scatterSend(pkt);
         if (r == Dma.NO_ROOM) {
             classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.LOC_LEN_ERR, AsyncEventType.QP_REQ_ERR);
             return;
@@ -395,13 +301,13 @@ public final class Responder {
             }
         }
         advance(pkt);
-        if (tm != null && op.position().isFirst() && !op.position().isLast()) {
-            tm.matchedFirstOfMany(wqe.wrId, qp.qpNum());
+        if (op.position().isFirst() && !op.position().isLast()) {
+            receive.firstOfManyExecuted();
         }
         if (op.position().isLast()) {
             int flags = op.hasImmDt() ? WcFlags.WITH_IMM : op.hasIeth() ? WcFlags.WITH_INV : 0;
             int imm = op.hasImmDt() ? pkt.immediate() : 0;
-            completeReceive(WcOpcode.RECV, (int) cursor.written, flags, imm, invalidated, 0, pkt.solicitedEvent());
+            receive.complete(WcOpcode.RECV, (int) receive.written(), flags, imm, invalidated, 0, pkt.solicitedEvent());
         }
         acknowledge(pkt);
     }
@@ -447,11 +353,11 @@ public final class Responder {
         }
         advance(pkt);
         if (op.hasImmDt()) {
-            if (wqe == null) {
+            if (!receive.inHand()) {
                 classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
                 return;
             }
-            completeReceive(WcOpcode.RECV_RDMA_WITH_IMM, (int) length, WcFlags.WITH_IMM, pkt.immediate(), 0, 0,
+            receive.complete(WcOpcode.RECV_RDMA_WITH_IMM, (int) length, WcFlags.WITH_IMM, pkt.immediate(), 0, 0,
                     pkt.solicitedEvent());
         }
         acknowledge(pkt);
@@ -470,20 +376,9 @@ public final class Responder {
             }
         }
         msn = (msn + 1) & Psn.MASK; // C9-148: a READ counts when it starts
-        ResponderResource res = nextResource();
         int mtu = qp.mtuBytes();
         int packets = (int) Math.max(1, (len + mtu - 1) / mtu);
-        res.type = ResponderResource.READ;
-        res.replay = false;
-        res.firstPsn = pkt.psn();
-        res.curPsn = pkt.psn();
-        res.lastPsn = Psn.add(pkt.psn(), packets - 1);
-        res.va = readVa;
-        res.vaOrg = readVa;
-        res.resid = len;
-        res.length = len;
-        res.rkey = readKey;
-        res.started = false;
+        ResponderResource res = resources.startRead(pkt.psn(), packets, readVa, readKey, len);
         markEstablished();
         readReply(pkt.psn(), res);
     }
@@ -584,25 +479,13 @@ public final class Responder {
         } finally {
             rkeys.leave();
         }
-        ResponderResource res = nextResource();
-        res.type = ResponderResource.ATOMIC;
-        res.replay = false;
-        res.firstPsn = pkt.psn();
-        res.lastPsn = pkt.psn();
-        res.curPsn = pkt.psn();
-        res.original = original;
+        resources.startAtomic(pkt.psn(), original);
         msn = (msn + 1) & Psn.MASK;
         psn = Psn.next(pkt.psn());
         ackPsn = psn;
         opcode = pkt.opcode().code();
         markEstablished();
         sendAtomicAck(pkt.psn(), original);
-    }
-
-    private ResponderResource nextResource() {
-        ResponderResource res = resources[resourceHead];
-        resourceHead = (resourceHead + 1) % resources.length;
-        return res;
     }
 
     /** The request was executed: next PSN, MSN on the last packet, COMM_EST on the first in RTR. */
@@ -664,44 +547,19 @@ public final class Responder {
         switch (operation) {
             case SEND, RDMA_WRITE -> sendAck(ACK_UNLIMITED, Psn.add(ackPsn, -1)); // C9-105
             case RDMA_READ_REQUEST -> {
-                ResponderResource res = findResource(pkt.psn(), ResponderResource.READ);
-                if (res == null) {
-                    return; // class D: drop
+                ResponderResource res = resources.replayRead(pkt);
+                if (res != null) { // else class D: dropped (unknown, or not a subset of the original request)
+                    readReply(pkt.psn(), res);
                 }
-                long iova = pkt.rethVirtualAddress();
-                long len = Integer.toUnsignedLong(pkt.rethDmaLength());
-                if (iova < res.vaOrg || len > res.length || iova + len > res.vaOrg + res.length
-                        || pkt.rethRKey() != res.rkey) {
-                    return; // not a subset of the original request: drop
-                }
-                res.curPsn = pkt.psn();
-                // rxe read_reply: a replay from the first PSN starts again (FIRST/ONLY); one from the middle — the
-                // requester asks for the packets it lacks — continues the sequence its completer is in (MIDDLE/LAST)
-                res.started = pkt.psn() != res.firstPsn;
-                res.replay = true;
-                res.vaOrg = iova;
-                res.va = iova;
-                res.resid = len;
-                readReply(pkt.psn(), res);
             }
             case COMPARE_SWAP, FETCH_ADD -> {
-                ResponderResource res = findResource(pkt.psn(), ResponderResource.ATOMIC);
+                ResponderResource res = resources.replayAtomic(pkt.psn());
                 if (res != null) {
-                    res.replay = true;
                     sendAtomicAck(pkt.psn(), res.original); // never executed twice
                 }
             }
             default -> { }
         }
-    }
-
-    private ResponderResource findResource(int p, int type) {
-        for (ResponderResource r : resources) {
-            if (r.type == type && Psn.compare(p, r.firstPsn) >= 0 && Psn.compare(p, r.lastPsn) <= 0) {
-                return r;
-            }
-        }
-        return null;
     }
 
     private void lengthError(RocePacket pkt) {
@@ -723,36 +581,12 @@ public final class Responder {
                 qp.device().accessGuard().remoteAccessError(r.dstIp()); // guessing keys costs the peer more
             }
         }
-        if (wqe != null) {
-            completeReceive(WcOpcode.RECV, 0, 0, 0, 0, status.code(), false);
+        if (receive.inHand()) {
+            receive.complete(WcOpcode.RECV, 0, 0, 0, 0, status.code(), false);
         }
         sendAck(Aeth.nak(nak), requestPsn);
         qp.error(); // first, so that whoever sees the event finds the QP in ERR
         qp.raise(event);
-    }
-
-    private void completeReceive(int wcOpcode, int byteLen, int flags, int imm, int invalidated, int status,
-            boolean solicited) {
-        RecvWqe w = wqe;
-        wqe = null;
-        long wrId = w.wrId;
-        if (qp.softSrq() == null) {
-            qp.rq().advance();
-        }
-        if (tm != null) {
-            if (status != 0) {
-                tm.plain();
-                tm.cq().complete(wrId, status, wcOpcode, 0, qp.qpNum(), 0, 0, 0, true);
-            } else {
-                tm.complete(wcOpcode, wrId, byteLen, qp.qpNum(), flags, imm, solicited);
-            }
-        } else if (status != 0) {
-            qp.recvCqSoft().complete(wrId, status, wcOpcode, 0, qp.qpNum(), 0, 0, 0, true);
-        } else if ((flags & WcFlags.WITH_INV) != 0) {
-            qp.recvCqSoft().completeWithInvalidate(wrId, byteLen, qp.qpNum(), flags, invalidated, 0, solicited);
-        } else {
-            qp.recvCqSoft().complete(wrId, 0, wcOpcode, byteLen, qp.qpNum(), flags, imm, 0, solicited);
-        }
     }
 
     private void sendAck(int syndrome, int ackedPsn) {
@@ -787,75 +621,38 @@ public final class Responder {
             qp.countReceiveDrops(1);
             return;
         }
-        if (!takeReceive()) {
+        if (!receive.take()) {
             udNoReceive++; // UD: no receive posted, the datagram is lost (counted)
             qp.countReceiveDrops(1);
             return;
         }
         int payload = pkt.payloadLength();
-        if (payload + 40L > wqe.totalLength) {
+        if (payload + (long) Grh.LENGTH > receive.capacity()) {
             udTooLong++;
             if (qp.softSrq() != null) {
-                completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_LEN_ERR.code(), false);
+                receive.complete(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_LEN_ERR.code(), false);
             } else {
-                wqe = null; // class D: drop the message, keep the receive
+                receive.drop(); // class D: drop the message, keep the receive
                 qp.countReceiveDrops(1);
             }
             return;
         }
-        writeGrh(pkt.length(), srcIp, dstIp);
-        int r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, grh, 0, 40);
+        Grh.writeIpv4(grh, pkt.length(), srcIp, dstIp);
+        int r = receive.scatter(grh, 0, Grh.LENGTH);
         if (r == Dma.OK) {
-            r = Dma.scatterIntoRecv(qp.device(), qp.softPd(), wqe, cursor, pkt.segment(), pkt.payloadOffset(),
-                    payload);
+            r = receive.scatter(pkt.segment(), pkt.payloadOffset(), payload);
         }
         if (r != Dma.OK) {
-            completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_PROT_ERR.code(), false);
+            receive.complete(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_PROT_ERR.code(), false);
             qp.error();
             return;
         }
         boolean imm = pkt.opcode().hasImmDt();
-        RecvWqe w = wqe;
-        wqe = null;
-        if (qp.softSrq() == null) {
-            qp.rq().advance();
-        }
+        long wrId = receive.consume();
         markEstablished();
-        qp.recvCqSoft().complete(w.wrId, 0, WcOpcode.RECV, payload + 40, qp.qpNum(),
+        qp.recvCqSoft().complete(wrId, 0, WcOpcode.RECV, payload + 40, qp.qpNum(),
                 WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), imm ? pkt.immediate() : 0, pkt.dethSrcQp(),
                 pkt.solicitedEvent());
-    }
-
-    /** RoCEv2/IPv4 "GRH": 20 zero bytes, then the IPv4 header of the datagram (what rxe writes). */
-    private void writeGrh(int udpPayloadLength, int srcIp, int dstIp) {
-        grh.fill((byte) 0);
-        int total = 20 + 8 + udpPayloadLength;
-        long b = 20;
-        grh.set(ValueLayout.JAVA_BYTE, b, (byte) 0x45);
-        grh.set(ValueLayout.JAVA_BYTE, b + 2, (byte) (total >>> 8));
-        grh.set(ValueLayout.JAVA_BYTE, b + 3, (byte) total);
-        grh.set(ValueLayout.JAVA_BYTE, b + 6, (byte) 0x40); // DF
-        grh.set(ValueLayout.JAVA_BYTE, b + 8, (byte) 64); // TTL
-        grh.set(ValueLayout.JAVA_BYTE, b + 9, (byte) 17); // UDP
-        putInt(b + 12, srcIp);
-        putInt(b + 16, dstIp);
-        int sum = 0;
-        for (int i = 0; i < 20; i += 2) {
-            sum += ((grh.get(ValueLayout.JAVA_BYTE, b + i) & 0xFF) << 8) | (grh.get(ValueLayout.JAVA_BYTE, b + i + 1)
-                    & 0xFF);
-        }
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        int check = ~sum & 0xFFFF;
-        grh.set(ValueLayout.JAVA_BYTE, b + 10, (byte) (check >>> 8));
-        grh.set(ValueLayout.JAVA_BYTE, b + 11, (byte) check);
-    }
-
-    private void putInt(long at, int v) {
-        grh.set(ValueLayout.JAVA_BYTE, at, (byte) (v >>> 24));
-        grh.set(ValueLayout.JAVA_BYTE, at + 1, (byte) (v >>> 16));
-        grh.set(ValueLayout.JAVA_BYTE, at + 2, (byte) (v >>> 8));
-        grh.set(ValueLayout.JAVA_BYTE, at + 3, (byte) v);
     }
 
     /** RNR NAKs this responder sent: a request found no receive posted (racy snapshot). */
@@ -882,48 +679,8 @@ public final class Responder {
     public String describe() {
         return "resp{handled=" + handled + " dup=" + duplicates + " ooo=" + outOfSequence + " psn=0x"
                 + Integer.toHexString(psn) + " ackPsn=0x" + Integer.toHexString(ackPsn) + " msn=" + msn
-                + " opcode=" + opcode + " sentPsnNak=" + sentPsnNak + " wqe=" + (wqe != null) + " rq="
+                + " opcode=" + opcode + " sentPsnNak=" + sentPsnNak + " wqe=" + receive.inHand() + " rq="
                 + (qp.rq() == null ? "srq" : qp.rq().size()) + " inboxDropped=" + inbox.dropped() + " resources="
-                + describeResources() + "}";
-    }
-
-    private String describeResources() {
-        StringBuilder sb = new StringBuilder("[");
-        for (ResponderResource r : resources) {
-            if (r.type != ResponderResource.NONE) {
-                sb.append(r.type == ResponderResource.READ ? 'R' : 'A').append(Integer.toHexString(r.firstPsn));
-                if (r.lastPsn != r.firstPsn) {
-                    sb.append('-').append(Integer.toHexString(r.lastPsn));
-                }
-                sb.append(' ');
-            }
-        }
-        return sb.append(']').toString();
-    }
-
-    // ---- error state ------------------------------------------------------------------------------------
-
-    /** QP in ERR: flush every posted receive (or, on an SRQ, announce the last WQE once). */
-    private void flush() {
-        SoftSharedReceiveQueue srq = qp.softSrq();
-        if (srq != null) {
-            if (wqe != null) {
-                completeReceive(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.WR_FLUSH_ERR.code(), false);
-            }
-            if (!lastWqeRaised) {
-                lastWqeRaised = true;
-                qp.raise(AsyncEventType.QP_LAST_WQE_REACHED);
-            }
-            return;
-        }
-        wqe = null;
-        RecvQueue rq = qp.rq();
-        RecvWqe w;
-        while ((w = rq.peek()) != null) {
-            long wrId = w.wrId;
-            rq.advance();
-            qp.recvCqSoft().complete(wrId, WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qp.qpNum(), 0, 0, 0,
-                    false);
-        }
+                + resources + "}";
     }
 }

@@ -1,7 +1,8 @@
 /**
  * The UDP port layer of the soft provider: one {@link dev.ibex.softroce.net.SoftPort} per local IP address
  * (a soft RDMA "device port"), a pool of receive buffers, IPv4 multicast, fault injection and an optional
- * pcap tap.
+ * pcap tap. A port is a façade over {@code PortReception} (receiving, and lending its socket to an event loop),
+ * {@code PortTransmission} (sending), {@code GroupReceiver} (multicast), {@code FaultTimer} and {@code PortTap}.
  *
  * <h2>Threading model</h2>
  * <ul>

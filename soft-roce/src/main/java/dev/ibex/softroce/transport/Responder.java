@@ -8,7 +8,6 @@ import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.softroce.wire.Aeth;
-import dev.ibex.softroce.wire.Grh;
 import dev.ibex.softroce.wire.MalformedPacketException;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.Opcode.Operation;
@@ -35,6 +34,10 @@ import java.nio.ByteBuffer;
  * <p>UD: Q_Key check (mismatch dropped), the 40-byte GRH written at the start of the receive buffer (20 zero bytes
  * and the IPv4 header, as rxe and {@code ibv_init_ah_from_wc} expect), no receive posted → dropped.
  *
+ * <p>This class keeps the RC protocol (PSN, opcode sequence, execution, ACKs, READ replies); the parts it uses are
+ * {@link RequestChecks}, {@link ResponderReceive} (the receive WQE in hand), {@link ResponderResources} (duplicate
+ * READs and atomics) and {@link UdReceive} (the UD path).
+ *
  * <p>Runs in the QP's receive task, normally on the receive thread in place; allocates nothing.
  */
 public final class Responder {
@@ -48,9 +51,10 @@ public final class Responder {
     private final PacketBuilder builder = new PacketBuilder();
     private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(Sender.MAX_PACKET);
     private final MemorySegment tx = MemorySegment.ofBuffer(txBuffer);
-    private final MemorySegment grh = MemorySegment.ofArray(new byte[Grh.LENGTH]);
     /** The receive WQE a message fills. */
     private final ResponderReceive receive;
+    /** The UD path (a UD QP's every request). */
+    private final UdReceive ud;
     private final RkeyCheck rkeys = new RkeyCheck();
 
     /** Next expected PSN. */
@@ -71,9 +75,6 @@ public final class Responder {
     private final ResponderResources resources = new ResponderResources();
     private boolean commEstRaised;
     private long handled;
-    private long udBadQkey;
-    private long udNoReceive;
-    private long udTooLong;
     private long duplicates;
     private long outOfSequence;
     private long rnrNaksSent;
@@ -90,6 +91,7 @@ public final class Responder {
         this.work = work;
         this.task = new SerialTask("receive task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
         this.receive = new ResponderReceive(qp);
+        this.ud = new UdReceive(qp, receive, this::markEstablished);
     }
 
     public SerialTask task() {
@@ -221,7 +223,7 @@ public final class Responder {
 
     private void handle(RocePacket pkt, int srcIp, int dstIp) {
         if (qp.type() == QpType.UD) {
-            handleUd(pkt, srcIp, dstIp);
+            ud.onDatagram(pkt, srcIp, dstIp);
             return;
         }
         handled++;
@@ -613,47 +615,6 @@ public final class Responder {
         route.link().send(txBuffer, route.dstIp(), route.destination());
     }
 
-    // ---- UD ---------------------------------------------------------------------------------------------
-
-    private void handleUd(RocePacket pkt, int srcIp, int dstIp) {
-        if (pkt.dethQKey() != qp.qkey()) {
-            udBadQkey++; // Q_Key violation: dropped, as a NIC does — but counted
-            qp.countReceiveDrops(1);
-            return;
-        }
-        if (!receive.take()) {
-            udNoReceive++; // UD: no receive posted, the datagram is lost (counted)
-            qp.countReceiveDrops(1);
-            return;
-        }
-        int payload = pkt.payloadLength();
-        if (payload + (long) Grh.LENGTH > receive.capacity()) {
-            udTooLong++;
-            if (qp.softSrq() != null) {
-                receive.complete(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_LEN_ERR.code(), false);
-            } else {
-                receive.drop(); // class D: drop the message, keep the receive
-                qp.countReceiveDrops(1);
-            }
-            return;
-        }
-        Grh.writeIpv4(grh, pkt.length(), srcIp, dstIp);
-        int r = receive.scatter(grh, 0, Grh.LENGTH);
-        if (r == Dma.OK) {
-            r = receive.scatter(pkt.segment(), pkt.payloadOffset(), payload);
-        }
-        if (r != Dma.OK) {
-            receive.complete(WcOpcode.RECV, 0, 0, 0, 0, WcStatus.LOC_PROT_ERR.code(), false);
-            qp.error();
-            return;
-        }
-        boolean imm = pkt.opcode().hasImmDt();
-        long wrId = receive.consume();
-        markEstablished();
-        qp.recvCqSoft().complete(wrId, 0, WcOpcode.RECV, payload + 40, qp.qpNum(),
-                WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), imm ? pkt.immediate() : 0, pkt.dethSrcQp(),
-                pkt.solicitedEvent());
-    }
 
     /** RNR NAKs this responder sent: a request found no receive posted (racy snapshot). */
     public long rnrNaksSent() {
@@ -672,7 +633,7 @@ public final class Responder {
 
     /** UD datagrams dropped on arrival, by reason (racy snapshot). */
     public DatagramDrops datagramDrops() {
-        return new DatagramDrops(udBadQkey, udNoReceive, udTooLong);
+        return ud.drops();
     }
 
     /** The receive side's state, for diagnostics. */

@@ -251,11 +251,29 @@ public final class Connection {
         return peerParam;
     }
 
-    /** {@return the local address and port of the connection's CM id, or {@code null} before it is bound} */
+    /**
+     * {@return the local address and port of the connection's CM id, or {@code null} before it is bound; after a
+     * teardown released the id (a removed device) the last address it had}
+     */
     public InetSocketAddress localAddress() {
         CmId i = id;
-        return i == null ? null : i.localAddress();
+        if (i == null) {
+            return lastLocalAddress;
+        }
+        try {
+            InetSocketAddress a = i.localAddress();
+            if (a != null) {
+                lastLocalAddress = a;
+            }
+            return a;
+        } catch (IllegalStateException released) {
+            // the rdma-core provider refuses a destroyed id: error callbacks that log the address still get it
+            return lastLocalAddress;
+        }
     }
+
+    /** What {@link #localAddress()} last read from the id. */
+    private volatile InetSocketAddress lastLocalAddress;
 
     /** {@return the peer's address (the target of {@link #connect}, or the requester's)} */
     public InetSocketAddress remoteAddress() {

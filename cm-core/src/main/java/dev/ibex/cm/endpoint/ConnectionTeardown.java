@@ -177,6 +177,7 @@ final class ConnectionTeardown {
 
     /** Releases everything in verbs order; the state is already CLOSED. */
     void release() {
+        c.localAddress(); // remembered: the callbacks after the release may still ask for it (the id is gone)
         c.machine.cancelTimer();
         c.keepalive.stop();
         c.setup.leaveHalfOpen();

@@ -588,6 +588,22 @@ public final class EventLoop implements Executor {
     }
 
     private void dispatch(CmEvent e) {
+        DeviceContext removed = e.type() == CmEventType.DEVICE_REMOVAL ? deviceOf(e.id()) : null;
+        dispatchToEndpoint(e);
+        if (removed != null) {
+            deviceRemoved(removed); // after the endpoint ended on the event, so that its resources can go at once
+        }
+    }
+
+    private static DeviceContext deviceOf(CmId id) {
+        try {
+            return id == null ? null : id.device();
+        } catch (RuntimeException closed) {
+            return null;
+        }
+    }
+
+    private void dispatchToEndpoint(CmEvent e) {
         CmId target = e.type() == CmEventType.CONNECT_REQUEST ? e.listenId() : e.id();
         Object context = target == null ? null : target.context();
         if (context instanceof LoopEndpoint ep) {
@@ -757,9 +773,37 @@ public final class EventLoop implements Executor {
                 }
             }
         }
-        if (e.type() == dev.ibex.cm.spi.AsyncEventType.DEVICE_FATAL && devices.containsKey(e.device())) {
-            removedDevices.add(e.device());
-            releaseRemovedDevices();
+        if (e.type() == dev.ibex.cm.spi.AsyncEventType.DEVICE_FATAL) {
+            deviceRemoved(e.device());
+        }
+    }
+
+    /**
+     * {@code device} is going away (DEVICE_FATAL, or the CM's DEVICE_REMOVAL for an id on it; rxe raises only the
+     * latter): nobody reads its async events any more, and this loop releases its resources on it once no endpoint
+     * uses it, so that the provider can let the device go. The loop calls it for the events it reads itself; a
+     * component that reads the CM events of a channel of its own ({@code RdmaCmChannel}) calls it on DEVICE_REMOVAL.
+     * Idempotent. Loop thread only.
+     *
+     * @param device the device the event named ({@code null} is ignored)
+     * @throws IllegalStateException when called off the loop thread
+     */
+    public void deviceRemoved(DeviceContext device) {
+        checkInLoop();
+        if (device == null) {
+            return;
+        }
+        group.stopAsyncReader(device);
+        if (devices.containsKey(device) && !removedDevices.contains(device)) {
+            removedDevices.add(device);
+        }
+        releaseRemovedDevices();
+    }
+
+    /** Stops reading {@code source} (its device was removed). Loop thread. */
+    void deregisterAsync(AsyncEventSource source) {
+        if (asyncSources.remove(source)) {
+            quietly(() -> poller.deregister(source));
         }
     }
 

@@ -9,6 +9,7 @@ import dev.ibex.cm.spi.Providers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -41,6 +42,8 @@ public final class EventLoopGroup implements AutoCloseable {
     private final EventLoop[] loops;
     private final AtomicInteger next = new AtomicInteger();
     private final Map<DeviceContext, EventLoop> asyncReaders = new ConcurrentHashMap<>();
+    /** Devices reported removed: their async events are no longer read (the provider may let their fd go). */
+    private final Set<DeviceContext> removedDevices = ConcurrentHashMap.newKeySet();
     private final Map<DeviceContext, List<Consumer<AsyncEvent>>> asyncWatchers = new ConcurrentHashMap<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final CompletableFuture<Void> terminated;
@@ -282,12 +285,32 @@ public final class EventLoopGroup implements AutoCloseable {
     }
 
     void ensureAsyncReader(DeviceContext context) {
+        if (removedDevices.contains(context)) {
+            return;
+        }
         asyncReaders.computeIfAbsent(context, c -> {
             int i = Math.max(0, fabric.devices().indexOf(c));
             EventLoop reader = loops[i % loops.length];
             reader.run(() -> reader.registerAsync(c.asyncEvents()));
             return reader;
         });
+    }
+
+    /**
+     * A device went away (the CM's DEVICE_REMOVAL or DEVICE_FATAL): its reader stops reading its async events, later
+     * on its own loop (never inside the read), so that the provider can close the device once the loops have let go
+     * of their resources on it. Idempotent; any thread.
+     */
+    void stopAsyncReader(DeviceContext device) {
+        removedDevices.add(device);
+        EventLoop reader = asyncReaders.remove(device);
+        if (reader != null) {
+            try {
+                reader.execute(() -> reader.deregisterAsync(device.asyncEvents()));
+            } catch (java.util.concurrent.RejectedExecutionException terminated) {
+                // the loop deregistered everything when it ended
+            }
+        }
     }
 
     /**

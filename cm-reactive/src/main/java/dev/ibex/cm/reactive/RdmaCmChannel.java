@@ -152,6 +152,14 @@ public final class RdmaCmChannel implements AutoCloseable {
         return broadcast.flux(e -> e.concerns(id), "CM events of id " + id);
     }
 
+    private static dev.ibex.cm.spi.DeviceContext deviceOf(CmId id) {
+        try {
+            return id == null ? null : id.device();
+        } catch (RuntimeException closed) {
+            return null;
+        }
+    }
+
     /** Loop thread, when the channel is ready: copy (the provider acked), then emit. */
     private void read() {
         CmEvent e;
@@ -159,7 +167,13 @@ public final class RdmaCmChannel implements AutoCloseable {
         while (!closed.get() && (e = channel.poll()) != null) {
             RdmaCmEvent copy = RdmaCmEvent.of(e);
             LOG.debug("{}: {}", channel, copy);
+            // read before the emit: a subscriber destroys the id on DEVICE_REMOVAL, as the event asks
+            dev.ibex.cm.spi.DeviceContext removed = e.type() == dev.ibex.cm.spi.CmEventType.DEVICE_REMOVAL
+                    ? deviceOf(e.id()) : null;
             broadcast.emit(copy);
+            if (removed != null) {
+                loop.deviceRemoved(removed); // so that the loop lets go of the device even if no endpoint was on it
+            }
         }
     }
 

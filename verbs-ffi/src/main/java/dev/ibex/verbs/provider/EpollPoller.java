@@ -121,6 +121,9 @@ final class EpollPoller extends NativeResource implements Poller {
             throw e;
         }
         slotOf.put(source, slot);
+        if (source instanceof NativeAsyncEvents async) {
+            async.attached();
+        }
     }
 
     @Override
@@ -137,6 +140,9 @@ final class EpollPoller extends NativeResource implements Poller {
             }
         }
         release(slot);
+        if (source instanceof NativeAsyncEvents a) {
+            a.detached();
+        }
     }
 
     private void release(int slot) {
@@ -258,6 +264,16 @@ final class EpollPoller extends NativeResource implements Poller {
 
     @Override
     void destroy() {
+        java.util.List<NativeAsyncEvents> async = new java.util.ArrayList<>();
+        synchronized (this) {
+            for (EventSource s : java.util.List.copyOf(slotOf.keySet())) {
+                if (s instanceof NativeAsyncEvents a) {
+                    slotOf.remove(s);
+                    async.add(a);
+                }
+            }
+        }
+        async.forEach(NativeAsyncEvents::detached); // the epoll set goes with the poller
         try {
             wake.signal();
         } catch (IllegalStateException e) {

@@ -40,9 +40,34 @@ final class NativeAsyncEvents implements AsyncEventSource, FdSource {
         LibC.setNonBlocking(fd);
     }
 
+    /** How many pollers have this source registered (its fd must be out of every epoll set before it closes). */
+    private final java.util.concurrent.atomic.AtomicInteger registrations = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** @throws IllegalStateException when the device was released (its fd is closed, the number may be reused) */
     @Override
     public int pollFd() {
+        device.ensureOpen();
         return fd;
+    }
+
+    NativeDeviceContext device() {
+        return device;
+    }
+
+    /** A poller registered the fd. */
+    void attached() {
+        registrations.incrementAndGet();
+    }
+
+    /** A poller let the fd go: a removed device may now be released. */
+    void detached() {
+        registrations.decrementAndGet();
+        device.fabric.releaseIfUnused(device);
+    }
+
+    /** {@return whether no poller has the fd registered} */
+    boolean unwatched() {
+        return registrations.get() <= 0;
     }
 
     @Override
@@ -87,7 +112,12 @@ final class NativeAsyncEvents implements AsyncEventSource, FdSource {
                 yield !ours(srq) ? skipped(type) : new AsyncEvent(type, device, null, null, srq, 0);
             }
             case PORT -> new AsyncEvent(type, device, null, null, null, IbvAsyncEvent.portNum(event));
-            case DEVICE -> new AsyncEvent(type, device, null, null, null, 0);
+            case DEVICE -> {
+                if (type == AsyncEventType.DEVICE_FATAL) {
+                    device.markRemoved();
+                }
+                yield new AsyncEvent(type, device, null, null, null, 0);
+            }
         };
     }
 

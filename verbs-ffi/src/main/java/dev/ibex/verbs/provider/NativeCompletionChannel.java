@@ -34,6 +34,11 @@ final class NativeCompletionChannel extends NativeResource implements Completion
         tracked();
     }
 
+    @Override
+    NativeDeviceContext owner() {
+        return device;
+    }
+
     NativeDeviceContext device() {
         return device;
     }

@@ -47,6 +47,11 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
         tracked();
     }
 
+    @Override
+    NativeDeviceContext owner() {
+        return device;
+    }
+
     NativeDeviceContext device() {
         return device;
     }

@@ -86,7 +86,47 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
 
     @Override
     void destroy() {
-        // librdmacm owns the context and closes it when the library goes; nothing to free here
+        // librdmacm owns the context: it closes it once the fabric and every id let go (NativeFabric#releaseIfUnused)
+    }
+
+    // ---- removal: the kernel waits in `rdma link delete` until every user has closed the device ----
+
+    /** PDs, CQs and completion channels open on this context. */
+    private final java.util.concurrent.atomic.AtomicInteger children = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean removed;
+
+    void childOpened() {
+        children.incrementAndGet();
+    }
+
+    void childClosed() {
+        children.decrementAndGet();
+        if (removed) {
+            fabric.releaseIfUnused(this);
+        }
+    }
+
+    /** {@return how many PDs, CQs and completion channels are open on this context} */
+    int children() {
+        return children.get();
+    }
+
+    /**
+     * The device is going away (the CM's DEVICE_REMOVAL for an id on it, or DEVICE_FATAL): once nothing of the
+     * application is left on it and no poller watches its async fd, the fabric lets librdmacm close it.
+     */
+    void markRemoved() {
+        removed = true;
+        fabric.releaseIfUnused(this);
+    }
+
+    /** {@return whether the device was reported removed} */
+    boolean removed() {
+        return removed;
+    }
+
+    NativeAsyncEvents nativeAsyncEvents() {
+        return asyncEvents;
     }
 
     @Override

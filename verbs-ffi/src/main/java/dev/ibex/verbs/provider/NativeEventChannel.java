@@ -119,6 +119,12 @@ final class NativeEventChannel extends NativeResource implements EventChannel, F
                 RdmaCm.destroyId(id);
             }
             if (copy != null) {
+                if (copy.type() == CmEventType.DEVICE_REMOVAL && copy.id() instanceof NativeCmId n) {
+                    NativeDeviceContext d = n.nativeDevice();
+                    if (d != null) {
+                        d.markRemoved(); // rxe raises no DEVICE_FATAL: the CM's event is the only word of it
+                    }
+                }
                 return copy;
             }
         }

@@ -27,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * ({@code id->verbs}), so PDs, CQs and QPs created here can be used with ids. Closing the fabric closes
  * every resource still open in {@link dev.ibex.cm.spi.ResourceKind} order, then frees the device list
  * (librdmacm keeps the devices open until the library is unloaded).
+ *
+ * <p><b>Device removal.</b> {@code rdma link delete} (or a hot-unplug) gives every id on the device the CM's
+ * DEVICE_REMOVAL; on a device without {@code disassociate_ucontext} (rxe) the kernel then waits until every process
+ * has closed the device. Once the device is reported removed, none of its PDs, CQs and completion channels is open
+ * and no poller watches its async fd ({@link #releaseIfUnused}), the fabric swaps its device list for a fresh one:
+ * librdmacm marks the device dead and closes its context with the last reference (ours, or the last id's
+ * {@code rdma_destroy_id}), and the kernel's delete returns.
  */
 final class NativeFabric implements Fabric {
     private static final Logger LOG = LoggerFactory.getLogger(NativeFabric.class);
@@ -37,8 +44,14 @@ final class NativeFabric implements Fabric {
      * every fabric of the process, so a handle read from a native object must never match another fabric's object.
      */
     private static final HandleTable HANDLES = new HandleTable();
-    private final MemorySegment deviceList;
+    /** Our {@code rdma_get_devices} list: it holds a reference on each device, which a removal must give back. */
+    private volatile MemorySegment deviceList;
     private final List<NativeDeviceContext> devices = new CopyOnWriteArrayList<>();
+    /**
+     * Contexts released after their device's removal: ids that still point at one (librdmacm frees it with the last
+     * of them) map back to it, closed, instead of adopting a fresh object for freed memory.
+     */
+    private final List<NativeDeviceContext> released = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Small native scratch that lives as long as the fabric (shared: any thread may use it). */
     private final Arena arena = Arena.ofShared();
@@ -131,9 +144,47 @@ final class NativeFabric implements Fabric {
                     return d;
                 }
             }
+            for (NativeDeviceContext d : released) {
+                if (d.address() == verbs.address()) {
+                    return d;
+                }
+            }
             NativeDeviceContext d = new NativeDeviceContext(this, verbs);
             devices.add(d);
             return d;
+        }
+    }
+
+    /**
+     * Lets librdmacm close a removed device once nothing of ours is left on it: no PD, CQ or completion channel, no
+     * poller watching its async fd. Idempotent; any thread.
+     *
+     * @param d a device context of this fabric
+     */
+    void releaseIfUnused(NativeDeviceContext d) {
+        synchronized (devices) {
+            if (closed.get() || !d.removed() || !d.isOpen() || d.children() > 0 || !d.nativeAsyncEvents().unwatched()) {
+                return;
+            }
+            devices.remove(d);
+            released.add(d);
+            d.close();
+            MemorySegment old = deviceList;
+            MemorySegment fresh = MemorySegment.NULL;
+            try {
+                fresh = RdmaCm.getDevices(); // librdmacm re-reads the device list and marks the removed one dead
+            } catch (RuntimeException none) {
+                LOG.debug("no RDMA device left after {} was removed: {}", d.device().name(), none.getMessage());
+            }
+            for (long i = 0; i < fresh.byteSize() / 8; i++) {
+                long a = fresh.getAtIndex(ValueLayout.ADDRESS, i).address();
+                released.removeIf(r -> r.address() == a); // the address belongs to a live device again
+            }
+            deviceList = fresh;
+            if (old.address() != 0) {
+                RdmaCm.freeDevices(old); // gives back our reference: the context closes now, or with the last id
+            }
+            LOG.info("RDMA device {} was removed: released its context", d.device().name());
         }
     }
 
@@ -181,8 +232,21 @@ final class NativeFabric implements Fabric {
             return;
         }
         tracker.closeAll();
-        if (deviceList.address() != 0) {
-            RdmaCm.freeDevices(deviceList);
+        synchronized (devices) {
+            if (deviceList.address() != 0) {
+                // a fresh list first: librdmacm marks devices being removed as dead, so that giving back our
+                // reference lets it close them now rather than when the process exits
+                MemorySegment fresh = MemorySegment.NULL;
+                try {
+                    fresh = RdmaCm.getDevices();
+                } catch (RuntimeException none) {
+                    // no device left: nothing to refresh
+                }
+                RdmaCm.freeDevices(deviceList);
+                if (fresh.address() != 0) {
+                    RdmaCm.freeDevices(fresh);
+                }
+            }
         }
         arena.close();
         LOG.debug("rdma-core fabric closed");

@@ -37,6 +37,11 @@ final class NativeProtectionDomain extends NativeResource implements ProtectionD
         return pd;
     }
 
+    @Override
+    NativeDeviceContext owner() {
+        return device;
+    }
+
     NativeDeviceContext deviceContext() {
         return device;
     }

@@ -26,6 +26,18 @@ abstract class NativeResource implements ResourceTracker.Tracked {
     /** Call once the native object exists. */
     final void tracked() {
         fabric.tracker().opened(this);
+        NativeDeviceContext owner = owner();
+        if (owner != null) {
+            owner.childOpened();
+        }
+    }
+
+    /**
+     * The device context this object was made on directly (a PD, CQ or completion channel; everything else hangs off
+     * a PD), or {@code null}: a removed device is let go once it has none of these left.
+     */
+    NativeDeviceContext owner() {
+        return null;
     }
 
     final boolean isOpen() {
@@ -63,5 +75,9 @@ abstract class NativeResource implements ResourceTracker.Tracked {
         }
         state.set(CLOSED);
         fabric.tracker().closed(this);
+        NativeDeviceContext owner = owner();
+        if (owner != null) {
+            owner.childClosed();
+        }
     }
 }

@@ -46,6 +46,8 @@ final class BoundServer implements DisposableServer, ListenerHandler {
     private volatile Listener listener;
     private volatile boolean bound;
     private volatile boolean listenerClosed;
+    /** Why the listener stopped after it was bound (its device was removed), or {@code null}. */
+    private volatile Throwable listenerFailure;
 
     BoundServer(RdmaServer.Config config, EventLoopGroup group, boolean ownsGroup, MonoSink<DisposableServer> sink,
             Context context) {
@@ -158,6 +160,8 @@ final class BoundServer implements DisposableServer, ListenerHandler {
             bindSink.error(error);
         } else {
             LOG.warn("{} stopped listening", this, error);
+            listenerFailure = error;
+            disposed.set(true); // it accepts nothing more: the server ends, with this error, once its connections have
         }
     }
 
@@ -374,10 +378,12 @@ final class BoundServer implements DisposableServer, ListenerHandler {
         if (bound) {
             LOG.info("{} stopped listening", this);
         }
+        Throwable failure = listenerFailure;
+        Runnable end = failure == null ? terminated::tryEmitEmpty : () -> terminated.tryEmitError(failure);
         if (ownsGroup) {
-            group.shutdownGracefully().whenComplete((v, e) -> terminated.tryEmitEmpty());
+            group.shutdownGracefully().whenComplete((v, e) -> end.run());
         } else {
-            terminated.tryEmitEmpty();
+            end.run();
         }
     }
 

@@ -72,9 +72,11 @@ public interface DisposableServer extends Disposable {
     }
 
     /**
-     * Completes when the listener and every connection it accepted are closed.
+     * Completes when the listener and every connection it accepted are closed; errors instead, once they are, with the
+     * listener's typed failure when the listener stopped by itself (its device was removed: an
+     * {@link dev.ibex.cm.RdmaConnectException} with reason DEVICE_REMOVAL).
      *
-     * @return a Mono that completes once everything is closed
+     * @return a Mono that completes (or errors) once everything is closed
      */
     Mono<Void> onDispose();
 
@@ -87,7 +89,7 @@ public interface DisposableServer extends Disposable {
     default void disposeNow(Duration timeout) {
         Blocking.check("disposeNow");
         dispose();
-        onDispose().block(timeout);
+        onDispose().onErrorComplete().block(timeout); // a listener failure was reported through onDispose() already
     }
 
     /**

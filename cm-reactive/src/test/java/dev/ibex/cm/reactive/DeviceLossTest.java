@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * DEVICE_REMOVAL and ADDR_CHANGE for real on soft-roce: closing a soft device ends every endpoint on it with a typed
- * error and releases what they held; a bonding failover ({@link SoftFabric#bondingFailover}) reaches the ids bound to
+ * error (a server listening on it: {@code onDispose()} errors with the listener's failure) and releases what they held; a bonding failover ({@link SoftFabric#bondingFailover}) reaches the ids bound to
  * the address as ADDR_CHANGE and leaves connections up.
  */
 @Timeout(90)
@@ -29,7 +29,7 @@ class DeviceLossTest {
     static final Duration WAIT = Duration.ofSeconds(30);
 
     @Test
-    void closingASoftDeviceEndsEveryEndpointOnItWithATypedError() {
+    void closingASoftDeviceEndsEveryEndpointOnItWithATypedError() throws Exception {
         try (SoftHosts hosts = new SoftHosts("cli=" + SoftHosts.CLIENT_IP + ",other=127.0.0.13")) {
             DisposableServer server = hosts.rdmaServer().handle(c -> c.onDispose()).bindNow();
             List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
@@ -52,8 +52,19 @@ class DeviceLossTest {
             });
             await().atMost(WAIT).until(() -> events.stream()
                     .filter(e -> e.type() == ConnectionEvent.Type.ESTABLISHED).count() == 3);
+            // a server listening on the device: its onDispose() ends with the listener's typed failure
+            DisposableServer onDevice = RdmaServer.create().runOn(hosts.client).host(SoftHosts.CLIENT_IP).port(0)
+                    .bindNow();
+            var listenerEnd = onDevice.onDispose().then(Mono.just("completed"))
+                    .onErrorResume(t -> Mono.just(t instanceof dev.ibex.cm.RdmaConnectException x
+                            && x.reason() == dev.ibex.cm.RdmaConnectException.Reason.DEVICE_REMOVAL
+                            ? "DEVICE_REMOVAL" : t.toString())).toFuture();
 
             ((SoftDevice) hosts.clientFabric.devices().get(0)).close();
+            assertThat(listenerEnd.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                    .isEqualTo("DEVICE_REMOVAL");
+            assertThat(onDevice.isDisposed()).isTrue();
+            onDevice.disposeNow(WAIT); // after the failure: returns at once, throws nothing
 
             await().atMost(WAIT).until(() -> events.stream()
                     .filter(e -> e.type() == ConnectionEvent.Type.CLOSED).count() == 3);

@@ -94,6 +94,9 @@ class AddressChangeVmTest {
                 channel.close();
             }
             deleted = delete.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (Throwable t) {
+            LoopDump.print(t.toString());
+            throw t;
         } finally {
             loops.close();
             deleted = deleted || delete.waitFor(30, TimeUnit.SECONDS);
@@ -119,7 +122,7 @@ class AddressChangeVmTest {
     }
 
     @Test
-    void aBondingFailoverIsAddrChangeForABoundIdAndAConnectionThatCarriesOn() throws Exception {
+    void aBondingFailoverIsAddrChangeForABoundIdAndAddressChangedForAConnection() throws Exception {
         DisposableServer server = RdmaServer.create().runOn(loops).host(ADDRESS).port(0)
                 .handle(c -> c.send(c.receive().map(Message::toByteArray))).bindNow();
         RdmaConnection client = RdmaClient.create().runOn(loops)

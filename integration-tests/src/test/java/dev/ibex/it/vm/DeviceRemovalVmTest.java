@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * DEVICE_REMOVAL for real on the rdma-core provider: an extra rxe device on a dummy netdev of its own carries a
  * listener, an RC connection (both ends), a UD endpoint and a raw CM id; {@code rdma link delete} of the device, run in
  * the background (on Linux 6.1 it waits until every process has closed the device, since rxe cannot disassociate its
- * users), must end every endpoint with one typed error and return within a bound because Ibex released the device:
+ * users), must end every endpoint with one typed error (of the two ends of the connection, both on the device, one
+ * may hear its peer's disconnect first) and return within a bound because Ibex released the device:
  * the loops' PDs, CQs and channels on it, the async reader, and the provider's reference on librdmacm's context.
  */
 @VmTest
@@ -114,12 +115,22 @@ class DeviceRemovalVmTest {
                     .containsExactly(raw);
             channel.close();
 
+            // Both ends are on the removed device: whichever hears DEVICE_REMOVAL first ends with the typed error, and
+            // the other may hear its peer's disconnect before its own DEVICE_REMOVAL (the kernel orders them as it
+            // likes). Each end closes once, with at most one error, and an error is always the typed one.
+            int typed = 0;
             for (List<ConnectionEvent> events : List.of(clientEvents, serverEvents)) {
                 await().atMost(WAIT).until(() -> events.stream().anyMatch(e -> e.type() == ConnectionEvent.Type.CLOSED));
-                assertThat(events).filteredOn(e -> e.type() == ConnectionEvent.Type.ERROR).as(events.toString())
-                        .singleElement().satisfies(e -> assertThat(removal(e.cause())).as(e.cause().toString()).isTrue());
+                List<ConnectionEvent> errors = events.stream().filter(e -> e.type() == ConnectionEvent.Type.ERROR)
+                        .toList();
+                assertThat(errors).as(events.toString()).hasSizeLessThanOrEqualTo(1)
+                        .allSatisfy(e -> assertThat(removal(e.cause())).as(e.cause().toString()).isTrue());
+                assertThat(events).filteredOn(e -> e.type() == ConnectionEvent.Type.CLOSED).hasSize(1);
+                typed += errors.size();
             }
-            await().atMost(WAIT).until(() -> datagramReceive.terminals() > 0 && listener.terminals() > 0);
+            assertThat(typed).as("ends that reported DEVICE_REMOVAL").isGreaterThanOrEqualTo(1);
+            await().atMost(WAIT).alias("the UD endpoint's receive ends").until(() -> datagramReceive.terminals() > 0);
+            await().atMost(WAIT).alias("the listener ends").until(() -> listener.terminals() > 0);
             assertThat(datagramReceive.errors).as("the UD endpoint's receive").singleElement()
                     .satisfies(t -> assertThat(removal(t)).as(t.toString()).isTrue());
             assertThat(datagramReceive.completions).isZero();
@@ -147,6 +158,9 @@ class DeviceRemovalVmTest {
                     .connect().then(reactor.core.publisher.Mono.just("connected"))
                     .onErrorResume(t -> reactor.core.publisher.Mono.just(t.getClass().getSimpleName())).block(WAIT))
                     .isNotEqualTo("connected");
+        } catch (Throwable t) {
+            LoopDump.print(t.toString());
+            throw t;
         } finally {
             if (delete.isAlive()) {
                 // blocked in the kernel until this process closes the device: it finishes when the JVM exits

@@ -82,6 +82,27 @@ public interface AsyncEventConformance extends Conformance {
         assertThat(e.qp()).isSameAs(p.serverQp);
     }
 
+    /**
+     * A CQ nobody polls overruns: the device raises CQ_ERR naming it (rxe's {@code rxe_cq_post} on a full queue;
+     * soft-roce also moves the QP that completed into it to ERR). The CQ is created for two entries; a provider may
+     * round that up (rxe to a power of two minus one), so the client posts many more signaled WRITEs.
+     */
+    @Test
+    default void anOverrunCqReportsCqErr() {
+        RcPair p = RcPair.connect(this, new RcPair.Options().clientCqEntries(2));
+        int n = 16;
+        SendBatch b = sends(n, 1);
+        for (int i = 0; i < n; i++) {
+            b.wrId(i, 900 + i).opcode(i, WrOpcode.RDMA_WRITE).flags(i, SendFlags.SIGNALED)
+                    .single(i, p.clientMem.address(i * 8L), 8, p.clientMem.lkey())
+                    .rdma(i, p.serverMem.address(i * 8L), p.serverMem.rkey());
+        }
+        p.clientQp.postSend(b, n);
+        AsyncEvent e = pump().expectAsync(p.client.device(), AsyncEventType.CQ_ERR);
+        assertThat(e.cq()).isSameAs(p.clientCq);
+        assertThat(e.device()).isSameAs(p.client.device());
+    }
+
     /** Loads each QP's own primary path as its alternate and re-arms it (the IBA allows the same path). */
     private static void rearmWithPrimary(QueuePair qp) {
         QpAttr now = qp.query(QpAttr.ALL);

@@ -49,6 +49,7 @@ public final class RcPair {
         ConnParam accept = ConnParam.DEFAULT.withRdmaDepth(4, 4);
         int serverReceives = 8;
         int receiveSize = 4096;
+        int clientCqEntries = 256;
         EventChannel serverChannel;
         EventChannel clientChannel;
         CmId listener;
@@ -66,6 +67,7 @@ public final class RcPair {
         public Options listener(CmId v) { listener = v; return this; }
         public Options serverSide(ProtectionDomain pd, CompletionQueue cq, Registered mem) { serverPd = pd; serverCq = cq; serverMem = mem; return this; }
         public Options srq(SharedReceiveQueue v) { srq = v; serverReceives = 0; return this; }
+        public Options clientCqEntries(int n) { clientCqEntries = n; return this; }
     }
 
     public static RcPair connect(Conformance c) {
@@ -81,7 +83,7 @@ public final class RcPair {
         p.listener = o.listener != null ? o.listener : c.listen(p.serverChannel, PortSpace.TCP);
         p.client = c.resolved(p.clientChannel, PortSpace.TCP, p.listener.localAddress());
         p.clientPd = c.pd(p.client);
-        p.clientCq = c.cq(p.client, 256);
+        p.clientCq = c.cq(p.client, o.clientCqEntries);
         p.clientQp = c.qp(p.client, p.clientPd, p.clientCq, o.cap, o.signalAll);
         p.clientMem = Registered.of(scope, p.clientPd, BUFFER);
         p.client.connect(o.connect);

@@ -30,6 +30,10 @@ public final class TckPairs {
     @SuppressWarnings({"rawtypes", "unchecked"})
     public static TransportTest.TransportPair pair(EventLoopGroup serverLoops, String serverIp,
             EventLoopGroup clientLoops, String clientIp, boolean fragmentation, boolean resumability) {
+        // the TCK's async interceptor asks for Schedulers.boundedElastic() on both loops at once; created here first,
+        // the two never race to create it (the loser disposes its copy under a lock: BlockHound failed a loop on it, and
+        // the half-made pair's connections then failed every later test's quiet check)
+        reactor.core.scheduler.Schedulers.boundedElastic();
         Semaphore serverSetups = new Semaphore(0);
         TransportTest.TransportPair pair = new TransportTest.TransportPair<InetSocketAddress, CloseableRdmaServer>(
                 () -> new InetSocketAddress(serverIp, 0),

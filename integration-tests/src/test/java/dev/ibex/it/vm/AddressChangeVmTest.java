@@ -63,12 +63,12 @@ class AddressChangeVmTest {
                 "fail_over_mac", "active", "miimon", "100");
         assumeTrue(bond.exitCode() == 0, "no bonding in the guest kernel (lab/guest/modules): " + bond.output());
         for (String s : SLAVES) {
-            guest("ip", "link", "add", s, "type", "dummy");
-            guest("ip", "link", "set", s, "master", BOND);
+            GuestCommand.succeed("ip", "link", "add", s, "type", "dummy");
+            GuestCommand.succeed("ip", "link", "set", s, "master", BOND);
         }
-        guest("ip", "link", "set", BOND, "up");
-        guest("ip", "addr", "add", ADDRESS + "/24", "dev", BOND);
-        guest("rdma", "link", "add", DEVICE, "type", "rxe", "netdev", BOND);
+        GuestCommand.succeed("ip", "link", "set", BOND, "up");
+        GuestCommand.succeed("ip", "addr", "add", ADDRESS + "/24", "dev", BOND);
+        GuestCommand.succeed("rdma", "link", "add", DEVICE, "type", "rxe", "netdev", BOND);
         await().atMost(WAIT).until(() -> Files.readString(
                 Path.of("/sys/class/infiniband", DEVICE, "ports/1/state")).contains("ACTIVE"));
         loops = EventLoopGroup.open("rdma-core", ProviderConfig.DEFAULT, LoopOptions.DEFAULT.withLoops(1));
@@ -134,7 +134,7 @@ class AddressChangeVmTest {
         String active = Files.readString(Path.of("/sys/class/net", BOND, "bonding/active_slave")).strip();
         String other = active.equals(SLAVES[0]) ? SLAVES[1] : SLAVES[0];
 
-        guest("ip", "link", "set", "dev", BOND, "type", "bond", "active_slave", other);
+        GuestCommand.succeed("ip", "link", "set", "dev", BOND, "type", "bond", "active_slave", other);
 
         assertThat(Files.readString(Path.of("/sys/class/net", BOND, "address")).strip())
                 .as("fail_over_mac active: the bond took the new slave's address").isNotEqualTo(before);
@@ -157,13 +157,13 @@ class AddressChangeVmTest {
 
     @Test
     void removingAnAddressIsTheDevicesGidChange() throws Exception {
-        guest("ip", "addr", "add", EXTRA + "/24", "dev", BOND);
+        GuestCommand.succeed("ip", "addr", "add", EXTRA + "/24", "dev", BOND);
         await().atMost(WAIT).until(() -> hasGid(EXTRA));
         List<AsyncEvent> events = new CopyOnWriteArrayList<>();
         var subscription = RdmaDeviceEvents.of(loops, device).subscribe(events::add);
         rawIdBound(); // keeps an id on the device, so that the teardown's delete is the removal Ibex handles
         try {
-            guest("ip", "addr", "del", EXTRA + "/24", "dev", BOND);
+            GuestCommand.succeed("ip", "addr", "del", EXTRA + "/24", "dev", BOND);
             await().atMost(WAIT).until(() -> events.stream().anyMatch(e -> e.type() == AsyncEventType.GID_CHANGE));
             assertThat(events).filteredOn(e -> e.type() == AsyncEventType.GID_CHANGE).allSatisfy(e -> {
                 assertThat(e.device()).isSameAs(device);
@@ -186,8 +186,4 @@ class AddressChangeVmTest {
         return false;
     }
 
-    private static void guest(String... command) {
-        GuestCommand c = GuestCommand.run(Duration.ofSeconds(30), command);
-        assertThat(c.exitCode()).as(String.join(" ", command) + ": " + c.output()).isZero();
-    }
 }

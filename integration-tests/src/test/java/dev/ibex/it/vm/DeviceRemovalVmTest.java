@@ -54,10 +54,10 @@ class DeviceRemovalVmTest {
     @BeforeEach
     void addDevice() {
         removeDevice();
-        guest("ip", "link", "add", NETDEV, "type", "dummy");
-        guest("ip", "addr", "add", ADDRESS + "/24", "dev", NETDEV);
-        guest("ip", "link", "set", NETDEV, "up");
-        guest("rdma", "link", "add", DEVICE, "type", "rxe", "netdev", NETDEV);
+        GuestCommand.succeed("ip", "link", "add", NETDEV, "type", "dummy");
+        GuestCommand.succeed("ip", "addr", "add", ADDRESS + "/24", "dev", NETDEV);
+        GuestCommand.succeed("ip", "link", "set", NETDEV, "up");
+        GuestCommand.succeed("rdma", "link", "add", DEVICE, "type", "rxe", "netdev", NETDEV);
         await().atMost(WAIT).until(() -> Files.readString(
                 Path.of("/sys/class/infiniband", DEVICE, "ports/1/state")).contains("ACTIVE"));
         loops = EventLoopGroup.open("rdma-core", ProviderConfig.DEFAULT, LoopOptions.DEFAULT.withLoops(2));
@@ -191,11 +191,6 @@ class DeviceRemovalVmTest {
         int terminals() {
             return errors.size() + completions;
         }
-    }
-
-    private static void guest(String... command) {
-        GuestCommand c = GuestCommand.run(Duration.ofSeconds(30), command);
-        assertThat(c.exitCode()).as(String.join(" ", command) + ": " + c.output()).isZero();
     }
 
     /** Deletes what an earlier run may have left (a delete still waiting is not retried). */

@@ -18,6 +18,17 @@ import java.util.concurrent.TimeUnit;
 public record GuestCommand(List<String> command, int exitCode, String output) {
 
     /**
+     * Runs {@code command} (at most 30 s) and fails the test, with the command's output, unless it exits with 0.
+     *
+     * @param command the command and its arguments
+     */
+    public static void succeed(String... command) {
+        GuestCommand c = run(Duration.ofSeconds(30), command);
+        org.assertj.core.api.Assertions.assertThat(c.exitCode()).as(String.join(" ", command) + ": " + c.output())
+                .isZero();
+    }
+
+    /**
      * Runs {@code command} and waits at most {@code limit}.
      *
      * @throws IllegalStateException if it cannot start or does not finish in time (it is killed)

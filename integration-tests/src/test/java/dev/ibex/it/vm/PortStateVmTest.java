@@ -46,10 +46,10 @@ class PortStateVmTest {
 
     @BeforeEach
     void device() {
-        guest("ip", "link", "add", NETDEV, "type", "dummy");
-        guest("ip", "link", "set", NETDEV, "up");
-        guest("ip", "addr", "add", ADDRESS + "/24", "dev", NETDEV);
-        guest("rdma", "link", "add", DEVICE, "type", "rxe", "netdev", NETDEV);
+        GuestCommand.succeed("ip", "link", "add", NETDEV, "type", "dummy");
+        GuestCommand.succeed("ip", "link", "set", NETDEV, "up");
+        GuestCommand.succeed("ip", "addr", "add", ADDRESS + "/24", "dev", NETDEV);
+        GuestCommand.succeed("rdma", "link", "add", DEVICE, "type", "rxe", "netdev", NETDEV);
         await().atMost(WAIT).until(() -> portState().contains("ACTIVE"));
         loops = EventLoopGroup.open("rdma-core", ProviderConfig.DEFAULT, LoopOptions.DEFAULT.withLoops(1));
         device = loops.fabric().devices().stream().filter(d -> d.device().name().equals(DEVICE)).findFirst()
@@ -94,11 +94,11 @@ class PortStateVmTest {
         List<AsyncEvent> events = new CopyOnWriteArrayList<>();
         var subscription = RdmaDeviceEvents.of(loops, device).subscribe(events::add);
         try {
-            guest("ip", "link", "set", NETDEV, "down");
+            GuestCommand.succeed("ip", "link", "set", NETDEV, "down");
             await().atMost(WAIT).until(() -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ERR));
             assertThat(device.queryPort(1).isActive()).as("the port after PORT_ERR").isFalse();
 
-            guest("ip", "link", "set", NETDEV, "up");
+            GuestCommand.succeed("ip", "link", "set", NETDEV, "up");
             await().atMost(WAIT).until(() -> events.stream().anyMatch(e -> e.type() == AsyncEventType.PORT_ACTIVE));
             assertThat(events).extracting(AsyncEvent::type)
                     .containsSubsequence(AsyncEventType.PORT_ERR, AsyncEventType.PORT_ACTIVE);
@@ -117,8 +117,4 @@ class PortStateVmTest {
         return Files.readString(Path.of("/sys/class/infiniband", DEVICE, "ports/1/state"));
     }
 
-    private static void guest(String... command) {
-        GuestCommand c = GuestCommand.run(Duration.ofSeconds(30), command);
-        assertThat(c.exitCode()).as(String.join(" ", command) + ": " + c.output()).isZero();
-    }
 }

@@ -10,6 +10,7 @@ import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Fabric;
 import dev.ibex.cm.spi.MigState;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ProtectionDomain;
@@ -24,6 +25,7 @@ import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Device async events routed to their QP/SRQ: SRQ limit, last WQE reached, path migration. */
@@ -101,6 +103,46 @@ public interface AsyncEventConformance extends Conformance {
         AsyncEvent e = pump().expectAsync(p.client.device(), AsyncEventType.CQ_ERR);
         assertThat(e.cq()).isSameAs(p.clientCq);
         assertThat(e.device()).isSameAs(p.client.device());
+    }
+
+    /**
+     * Two fabrics of one process share a device's async fd on rdma-core (librdmacm opens each device once), and the
+     * kernel gives each event to whichever reads first. Here the other fabric reads the device while this one's CQ
+     * overruns: the CQ_ERR still reaches this fabric, naming its CQ, and never the other.
+     */
+    @Test
+    default void anAsyncEventReachesTheFabricThatOwnsItsObjectWhicheverFabricReadsIt() {
+        Fabric other = provider().openSecond();
+        Scope otherScope = new Scope();
+        try {
+            EventPump otherPump = otherScope.add(new EventPump(other, otherScope, pump().timeout()));
+            RcPair p = RcPair.connect(this, new RcPair.Options().clientCqEntries(2));
+            String name = p.client.device().device().name();
+            List<DeviceContext> same = other.devices().stream().filter(d -> d.device().name().equals(name)).toList();
+            same.forEach(d -> otherPump.watch(d.asyncEvents()));
+            int n = 16;
+            SendBatch b = sends(n, 1);
+            for (int i = 0; i < n; i++) {
+                b.wrId(i, 900 + i).opcode(i, WrOpcode.RDMA_WRITE).flags(i, SendFlags.SIGNALED)
+                        .single(i, p.clientMem.address(i * 8L), 8, p.clientMem.lkey())
+                        .rdma(i, p.serverMem.address(i * 8L), p.serverMem.rkey());
+            }
+            p.clientQp.postSend(b, n);
+            long until = System.nanoTime() + Duration.ofSeconds(2).toNanos(); // the overrun takes milliseconds
+            while (System.nanoTime() < until) {
+                otherPump.pump(TimeUnit.MILLISECONDS.toNanos(20)); // the other fabric reads the device first
+            }
+            AsyncEvent e = pump().expectAsync(p.client.device(), AsyncEventType.CQ_ERR);
+            assertThat(e.cq()).isSameAs(p.clientCq);
+            assertThat(e.device()).isSameAs(p.client.device());
+            for (DeviceContext d : same) {
+                assertThat(otherPump.queued(d.asyncEvents())).as("the other fabric's events")
+                        .noneMatch(x -> ((AsyncEvent) x).type() == AsyncEventType.CQ_ERR);
+            }
+        } finally {
+            otherScope.close();
+            other.close();
+        }
     }
 
     /** Loads each QP's own primary path as its alternate and re-arms it (the IBA allows the same path). */

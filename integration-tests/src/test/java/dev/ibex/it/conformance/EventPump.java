@@ -90,6 +90,12 @@ public final class EventPump implements AutoCloseable {
         }
     }
 
+    /** What arrived from {@code source} that no test took yet (a copy; empty when it is not watched). */
+    public List<Object> queued(EventSource source) {
+        Deque<Object> q = queues.get(source);
+        return q == null ? List.of() : List.copyOf(q);
+    }
+
     /** Waits up to {@code nanos} and moves everything that became readable into the queues. */
     public void pump(long nanos) {
         ready.clear();
@@ -197,10 +203,15 @@ public final class EventPump implements AutoCloseable {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                fail("no async event " + what + " within " + timeout + "; got " + q);
+                fail("no async event " + what + " within " + timeout + "; got " + q + "; live threads (another "
+                        + "fabric's loop reads the same device): " + liveThreads());
             }
             pump(Math.min(left, SLICE));
         }
+    }
+
+    private static List<String> liveThreads() {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted().toList();
     }
 
     /** The next CQ notification on a completion channel. */

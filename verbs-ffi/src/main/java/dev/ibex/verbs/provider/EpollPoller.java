@@ -114,9 +114,18 @@ final class EpollPoller extends NativeResource implements Poller {
         a[slot] = attachment;
         attachments = a;
         sources = s;
+        int fd = -1;
         try {
-            epoll.add(fdSource.pollFd(), EpollFlags.EPOLLIN, slot);
+            fd = fdSource.pollFd();
+            epoll.add(fd, EpollFlags.EPOLLIN, slot);
+            int wakeFd = fdSource.wakeFd();
+            if (wakeFd >= 0) {
+                epoll.add(wakeFd, EpollFlags.EPOLLIN, slot); // same slot: either fd makes the source ready
+            }
         } catch (RuntimeException e) {
+            if (fd >= 0) {
+                removeQuietly(fd);
+            }
             release(slot);
             throw e;
         }
@@ -133,15 +142,23 @@ final class EpollPoller extends NativeResource implements Poller {
             return;
         }
         if (isOpen() && source instanceof FdSource fdSource) {
-            try {
-                epoll.remove(fdSource.pollFd());
-            } catch (RdmaException e) {
-                // the source's fd was closed already, which removed it from the epoll set
+            removeQuietly(fdSource.pollFd());
+            int wakeFd = fdSource.wakeFd();
+            if (wakeFd >= 0) {
+                removeQuietly(wakeFd);
             }
         }
         release(slot);
         if (source instanceof NativeAsyncEvents a) {
             a.detached();
+        }
+    }
+
+    private void removeQuietly(int fd) {
+        try {
+            epoll.remove(fd);
+        } catch (RdmaException e) {
+            // the fd was closed already (which removed it from the epoll set) or never added
         }
     }
 

@@ -6,4 +6,9 @@ import dev.ibex.cm.spi.EventSource;
 interface FdSource extends EventSource {
     /** The fd to add to epoll (already non-blocking). */
     int pollFd();
+
+    /** A second fd (an eventfd) that also makes this source ready, or -1 (the default): none. */
+    default int wakeFd() {
+        return -1;
+    }
 }

@@ -3,15 +3,12 @@ package dev.ibex.verbs.provider;
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventSource;
 import dev.ibex.cm.spi.AsyncEventType;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.EventFd;
 import dev.ibex.verbs.ffi.LibC;
-import dev.ibex.verbs.ffi.struct.IbvAsyncEvent;
 import dev.ibex.verbs.ffi.struct.IbvContext;
-import dev.ibex.verbs.ffi.struct.IbvCq;
-import dev.ibex.verbs.ffi.struct.IbvQp;
-import dev.ibex.verbs.ffi.struct.IbvSrq;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,31 +20,49 @@ import org.slf4j.LoggerFactory;
  * has not handled yet. Events for objects that are already gone, and event types the SPI does not know
  * ({@code IBV_EVENT_WQ_FATAL}), are acknowledged and skipped.
  *
+ * <p>Every fabric of the process reads the same fd (librdmacm opens each device once), so reading goes through
+ * {@link SharedAsyncFd}: whichever fabric reads routes each event to the fabric it belongs to, into that fabric's
+ * inbox here, and signals the inbox eventfd, which the pollers watch next to the async fd. A source is ready when
+ * either is readable.
+ *
  * <p>Confined to the event loop that polls it.
  */
 final class NativeAsyncEvents implements AsyncEventSource, FdSource {
     private static final Logger LOG = LoggerFactory.getLogger(NativeAsyncEvents.class);
-    private static final int KNOWN_TYPES = AsyncEventType.values().length;
+    /** Events an inbox holds for a fabric that does not poll them; beyond it the newest are dropped, logged. */
+    static final int INBOX_LIMIT = 4096;
 
     private final NativeDeviceContext device;
-    private final MemorySegment event;
     private final int fd;
+    private final SharedAsyncFd shared;
+    private final EventFd inboxSignal;
+    private final ConcurrentLinkedQueue<AsyncEvent> inbox = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger inboxSize = new AtomicInteger();
+    private final AtomicLong dropped = new AtomicLong();
 
     NativeAsyncEvents(NativeDeviceContext device) {
         this.device = device;
-        this.event = device.fabric.arena().allocate(IbvAsyncEvent.LAYOUT);
         this.fd = IbvContext.asyncFd(device.segment());
         LibC.setNonBlocking(fd);
+        this.inboxSignal = EventFd.create();
+        this.shared = SharedAsyncFd.join(device.segment(), this);
     }
 
     /** How many pollers have this source registered (its fd must be out of every epoll set before it closes). */
-    private final java.util.concurrent.atomic.AtomicInteger registrations = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger registrations = new AtomicInteger();
 
     /** @throws IllegalStateException when the device was released (its fd is closed, the number may be reused) */
     @Override
     public int pollFd() {
         device.ensureOpen();
         return fd;
+    }
+
+    /** The inbox eventfd: readable while another fabric's read left events here. */
+    @Override
+    public int wakeFd() {
+        device.ensureOpen();
+        return inboxSignal.fd();
     }
 
     NativeDeviceContext device() {
@@ -73,70 +88,52 @@ final class NativeAsyncEvents implements AsyncEventSource, FdSource {
     @Override
     public AsyncEvent poll() {
         device.ensureOpen();
-        while (IbVerbs.getAsyncEvent(device.segment(), event)) {
-            AsyncEvent copy;
-            try {
-                copy = copy();
-            } finally {
-                IbVerbs.ackAsyncEvent(event);
-            }
-            if (copy != null) {
-                return copy;
-            }
-        }
-        return null;
-    }
-
-    private AsyncEvent copy() {
-        int code = IbvAsyncEvent.eventType(event);
-        if (code < 0 || code >= KNOWN_TYPES) {
-            LOG.debug("{}: skipping async event {} ({})", device.describe(), code, IbVerbs.eventTypeStr(code));
+        inboxSignal.drain(); // before looking: an event routed here after the look signals again
+        shared.drain(this);
+        AsyncEvent e = inbox.poll();
+        if (e == null) {
             return null;
         }
-        AsyncEventType type = AsyncEventType.ofCode(code);
-        HandleTable handles = device.fabric.handles();
-        return switch (type.element()) {
-            case QP -> {
-                NativeQueuePair qp = handles.lookup(context(IbvAsyncEvent.qp(event), IbvQp.OFFSET_QP_CONTEXT),
-                        NativeQueuePair.class);
-                yield !ours(qp) ? skipped(type) : new AsyncEvent(type, device, qp, null, null, 0);
-            }
-            case CQ -> {
-                NativeCompletionQueue cq = handles.lookup(context(IbvAsyncEvent.cq(event), IbvCq.OFFSET_CQ_CONTEXT),
-                        NativeCompletionQueue.class);
-                yield !ours(cq) ? skipped(type) : new AsyncEvent(type, device, null, cq, null, 0);
-            }
-            case SRQ -> {
-                NativeSharedReceiveQueue srq = handles.lookup(
-                        context(IbvAsyncEvent.srq(event), IbvSrq.OFFSET_SRQ_CONTEXT), NativeSharedReceiveQueue.class);
-                yield !ours(srq) ? skipped(type) : new AsyncEvent(type, device, null, null, srq, 0);
-            }
-            case PORT -> new AsyncEvent(type, device, null, null, null, IbvAsyncEvent.portNum(event));
-            case DEVICE -> {
-                if (type == AsyncEventType.DEVICE_FATAL) {
-                    device.markRemoved();
-                }
-                yield new AsyncEvent(type, device, null, null, null, 0);
-            }
-        };
-    }
-
-    /** The handle stored in the {@code *_context} field at {@code offset} of the object {@code element}. */
-    private static long context(MemorySegment element, long offset) {
-        return element.address() == 0 ? 0 : element.get(ValueLayout.JAVA_LONG, offset);
+        inboxSize.decrementAndGet();
+        if (e.type() == AsyncEventType.DEVICE_FATAL) {
+            device.markRemoved();
+        }
+        return e;
     }
 
     /**
-     * Whether {@code r} is open in this source's fabric. Two fabrics of one process share librdmacm's device contexts
-     * and so their async fds: an event read here for another fabric's object is lost to that fabric (documented).
+     * An event for this fabric, read by {@code reader} (any thread, under the shared fd's read lock). Another
+     * fabric's read wakes this one's pollers.
      */
-    private boolean ours(NativeResource r) {
-        return r != null && r.fabric == device.fabric;
+    void offer(AsyncEvent e, NativeAsyncEvents reader) {
+        if (inboxSize.incrementAndGet() > INBOX_LIMIT) {
+            inboxSize.decrementAndGet();
+            if (dropped.getAndIncrement() == 0) {
+                LOG.warn("{}: {} async events are waiting unread; dropping {} and any further ones until they are "
+                        + "read (does this fabric poll its device's async events?)", this, INBOX_LIMIT, e.type());
+            }
+            return;
+        }
+        inbox.add(e);
+        if (reader != this) {
+            try {
+                inboxSignal.signal();
+            } catch (IllegalStateException closed) {
+                // this fabric's device context closed meanwhile: nobody will read the inbox
+            }
+        }
     }
 
-    private AsyncEvent skipped(AsyncEventType type) {
-        LOG.debug("{}: skipping {} for an object that is closed or belongs to another fabric", device.describe(), type);
-        return null;
+    /** {@return the events dropped because the inbox was full} */
+    long dropped() {
+        return dropped.get();
+    }
+
+    /** The device context closed: leaves the shared fd; what the inbox held is dropped with it. */
+    void close() {
+        shared.leave(this);
+        inboxSignal.close();
+        inbox.clear();
     }
 
     @Override

@@ -87,6 +87,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
     @Override
     void destroy() {
         // librdmacm owns the context: it closes it once the fabric and every id let go (NativeFabric#releaseIfUnused)
+        asyncEvents.close();
     }
 
     // ---- removal: the kernel waits in `rdma link delete` until every user has closed the device ----

@@ -41,7 +41,8 @@ final class NativeFabric implements Fabric {
     private final ResourceTracker tracker = new ResourceTracker();
     /**
      * Process-wide, not per fabric: device contexts (and so their async-event fds) are librdmacm's and shared by
-     * every fabric of the process, so a handle read from a native object must never match another fabric's object.
+     * every fabric of the process, so a handle read from a native object must never match another fabric's object —
+     * and {@link SharedAsyncFd} finds the fabric of any event's object by it.
      */
     private static final HandleTable HANDLES = new HandleTable();
     /** Our {@code rdma_get_devices} list: it holds a reference on each device, which a removal must give back. */

@@ -51,39 +51,39 @@ import org.slf4j.LoggerFactory;
  * <p>All state lives under the service's lock; methods may be called from any thread.
  */
 public final class SoftCmId implements CmId {
-    private static final Logger LOG = LoggerFactory.getLogger(SoftCmId.class);
-    private static final int ETIMEDOUT = 110;
+    /** The log of every part of the id (one category, as before the split). */
+    static final Logger LOG = LoggerFactory.getLogger(SoftCmId.class);
+    static final int ETIMEDOUT = 110;
     private static final int ENOTSUPP = 524; // the kernel's internal "not supported", as rdma_join_multicast returns it
     private static final int RDMA_MAX_RESP_RES = 0xFF;
     private static final int RDMA_MAX_INIT_DEPTH = 0xFF;
     private static final int MAX_BACKLOG = 1024; // net.rdma_ucm.max_backlog
 
-    private final RdmaCm svc;
-    private final PortSpace ps;
-    private final QpType qpType;
-    private SoftEventChannel channel;
+    final RdmaCm svc;
+    final PortSpace ps;
+    final QpType qpType;
+    SoftEventChannel channel;
     private volatile Object context;
 
-    private RdmaCmState state = RdmaCmState.IDLE;
-    private boolean closed;
-    private CmDevice device;
-    private InetSocketAddress src;
-    private InetSocketAddress dst;
-    private boolean portBound;
-    private boolean reuseAddr;
-    private boolean afOnly;
-    private boolean afOnlySet;
-    private int tos = -1;
-    private int ackTimeout = -1;
-    private PathRecord route;
+    RdmaCmState state = RdmaCmState.IDLE;
+    boolean closed;
+    CmDevice device;
+    InetSocketAddress src;
+    InetSocketAddress dst;
+    boolean reuseAddr;
+    boolean afOnly;
+    boolean afOnlySet;
+    int tos = -1;
+    int ackTimeout = -1;
+    PathRecord route;
     private QueuePair qp;
     /** APM: accepts CM messages from the QP's alternate path and follows its migrations (RC ids with a QP). */
     private volatile CmPathFollower follower;
-    private IbCmId ibId;
+    IbCmId ibId;
     private int qpNum;
     private boolean srq;
-    private final int seqNum;
-    private int qkey;
+    final int seqNum;
+    int qkey;
     private int responderResources;
     private int initiatorDepth;
     private int backlog;
@@ -91,9 +91,11 @@ public final class SoftCmId implements CmId {
     /** Requests dropped because the backlog was full (listener only; under the CM lock). */
     private long backlogDrops;
     private boolean connectError;
-    private SoftCmId listener;
-    private CmTimer.Cancellable work;
+    /** The listener whose CONNECT_REQUEST made this id, or {@code null}. */
+    SoftCmId listener;
     private final List<McMembership> memberships = new ArrayList<>();
+
+    final CmAddress address;
 
     SoftCmId(RdmaCm svc, SoftEventChannel channel, PortSpace ps, Object context) {
         this.svc = svc;
@@ -103,6 +105,7 @@ public final class SoftCmId implements CmId {
         this.context = context;
         this.seqNum = svc.ibCm.randomPsn();
         this.qkey = qpType == QpType.UD ? UdParam.RDMA_UDP_QKEY : 0;
+        this.address = new CmAddress(this);
     }
 
     // ------------------------------------------------------------------------------------------------ accessors
@@ -202,11 +205,11 @@ public final class SoftCmId implements CmId {
         }
     }
 
-    private static RdmaException invalid(String verb, String why) {
+    static RdmaException invalid(String verb, String why) {
         return new RdmaException(verb, Errno.EINVAL, why);
     }
 
-    private String stateWhy() {
+    String stateWhy() {
         return "not allowed in state " + state;
     }
 
@@ -260,185 +263,31 @@ public final class SoftCmId implements CmId {
 
     @Override
     public void bind(InetSocketAddress address) {
-        checkAddress(address, "address");
+        CmAddress.check(address, "address");
         svc.locked(() -> {
             checkOpen();
-            if (state != RdmaCmState.IDLE) {
-                throw invalid("rdma_bind_addr", stateWhy());
-            }
-            bindLocked(address);
+            this.address.bindAddr(address);
         });
-    }
-
-    private static void checkAddress(InetSocketAddress a, String what) {
-        if (a == null) {
-            throw new IllegalArgumentException(what + " is required");
-        }
-        if (a.isUnresolved()) {
-            throw new IllegalArgumentException(what + " " + a + " is unresolved");
-        }
-    }
-
-    private void bindLocked(InetSocketAddress address) {
-        InetAddress ip = address.getAddress();
-        CmDevice d = null;
-        if (!ip.isAnyLocalAddress()) {
-            d = svc.env.device(ip);
-            if (d == null) {
-                boolean local = ip.isLoopbackAddress() || isInterfaceAddress(ip);
-                throw new RdmaException("rdma_bind_addr", local ? Errno.ENODEV : Errno.EADDRNOTAVAIL,
-                        ip.getHostAddress() + (local ? " has no soft-roce device; open the fabric with a device on it"
-                                : " is not a local address"));
-            }
-        }
-        if (!afOnlySet) {
-            afOnly = ip instanceof Inet4Address; // IPv6 follows net.ipv6.bindv6only (0)
-        }
-        src = new InetSocketAddress(ip, address.getPort());
-        device = d;
-        int port = svc.ports.bind(this, address.getPort());
-        src = new InetSocketAddress(ip, port);
-        portBound = true;
-        state = RdmaCmState.ADDR_BOUND;
-    }
-
-    private static boolean isInterfaceAddress(InetAddress ip) {
-        try {
-            return java.net.NetworkInterface.getByInetAddress(ip) != null;
-        } catch (java.net.SocketException e) {
-            return false;
-        }
     }
 
     @Override
     public void resolveAddr(InetSocketAddress source, InetSocketAddress destination, int timeoutMs) {
-        checkAddress(destination, "destination");
+        CmAddress.check(destination, "destination");
         if (source != null) {
-            checkAddress(source, "source");
+            CmAddress.check(source, "source");
         }
         svc.locked(() -> {
             checkOpen();
-            if (state == RdmaCmState.IDLE) {
-                InetAddress any = destination.getAddress() instanceof Inet4Address ? anyV4() : anyV6();
-                bindLocked(source != null ? source : new InetSocketAddress(any, 0));
-            }
-            if ((src.getAddress() instanceof Inet4Address) != (destination.getAddress() instanceof Inet4Address)) {
-                throw invalid("rdma_resolve_addr", "source and destination families differ");
-            }
-            if (state != RdmaCmState.ADDR_BOUND) {
-                throw invalid("rdma_resolve_addr", stateWhy());
-            }
-            InetAddress dip = destination.getAddress();
-            CmDevice d = device;
-            if (dip.isAnyLocalAddress()) {
-                // cma_resolve_loopback: the destination is ourselves
-                if (d == null) {
-                    d = firstLoopbackDevice(dip);
-                }
-            } else if (d == null) {
-                InetAddress osSource = SourceSelection.routeSource(null, dip); // may throw: synchronous failure
-                d = SourceSelection.device(svc.env, osSource, dip);
-            } else if (!dip.isMulticastAddress()) {
-                SourceSelection.routeSource(d.address(), dip);
-            }
-            state = RdmaCmState.ADDR_QUERY;
-            dst = new InetSocketAddress(dip.isAnyLocalAddress() && d != null ? d.address() : dip,
-                    destination.getPort());
-            CmDevice chosen = d;
-            if (svc.faults().addrTimesOut(dip)) {
-                work = svc.env.timer().schedule(Math.max(0, timeoutMs), () -> svc.locked(() -> addrResolved(null,
-                        -ETIMEDOUT)));
-            } else {
-                work = svc.env.timer().schedule(0, () -> svc.locked(() -> addrResolved(chosen,
-                        chosen == null ? -Errno.ENODEV.number() : 0)));
-            }
+            address.resolveAddr(source, destination, timeoutMs);
         });
-    }
-
-    private CmDevice firstLoopbackDevice(InetAddress like) {
-        for (CmDevice c : svc.env.devices()) {
-            if (c.address().getClass() == like.getClass()) {
-                return c;
-            }
-        }
-        return null;
-    }
-
-    private static InetAddress anyV4() {
-        try {
-            return InetAddress.getByAddress(new byte[4]);
-        } catch (java.net.UnknownHostException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static InetAddress anyV6() {
-        try {
-            return InetAddress.getByAddress(new byte[16]);
-        } catch (java.net.UnknownHostException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    /** {@code addr_handler}. */
-    private void addrResolved(CmDevice d, int status) {
-        work = null;
-        if (closed || state != RdmaCmState.ADDR_QUERY) {
-            return;
-        }
-        if (status != 0) {
-            state = RdmaCmState.ADDR_BOUND;
-            emit(CmEventType.ADDR_ERROR, status);
-            return;
-        }
-        if (device == null) {
-            device = d;
-            src = new InetSocketAddress(d.address(), src.getPort());
-        }
-        state = RdmaCmState.ADDR_RESOLVED;
-        emit(CmEventType.ADDR_RESOLVED, 0);
     }
 
     @Override
     public void resolveRoute(int timeoutMs) {
         svc.locked(() -> {
             checkOpen();
-            if (state != RdmaCmState.ADDR_RESOLVED) {
-                throw invalid("rdma_resolve_route", stateWhy());
-            }
-            state = RdmaCmState.ROUTE_QUERY;
-            if (svc.faults().routeFails(dst.getAddress())) {
-                int status = svc.faults().routeErrorStatus();
-                work = svc.env.timer().schedule(Math.max(0, timeoutMs), () -> svc.locked(() -> routeResolved(null,
-                        status)));
-                return;
-            }
-            PathRecord path = roceRoute();
-            work = svc.env.timer().schedule(0, () -> svc.locked(() -> routeResolved(path, 0)));
+            address.resolveRoute(timeoutMs);
         });
-    }
-
-    /** {@code cma_resolve_iboe_route}: the path record RoCE synthesises locally. */
-    private PathRecord roceRoute() {
-        int plt = ackTimeout > 0 ? ackTimeout - 1 : svc.timings.packetLifeTime();
-        int flowLabel = (src.getPort() * 31 + dst.getPort()) & 0xFFFFF;
-        return new PathRecord(Gid.of(src.getAddress()), Gid.of(dst.getAddress()), 0, 0, flowLabel, 64,
-                tos < 0 ? 0 : tos, 0xFFFF, 0, device.activeMtu(), 0, plt);
-    }
-
-    private void routeResolved(PathRecord path, int status) {
-        work = null;
-        if (closed || state != RdmaCmState.ROUTE_QUERY) {
-            return;
-        }
-        if (status != 0) {
-            state = RdmaCmState.ADDR_RESOLVED;
-            emit(CmEventType.ROUTE_ERROR, status);
-            return;
-        }
-        route = path;
-        state = RdmaCmState.ROUTE_RESOLVED;
-        emit(CmEventType.ROUTE_RESOLVED, 0);
     }
 
     // ------------------------------------------------------------------------------------------------ listen
@@ -448,7 +297,7 @@ public final class SoftCmId implements CmId {
         svc.locked(() -> {
             checkOpen();
             if (state == RdmaCmState.IDLE) {
-                bindLocked(new InetSocketAddress(anyV4(), 0));
+                address.bind(new InetSocketAddress(CmAddress.anyV4(), 0));
             }
             if (state != RdmaCmState.ADDR_BOUND) {
                 throw invalid("rdma_listen", stateWhy());
@@ -1041,7 +890,7 @@ public final class SoftCmId implements CmId {
 
     @Override
     public void joinMulticast(InetSocketAddress group, boolean sendOnly, Object context) {
-        checkAddress(group, "group");
+        CmAddress.check(group, "group");
         svc.locked(() -> {
             checkOpen();
             if (device == null || (state != RdmaCmState.ADDR_BOUND && state != RdmaCmState.ADDR_RESOLVED)) {
@@ -1076,7 +925,7 @@ public final class SoftCmId implements CmId {
 
     @Override
     public void leaveMulticast(InetSocketAddress group) {
-        checkAddress(group, "group");
+        CmAddress.check(group, "group");
         svc.locked(() -> {
             checkOpen();
             for (McMembership m : memberships) {
@@ -1155,7 +1004,7 @@ public final class SoftCmId implements CmId {
             return;
         }
         state = RdmaCmState.DEVICE_REMOVAL;
-        cancelWork();
+        address.cancel();
         emit(CmEventType.DEVICE_REMOVAL, 0);
     }
 
@@ -1168,13 +1017,6 @@ public final class SoftCmId implements CmId {
         return true;
     }
 
-    private void cancelWork() {
-        if (work != null) {
-            work.cancel();
-            work = null;
-        }
-    }
-
     @Override
     public void close() {
         svc.locked(() -> {
@@ -1183,7 +1025,7 @@ public final class SoftCmId implements CmId {
             }
             closed = true;
             state = RdmaCmState.DESTROYING;
-            cancelWork();
+            address.cancel();
             for (McMembership m : new ArrayList<>(memberships)) {
                 leave(m);
             }
@@ -1202,10 +1044,7 @@ public final class SoftCmId implements CmId {
                 ibId.destroy(); // REJ, DREQ, DREP or SIDR_REP as the IB CM state requires
                 ibId = null;
             }
-            if (portBound && listener == null) {
-                svc.ports.release(this, src.getPort());
-                portBound = false;
-            }
+            address.release();
             List<CmEvent> dropped = channel.remove(e -> e.id() == this || e.listenId() == this);
             svc.forget(this);
             for (CmEvent e : dropped) {
@@ -1222,11 +1061,11 @@ public final class SoftCmId implements CmId {
 
     // ------------------------------------------------------------------------------------------------ events
 
-    private void emit(CmEventType type, int status) {
+    void emit(CmEventType type, int status) {
         emit(type, status, null, null, null, null);
     }
 
-    private void emit(CmEventType type, int status, byte[] privateData, ConnParam conn, UdParam ud, Object ctx) {
+    void emit(CmEventType type, int status, byte[] privateData, ConnParam conn, UdParam ud, Object ctx) {
         channel.enqueue(new CmEvent(type, this, null, status, privateData, conn, ud, ctx));
     }
 

@@ -54,7 +54,6 @@ public final class SoftCmId implements CmId {
     /** The log of every part of the id (one category, as before the split). */
     static final Logger LOG = LoggerFactory.getLogger(SoftCmId.class);
     static final int ETIMEDOUT = 110;
-    private static final int ENOTSUPP = 524; // the kernel's internal "not supported", as rdma_join_multicast returns it
     private static final int RDMA_MAX_RESP_RES = 0xFF;
     private static final int RDMA_MAX_INIT_DEPTH = 0xFF;
     private static final int MAX_BACKLOG = 1024; // net.rdma_ucm.max_backlog
@@ -76,7 +75,7 @@ public final class SoftCmId implements CmId {
     int tos = -1;
     int ackTimeout = -1;
     PathRecord route;
-    private QueuePair qp;
+    QueuePair qp;
     /** APM: accepts CM messages from the QP's alternate path and follows its migrations (RC ids with a QP). */
     private volatile CmPathFollower follower;
     IbCmId ibId;
@@ -93,9 +92,9 @@ public final class SoftCmId implements CmId {
     private boolean connectError;
     /** The listener whose CONNECT_REQUEST made this id, or {@code null}. */
     SoftCmId listener;
-    private final List<McMembership> memberships = new ArrayList<>();
 
     final CmAddress address;
+    final CmMulticast multicast;
 
     SoftCmId(RdmaCm svc, SoftEventChannel channel, PortSpace ps, Object context) {
         this.svc = svc;
@@ -106,6 +105,7 @@ public final class SoftCmId implements CmId {
         this.seqNum = svc.ibCm.randomPsn();
         this.qkey = qpType == QpType.UD ? UdParam.RDMA_UDP_QKEY : 0;
         this.address = new CmAddress(this);
+        this.multicast = new CmMulticast(this);
     }
 
     // ------------------------------------------------------------------------------------------------ accessors
@@ -404,26 +404,7 @@ public final class SoftCmId implements CmId {
             backlog++;
             return e;
         }
-        for (McMembership m : memberships) {
-            if (m.queued == e) {
-                m.queued = null;
-                if (qp != null && !m.sendOnly) {
-                    try {
-                        qp.attachMulticast(m.mgid, 0); // ucma_process_join
-                        m.attached = true;
-                    } catch (RuntimeException ex) {
-                        int errno = ex instanceof RdmaException r && r.errnoValue() != 0 ? r.errnoValue()
-                                : Errno.EINVAL.number();
-                        // the event carries only the errno: say why here
-                        LOG.warn("attaching a QP to {} failed: {}", m.group, ex.toString(), ex);
-                        return new CmEvent(CmEventType.MULTICAST_ERROR, this, null, -errno, null, null, e.ud(),
-                                e.context());
-                    }
-                }
-                return e;
-            }
-        }
-        return e;
+        return multicast.delivered(e);
     }
 
     // ------------------------------------------------------------------------------------------------ connect
@@ -876,9 +857,7 @@ public final class SoftCmId implements CmId {
             if (qp != null) {
                 QueuePair q = qp;
                 qp = null;
-                for (McMembership m : memberships) {
-                    m.attached = false;
-                }
+                multicast.qpDestroyed();
                 svc.env.forgetCommEst(q);
                 follower = null;
                 q.close();
@@ -893,33 +872,7 @@ public final class SoftCmId implements CmId {
         CmAddress.check(group, "group");
         svc.locked(() -> {
             checkOpen();
-            if (device == null || (state != RdmaCmState.ADDR_BOUND && state != RdmaCmState.ADDR_RESOLVED)) {
-                throw invalid("rdma_join_multicast", "bind or resolve the id first; " + stateWhy());
-            }
-            if (qpType != QpType.UD) {
-                throw invalid("rdma_join_multicast", "only UD ids (UDP, IPOIB) join multicast groups");
-            }
-            InetAddress g = group.getAddress();
-            if (g.isAnyLocalAddress()) {
-                throw invalid("rdma_join_multicast", "the wildcard address is no group");
-            }
-            if (g instanceof Inet6Address) {
-                throw new RdmaException("rdma_join_multicast", ENOTSUPP, "IPv6 groups are not supported on RoCEv2"
-                        + " (the kernel's cma_iboe_join_multicast refuses them too)");
-            }
-            McMembership m = new McMembership(this, group, Gid.of(g), sendOnly, context);
-            memberships.add(m);
-            svc.tracker().opened(m);
-            AhAttr ah = new AhAttr(m.mgid, 0, device.gidIndex(), 64, 0, 0, 0, 0, 0, true, device.portNum());
-            CmEvent ev = new CmEvent(CmEventType.MULTICAST_JOIN, this, null, 0, null, null,
-                    new UdParam(null, ah, UdParam.MULTICAST_QPN, qkey), context);
-            m.pending = svc.env.timer().schedule(0, () -> svc.locked(() -> {
-                m.pending = null;
-                if (!closed && memberships.contains(m) && state != RdmaCmState.DEVICE_REMOVAL) {
-                    m.queued = ev;
-                    channel.enqueue(ev);
-                }
-            }));
+            multicast.join(group, sendOnly, context);
         });
     }
 
@@ -928,38 +881,13 @@ public final class SoftCmId implements CmId {
         CmAddress.check(group, "group");
         svc.locked(() -> {
             checkOpen();
-            for (McMembership m : memberships) {
-                if (m.group.equals(group)) {
-                    leave(m);
-                    return;
-                }
-            }
-            throw new RdmaException("rdma_leave_multicast", Errno.EADDRNOTAVAIL, "the id has not joined " + group);
+            multicast.leave(group);
         });
     }
 
     /** Detaches (if attached), cancels a join in progress, drops its undelivered event. */
     void leave(McMembership m) {
-        svc.locked(() -> {
-            if (!memberships.remove(m)) {
-                return;
-            }
-            if (m.pending != null) {
-                m.pending.cancel();
-            }
-            if (m.queued != null) {
-                CmEvent q = m.queued;
-                channel.remove(e -> e == q);
-            }
-            if (m.attached && qp != null) {
-                try {
-                    qp.detachMulticast(m.mgid, 0);
-                } catch (RuntimeException e) {
-                    LOG.debug("detach from {} failed: {}", m.group, e.toString());
-                }
-            }
-            svc.tracker().closed(m);
-        });
+        multicast.leave(m);
     }
 
     // ------------------------------------------------------------------------------------------------ channel
@@ -1026,9 +954,7 @@ public final class SoftCmId implements CmId {
             closed = true;
             state = RdmaCmState.DESTROYING;
             address.cancel();
-            for (McMembership m : new ArrayList<>(memberships)) {
-                leave(m);
-            }
+            multicast.leaveAll();
             if (qp != null) {
                 QueuePair q = qp;
                 qp = null;

@@ -91,7 +91,7 @@ final class CmMulticast {
                 CmEvent q = m.queued;
                 id.channel.remove(e -> e == q);
             }
-            QueuePair qp = id.qp;
+            QueuePair qp = id.qps.qp();
             if (m.attached && qp != null) {
                 try {
                     qp.detachMulticast(m.mgid, 0);
@@ -125,7 +125,7 @@ final class CmMulticast {
         for (McMembership m : memberships) {
             if (m.queued == e) {
                 m.queued = null;
-                QueuePair qp = id.qp;
+                QueuePair qp = id.qps.qp();
                 if (qp != null && !m.sendOnly) {
                     try {
                         qp.attachMulticast(m.mgid, 0); // ucma_process_join

@@ -54,8 +54,6 @@ public final class SoftCmId implements CmId {
     /** The log of every part of the id (one category, as before the split). */
     static final Logger LOG = LoggerFactory.getLogger(SoftCmId.class);
     static final int ETIMEDOUT = 110;
-    private static final int RDMA_MAX_RESP_RES = 0xFF;
-    private static final int RDMA_MAX_INIT_DEPTH = 0xFF;
     private static final int MAX_BACKLOG = 1024; // net.rdma_ucm.max_backlog
 
     final RdmaCm svc;
@@ -75,9 +73,6 @@ public final class SoftCmId implements CmId {
     int tos = -1;
     int ackTimeout = -1;
     PathRecord route;
-    QueuePair qp;
-    /** APM: accepts CM messages from the QP's alternate path and follows its migrations (RC ids with a QP). */
-    private volatile CmPathFollower follower;
     IbCmId ibId;
     private int qpNum;
     private boolean srq;
@@ -94,6 +89,7 @@ public final class SoftCmId implements CmId {
     SoftCmId listener;
 
     final CmAddress address;
+    final CmQpDriver qps;
     final CmMulticast multicast;
 
     SoftCmId(RdmaCm svc, SoftEventChannel channel, PortSpace ps, Object context) {
@@ -105,6 +101,7 @@ public final class SoftCmId implements CmId {
         this.seqNum = svc.ibCm.randomPsn();
         this.qkey = qpType == QpType.UD ? UdParam.RDMA_UDP_QKEY : 0;
         this.address = new CmAddress(this);
+        this.qps = new CmQpDriver(this);
         this.multicast = new CmMulticast(this);
     }
 
@@ -170,7 +167,7 @@ public final class SoftCmId implements CmId {
 
     @Override
     public QueuePair qp() {
-        return svc.locked(() -> qp);
+        return svc.locked(() -> qps.qp());
     }
 
     @Override
@@ -363,7 +360,7 @@ public final class SoftCmId implements CmId {
         conn.afOnly = afOnly;
         conn.ibId = child;
         conn.state = RdmaCmState.CONNECT;
-        child.alsoAcceptFrom(conn::fromAlternatePath);
+        child.alsoAcceptFrom(conn.qps::fromAlternatePath);
         child.handler(conn::onIbEvent);
         child.context(conn);
         svc.register(conn);
@@ -421,13 +418,13 @@ public final class SoftCmId implements CmId {
             }
             validParam(param, "rdma_connect");
             DeviceAttributes attrs = device.context().queryDevice();
-            initiatorDepth = param != null && param.initiatorDepth() != RDMA_MAX_INIT_DEPTH ? param.initiatorDepth()
+            initiatorDepth = param != null && param.initiatorDepth() != CmQpDriver.RDMA_MAX_INIT_DEPTH ? param.initiatorDepth()
                     : attrs.maxQpInitRdAtom();
-            responderResources = param != null && param.responderResources() != RDMA_MAX_RESP_RES
+            responderResources = param != null && param.responderResources() != CmQpDriver.RDMA_MAX_RESP_RES
                     ? param.responderResources() : attrs.maxQpRdAtom();
-            if (qp != null) {
-                qpNum = qp.qpNum();
-                srq = qp.srq() != null;
+            if (qps.qp() != null) {
+                qpNum = qps.qp().qpNum();
+                srq = qps.qp().srq() != null;
             } else {
                 qpNum = param.qpNum();
                 srq = param.srq();
@@ -442,7 +439,7 @@ public final class SoftCmId implements CmId {
                         route.pkey(), pd));
             } else {
                 ibId = svc.ibCm.createId(this::onIbEvent, this);
-                ibId.alsoAcceptFrom(this::fromAlternatePath);
+                ibId.alsoAcceptFrom(qps::fromAlternatePath);
                 ConnParam p = param == null ? ConnParam.DEFAULT : param;
                 ret = ibId.sendReq(new IbCmReqParam(device, dst.getAddress(), ps.serviceId(dst.getPort()), route,
                         qpNum, seqNum, responderResources, initiatorDepth, p.flowControl(),
@@ -467,18 +464,18 @@ public final class SoftCmId implements CmId {
         if (ps != PortSpace.TCP) {
             return;
         }
-        if (qp == null && param == null) {
+        if (qps.qp() == null && param == null) {
             throw invalid(verb, "an id without a QP needs connection parameters (qpNum)");
         }
         if (param == null) {
             return;
         }
         DeviceAttributes attrs = device.context().queryDevice();
-        if (param.responderResources() != RDMA_MAX_RESP_RES && param.responderResources() > attrs.maxQpRdAtom()) {
+        if (param.responderResources() != CmQpDriver.RDMA_MAX_RESP_RES && param.responderResources() > attrs.maxQpRdAtom()) {
             throw invalid(verb, "responderResources " + param.responderResources() + " exceeds the device's "
                     + attrs.maxQpRdAtom());
         }
-        if (param.initiatorDepth() != RDMA_MAX_INIT_DEPTH && param.initiatorDepth() > attrs.maxQpInitRdAtom()) {
+        if (param.initiatorDepth() != CmQpDriver.RDMA_MAX_INIT_DEPTH && param.initiatorDepth() > attrs.maxQpInitRdAtom()) {
             throw invalid(verb, "initiatorDepth " + param.initiatorDepth() + " exceeds the device's "
                     + attrs.maxQpInitRdAtom());
         }
@@ -498,7 +495,7 @@ public final class SoftCmId implements CmId {
                 byte[] pd = rep.privateData().toArray();
                 ConnParam cp = new ConnParam(pd, rep.initiatorDepth(), rep.responderResources(),
                         rep.endToEndFlowControl(), 0, rep.rnrRetryCount(), rep.srq(), rep.localQpn());
-                if (qp == null) {
+                if (qps.qp() == null) {
                     responderResources = rep.initiatorDepth();
                     initiatorDepth = rep.responderResources();
                     emit(CmEventType.CONNECT_RESPONSE, 0, pd, cp, null, null);
@@ -524,7 +521,7 @@ public final class SoftCmId implements CmId {
             case TIMEWAIT_EXIT -> emit(CmEventType.TIMEWAIT_EXIT, 0);
             case REJ_RECEIVED -> {
                 if (!connectError) {
-                    qpToError();
+                    qps.toError();
                     CmRej rej = (CmRej) e.message();
                     byte[] pd = rej.privateData().toArray();
                     emit(CmEventType.REJECTED, rej.reason().code(), pd,
@@ -541,17 +538,17 @@ public final class SoftCmId implements CmId {
     /** {@code ucma_process_conn_resp} + {@code cma_rep_recv}: RTR, RTS, RTU; REJ 28 when the QP refuses. */
     private int connResp() {
         try {
-            modifyQp(QpState.RTR, RDMA_MAX_RESP_RES);
-            modifyQp(QpState.RTS, RDMA_MAX_INIT_DEPTH);
+            qps.modify(QpState.RTR, CmQpDriver.RDMA_MAX_RESP_RES);
+            qps.modify(QpState.RTS, CmQpDriver.RDMA_MAX_INIT_DEPTH);
         } catch (RuntimeException ex) {
             LOG.debug("RTR/RTS after REP failed: {}", ex.toString());
-            qpToError();
+            qps.toError();
             ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
             return ex instanceof RdmaException r && r.errnoValue() != 0 ? -r.errnoValue() : -Errno.EINVAL.number();
         }
         int ret = ibId.sendRtu(Octets.EMPTY);
         if (ret != 0) {
-            qpToError();
+            qps.toError();
             ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
         }
         return ret;
@@ -595,7 +592,7 @@ public final class SoftCmId implements CmId {
             }
             byte[] data = param == null ? new byte[0] : param.privateData();
             if (qpType == QpType.UD) {
-                int qpn = qp != null ? qp.qpNum() : param == null ? 0 : param.qpNum();
+                int qpn = qps.qp() != null ? qps.qp().qpNum() : param == null ? 0 : param.qpNum();
                 int ret = ibId.sendSidrRep(SidrStatus.SUCCESS, qpn, qkey, Octets.of(data));
                 if (ret != 0) {
                     throw new RdmaException("rdma_accept", -ret, "the request was already answered");
@@ -603,25 +600,25 @@ public final class SoftCmId implements CmId {
                 return;
             }
             validParam(param, "rdma_accept");
-            if (qp == null) {
+            if (qps.qp() == null) {
                 qpNum = param.qpNum();
                 srq = param.srq();
             } else {
-                qpNum = qp.qpNum();
-                srq = qp.srq() != null;
+                qpNum = qps.qp().qpNum();
+                srq = qps.qp().srq() != null;
             }
-            ConnParam p = param == null ? ConnParam.DEFAULT.withRdmaDepth(RDMA_MAX_RESP_RES, RDMA_MAX_INIT_DEPTH)
+            ConnParam p = param == null ? ConnParam.DEFAULT.withRdmaDepth(CmQpDriver.RDMA_MAX_RESP_RES, CmQpDriver.RDMA_MAX_INIT_DEPTH)
                     : param;
-            if (p.initiatorDepth() != RDMA_MAX_INIT_DEPTH) {
+            if (p.initiatorDepth() != CmQpDriver.RDMA_MAX_INIT_DEPTH) {
                 initiatorDepth = p.initiatorDepth();
             }
-            if (p.responderResources() != RDMA_MAX_RESP_RES) {
+            if (p.responderResources() != CmQpDriver.RDMA_MAX_RESP_RES) {
                 responderResources = p.responderResources();
             }
             try {
-                if (qp != null) {
-                    modifyQp(QpState.RTR, responderResources);
-                    modifyQp(QpState.RTS, initiatorDepth);
+                if (qps.qp() != null) {
+                    qps.modify(QpState.RTR, responderResources);
+                    qps.modify(QpState.RTS, initiatorDepth);
                 }
                 int ret = ibId.sendRep(new IbCmRepParam(qpNum, seqNum, responderResources, initiatorDepth,
                         p.flowControl(), Math.min(7, p.rnrRetryCount()), srq, Octets.of(data)));
@@ -630,7 +627,7 @@ public final class SoftCmId implements CmId {
                 }
             } catch (RuntimeException ex) {
                 // rdma_accept's failure path: QP to ERR and REJ CONSUMER_DEFINED without private data
-                qpToError();
+                qps.toError();
                 ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
                 throw ex;
             }
@@ -671,7 +668,7 @@ public final class SoftCmId implements CmId {
             if (ibId == null) {
                 throw invalid("rdma_disconnect", "the id is not connected");
             }
-            qpToError(); // ucma_shutdown: posted work flushes before the DREQ leaves
+            qps.toError(); // ucma_shutdown: posted work flushes before the DREQ leaves
             if (ibId.sendDreq(Octets.EMPTY) != 0) {
                 ibId.sendDrep(Octets.EMPTY);
             }
@@ -682,8 +679,8 @@ public final class SoftCmId implements CmId {
     public void establish() {
         svc.locked(() -> {
             checkOpen();
-            if (qp != null || ibId == null) {
-                throw invalid("rdma_establish", qp != null ? "the id has a QP: the CM establishes it"
+            if (qps.qp() != null || ibId == null) {
+                throw invalid("rdma_establish", qps.qp() != null ? "the id has a QP: the CM establishes it"
                         : "the id is not connecting");
             }
             int ret = ibId.sendRtu(Octets.EMPTY);
@@ -714,30 +711,6 @@ public final class SoftCmId implements CmId {
         });
     }
 
-    /** Whether {@code source} is the remote end of the QP's alternate path (APM: accept its CM messages). */
-    private boolean fromAlternatePath(InetAddress source) {
-        CmPathFollower f = follower;
-        return f != null && f.test(source);
-    }
-
-    /** The QP migrated to its alternate path (APM): the CM's messages follow it. */
-    private void pathMigrated() {
-        svc.locked(() -> {
-            if (!closed && ibId != null && follower != null) {
-                follower.migrated(ibId);
-            }
-        });
-    }
-
-    /** The QP received its first packet in RTR: the connection is usable even if the RTU was lost. */
-    private void commEst() {
-        svc.locked(() -> {
-            if (!closed && ibId != null) {
-                ibId.establish(); // EISCONN when the RTU already did it: nothing to do
-            }
-        });
-    }
-
     // ------------------------------------------------------------------------------------------------ QP
 
     @Override
@@ -747,64 +720,8 @@ public final class SoftCmId implements CmId {
         }
         return svc.locked(() -> {
             checkOpen();
-            return initQpAttrLocked(target);
+            return qps.initQpAttr(target);
         });
-    }
-
-    /** {@code rdma_init_qp_attr}. */
-    private QpAttr initQpAttrLocked(QpState target) {
-        if (device == null) {
-            throw invalid("rdma_init_qp_attr", "the id is not bound to a device");
-        }
-        QpAttr a;
-        if (ibId == null || qpType == QpType.UD || state == RdmaCmState.LISTEN) {
-            // cma_ib_init_qp_attr
-            a = new QpAttr().state(target).pkeyIndex(0).portNum(device.portNum());
-            if (qpType == QpType.UD) {
-                a.qkey(qkey);
-            } else {
-                a.accessFlags(0);
-            }
-        } else {
-            a = ibId.initQpAttr(target);
-            if (a == null) {
-                throw invalid("rdma_init_qp_attr", target + " attributes in IB CM state " + ibId.state());
-            }
-        }
-        if (target == QpState.RTR && a.has(QpAttr.RQ_PSN)) {
-            a.rqPsn(seqNum);
-        }
-        if (a.has(QpAttr.TIMEOUT) && ackTimeout >= 0) {
-            a.timeout(ackTimeout);
-        }
-        return a;
-    }
-
-    /** {@code ucma_modify_qp_rtr/rts}: the CM's attributes, with the resources the application chose. */
-    private void modifyQp(QpState target, int resources) {
-        if (target == QpState.RTR) {
-            // ucma_modify_qp_rtr refreshes INIT first: the QP was created with no remote access, and only now do
-            // the negotiated responder resources say whether the peer may RDMA READ / atomically access it.
-            qp.modify(initQpAttrLocked(QpState.INIT));
-        }
-        QpAttr a = initQpAttrLocked(target);
-        if (target == QpState.RTR && resources != RDMA_MAX_RESP_RES) {
-            a.maxDestRdAtomic(resources);
-        }
-        if (target == QpState.RTS && resources != RDMA_MAX_INIT_DEPTH) {
-            a.maxRdAtomic(resources);
-        }
-        qp.modify(a);
-    }
-
-    private void qpToError() {
-        if (qp != null) {
-            try {
-                qp.modify(new QpAttr().state(QpState.ERR));
-            } catch (RuntimeException e) {
-                LOG.debug("QP {} to ERR failed: {}", qp.qpNum(), e.toString());
-            }
-        }
     }
 
     @Override
@@ -814,39 +731,7 @@ public final class SoftCmId implements CmId {
         }
         return svc.locked(() -> {
             checkOpen();
-            if (device == null) {
-                throw invalid("rdma_create_qp", "the id is not bound to a device yet (bind or resolve first)");
-            }
-            if (qp != null) {
-                throw invalid("rdma_create_qp", "the id already has a QP");
-            }
-            if (pd.device() != device.context()) {
-                throw invalid("rdma_create_qp", "the PD belongs to another device than the id's");
-            }
-            if (attr.type() != qpType) {
-                throw invalid("rdma_create_qp", ps + " ids take " + qpType + " QPs, not " + attr.type());
-            }
-            QueuePair q = pd.createQueuePair(attr);
-            try {
-                if (qpType == QpType.UD) {
-                    q.modify(initQpAttrLocked(QpState.INIT).state(QpState.INIT));
-                    q.modify(new QpAttr().state(QpState.RTR));
-                    q.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
-                } else {
-                    QpAttr init = ibId != null && state != RdmaCmState.LISTEN ? ibId.initQpAttr(QpState.INIT) : null;
-                    q.modify(init != null ? init : initQpAttrLocked(QpState.INIT));
-                }
-            } catch (RuntimeException e) {
-                q.close();
-                throw e;
-            }
-            qp = q;
-            if (qpType != QpType.UD) {
-                svc.env.onCommEst(q, () -> svc.env.timer().execute(this::commEst));
-                follower = new CmPathFollower(q, device.context(), svc.env);
-                svc.env.onPathMigrated(q, () -> svc.env.timer().execute(this::pathMigrated));
-            }
-            return q;
+            return qps.create(pd, attr);
         });
     }
 
@@ -854,14 +739,7 @@ public final class SoftCmId implements CmId {
     public void destroyQp() {
         svc.locked(() -> {
             checkOpen();
-            if (qp != null) {
-                QueuePair q = qp;
-                qp = null;
-                multicast.qpDestroyed();
-                svc.env.forgetCommEst(q);
-                follower = null;
-                q.close();
-            }
+            qps.destroy();
         });
     }
 
@@ -955,17 +833,7 @@ public final class SoftCmId implements CmId {
             state = RdmaCmState.DESTROYING;
             address.cancel();
             multicast.leaveAll();
-            if (qp != null) {
-                QueuePair q = qp;
-                qp = null;
-                svc.env.forgetCommEst(q);
-                follower = null;
-                try {
-                    q.close();
-                } catch (RuntimeException e) {
-                    LOG.debug("closing QP {} failed: {}", q.qpNum(), e.toString());
-                }
-            }
+            qps.close();
             if (ibId != null) {
                 ibId.destroy(); // REJ, DREQ, DREP or SIDR_REP as the IB CM state requires
                 ibId = null;

@@ -74,21 +74,18 @@ public final class SoftCmId implements CmId {
     int ackTimeout = -1;
     PathRecord route;
     IbCmId ibId;
-    private int qpNum;
-    private boolean srq;
     final int seqNum;
     int qkey;
-    private int responderResources;
-    private int initiatorDepth;
     private int backlog;
     private int backlogSize;
     /** Requests dropped because the backlog was full (listener only; under the CM lock). */
     private long backlogDrops;
-    private boolean connectError;
     /** The listener whose CONNECT_REQUEST made this id, or {@code null}. */
     SoftCmId listener;
 
     final CmAddress address;
+    final CmHandshake handshake;
+    final CmSidr sidr;
     final CmQpDriver qps;
     final CmMulticast multicast;
 
@@ -101,6 +98,8 @@ public final class SoftCmId implements CmId {
         this.seqNum = svc.ibCm.randomPsn();
         this.qkey = qpType == QpType.UD ? UdParam.RDMA_UDP_QKEY : 0;
         this.address = new CmAddress(this);
+        this.handshake = new CmHandshake(this);
+        this.sidr = new CmSidr(this);
         this.qps = new CmQpDriver(this);
         this.multicast = new CmMulticast(this);
     }
@@ -361,7 +360,7 @@ public final class SoftCmId implements CmId {
         conn.ibId = child;
         conn.state = RdmaCmState.CONNECT;
         child.alsoAcceptFrom(conn.qps::fromAlternatePath);
-        child.handler(conn::onIbEvent);
+        child.handler(conn.handshake::onIbEvent);
         child.context(conn);
         svc.register(conn);
         byte[] user = CmaHeader.userData(pd).toArray();
@@ -371,8 +370,7 @@ public final class SoftCmId implements CmId {
         } else {
             conn.route = child.path();
             CmReq req = (CmReq) e.message();
-            conn.responderResources = req.initiatorDepth();
-            conn.initiatorDepth = req.responderResources();
+            conn.handshake.requested(req);
             ConnParam cp = new ConnParam(user, req.initiatorDepth(), req.responderResources(),
                     req.endToEndFlowControl(), req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn());
             channel.enqueue(new CmEvent(CmEventType.CONNECT_REQUEST, conn, this, 0, user, cp, null, null));
@@ -413,171 +411,13 @@ public final class SoftCmId implements CmId {
         }
         svc.locked(() -> {
             checkOpen();
-            if (state != RdmaCmState.ROUTE_RESOLVED) {
-                throw invalid("rdma_connect", stateWhy());
-            }
-            validParam(param, "rdma_connect");
-            DeviceAttributes attrs = device.context().queryDevice();
-            initiatorDepth = param != null && param.initiatorDepth() != CmQpDriver.RDMA_MAX_INIT_DEPTH ? param.initiatorDepth()
-                    : attrs.maxQpInitRdAtom();
-            responderResources = param != null && param.responderResources() != CmQpDriver.RDMA_MAX_RESP_RES
-                    ? param.responderResources() : attrs.maxQpRdAtom();
-            if (qps.qp() != null) {
-                qpNum = qps.qp().qpNum();
-                srq = qps.qp().srq() != null;
-            } else {
-                qpNum = param.qpNum();
-                srq = param.srq();
-            }
-            Octets pd = CmaHeader.of(src.getPort(), src.getAddress(), dst.getAddress())
-                    .withUserData(Octets.of(param == null ? new byte[0] : param.privateData()));
-            state = RdmaCmState.CONNECT;
-            int ret;
-            if (qpType == QpType.UD) {
-                ibId = svc.ibCm.createId(this::onSidrEvent, this);
-                ret = ibId.sendSidrReq(new IbCmSidrReqParam(device, dst.getAddress(), ps.serviceId(dst.getPort()),
-                        route.pkey(), pd));
-            } else {
-                ibId = svc.ibCm.createId(this::onIbEvent, this);
-                ibId.alsoAcceptFrom(qps::fromAlternatePath);
-                ConnParam p = param == null ? ConnParam.DEFAULT : param;
-                ret = ibId.sendReq(new IbCmReqParam(device, dst.getAddress(), ps.serviceId(dst.getPort()), route,
-                        qpNum, seqNum, responderResources, initiatorDepth, p.flowControl(),
-                        Math.min(7, p.retryCount()), Math.min(7, p.rnrRetryCount()), srq, pd));
-            }
-            if (ret != 0) {
-                ibId.destroy();
-                ibId = null;
-                state = RdmaCmState.ROUTE_RESOLVED;
-                throw new RdmaException("rdma_connect", -ret, "the IB CM refused the request");
-            }
+            handshake.connect(param);
         });
     }
 
     /** The wire module's view of the port space, for the private-data limits. */
     private dev.ibex.softroce.mad.PortSpace wirePs() {
         return dev.ibex.softroce.mad.PortSpace.of(ps.code());
-    }
-
-    /** {@code ucma_valid_param}. */
-    private void validParam(ConnParam param, String verb) {
-        if (ps != PortSpace.TCP) {
-            return;
-        }
-        if (qps.qp() == null && param == null) {
-            throw invalid(verb, "an id without a QP needs connection parameters (qpNum)");
-        }
-        if (param == null) {
-            return;
-        }
-        DeviceAttributes attrs = device.context().queryDevice();
-        if (param.responderResources() != CmQpDriver.RDMA_MAX_RESP_RES && param.responderResources() > attrs.maxQpRdAtom()) {
-            throw invalid(verb, "responderResources " + param.responderResources() + " exceeds the device's "
-                    + attrs.maxQpRdAtom());
-        }
-        if (param.initiatorDepth() != CmQpDriver.RDMA_MAX_INIT_DEPTH && param.initiatorDepth() > attrs.maxQpInitRdAtom()) {
-            throw invalid(verb, "initiatorDepth " + param.initiatorDepth() + " exceeds the device's "
-                    + attrs.maxQpInitRdAtom());
-        }
-    }
-
-    /** {@code cma_ib_handler} with librdmacm's event processing folded in. */
-    private int onIbEvent(IbCmEvent e) {
-        if ((e.type() != IbCmEventType.TIMEWAIT_EXIT && state != RdmaCmState.CONNECT)
-                || (e.type() == IbCmEventType.TIMEWAIT_EXIT && state != RdmaCmState.DISCONNECT)) {
-            return 0;
-        }
-        switch (e.type()) {
-            case REQ_ERROR, REP_ERROR -> emit(CmEventType.UNREACHABLE, -ETIMEDOUT);
-            case REP_RECEIVED -> {
-                ibId.sendMra(svc.timings.mraServiceTimeout(), true, Octets.EMPTY);
-                CmRep rep = (CmRep) e.message();
-                byte[] pd = rep.privateData().toArray();
-                ConnParam cp = new ConnParam(pd, rep.initiatorDepth(), rep.responderResources(),
-                        rep.endToEndFlowControl(), 0, rep.rnrRetryCount(), rep.srq(), rep.localQpn());
-                if (qps.qp() == null) {
-                    responderResources = rep.initiatorDepth();
-                    initiatorDepth = rep.responderResources();
-                    emit(CmEventType.CONNECT_RESPONSE, 0, pd, cp, null, null);
-                } else {
-                    int status = connResp();
-                    if (status == 0) {
-                        emit(CmEventType.ESTABLISHED, 0, pd, cp, null, null);
-                    } else {
-                        connectError = true;
-                        emit(CmEventType.CONNECT_ERROR, status, pd, cp, null, null);
-                    }
-                }
-            }
-            case RTU_RECEIVED, USER_ESTABLISHED -> emit(CmEventType.ESTABLISHED, 0, null,
-                    new ConnParam(null, 0, 0, false, 0, 0, false, 0), null, null);
-            case DREQ_ERROR, DREQ_RECEIVED, DREP_RECEIVED -> {
-                state = RdmaCmState.DISCONNECT;
-                if (!connectError) {
-                    emit(CmEventType.DISCONNECTED, e.type() == IbCmEventType.DREQ_ERROR ? -ETIMEDOUT : 0, null,
-                            new ConnParam(null, 0, 0, false, 0, 0, false, 0), null, null);
-                }
-            }
-            case TIMEWAIT_EXIT -> emit(CmEventType.TIMEWAIT_EXIT, 0);
-            case REJ_RECEIVED -> {
-                if (!connectError) {
-                    qps.toError();
-                    CmRej rej = (CmRej) e.message();
-                    byte[] pd = rej.privateData().toArray();
-                    emit(CmEventType.REJECTED, rej.reason().code(), pd,
-                            new ConnParam(pd, 0, 0, false, 0, 0, false, 0), null, null);
-                }
-            }
-            default -> {
-                // MRA_RECEIVED is ignored
-            }
-        }
-        return 0;
-    }
-
-    /** {@code ucma_process_conn_resp} + {@code cma_rep_recv}: RTR, RTS, RTU; REJ 28 when the QP refuses. */
-    private int connResp() {
-        try {
-            qps.modify(QpState.RTR, CmQpDriver.RDMA_MAX_RESP_RES);
-            qps.modify(QpState.RTS, CmQpDriver.RDMA_MAX_INIT_DEPTH);
-        } catch (RuntimeException ex) {
-            LOG.debug("RTR/RTS after REP failed: {}", ex.toString());
-            qps.toError();
-            ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
-            return ex instanceof RdmaException r && r.errnoValue() != 0 ? -r.errnoValue() : -Errno.EINVAL.number();
-        }
-        int ret = ibId.sendRtu(Octets.EMPTY);
-        if (ret != 0) {
-            qps.toError();
-            ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
-        }
-        return ret;
-    }
-
-    /** {@code cma_sidr_rep_handler}. */
-    private int onSidrEvent(IbCmEvent e) {
-        if (state != RdmaCmState.CONNECT) {
-            return 0;
-        }
-        switch (e.type()) {
-            case SIDR_REQ_ERROR -> emit(CmEventType.UNREACHABLE, -ETIMEDOUT);
-            case SIDR_REP_RECEIVED -> {
-                CmSidrRep rep = (CmSidrRep) e.message();
-                byte[] pd = rep.privateData().toArray();
-                if (rep.status() != SidrStatus.SUCCESS) {
-                    emit(CmEventType.UNREACHABLE, rep.status().code(), pd, null, new UdParam(pd, null, 0, 0), null);
-                } else if (rep.qKey() != qkey && qkey != 0) {
-                    emit(CmEventType.ADDR_ERROR, -Errno.EINVAL.number()); // cma_set_qkey refuses another Q_Key
-                } else {
-                    AhAttr ah = new AhAttr(route.dgid(), route.flowLabel(), device.gidIndex(), route.hopLimit(),
-                            route.trafficClass(), 0, route.sl(), 0, route.rate(), true, device.portNum());
-                    emit(CmEventType.ESTABLISHED, 0, pd, null, new UdParam(pd, ah, rep.qpn(), rep.qKey()), null);
-                }
-            }
-            default -> {
-            }
-        }
-        return 0;
     }
 
     @Override
@@ -587,50 +427,7 @@ public final class SoftCmId implements CmId {
         }
         svc.locked(() -> {
             checkOpen();
-            if (state != RdmaCmState.CONNECT || ibId == null || listener == null) {
-                throw invalid("rdma_accept", stateWhy() + " (accept an id from CONNECT_REQUEST)");
-            }
-            byte[] data = param == null ? new byte[0] : param.privateData();
-            if (qpType == QpType.UD) {
-                int qpn = qps.qp() != null ? qps.qp().qpNum() : param == null ? 0 : param.qpNum();
-                int ret = ibId.sendSidrRep(SidrStatus.SUCCESS, qpn, qkey, Octets.of(data));
-                if (ret != 0) {
-                    throw new RdmaException("rdma_accept", -ret, "the request was already answered");
-                }
-                return;
-            }
-            validParam(param, "rdma_accept");
-            if (qps.qp() == null) {
-                qpNum = param.qpNum();
-                srq = param.srq();
-            } else {
-                qpNum = qps.qp().qpNum();
-                srq = qps.qp().srq() != null;
-            }
-            ConnParam p = param == null ? ConnParam.DEFAULT.withRdmaDepth(CmQpDriver.RDMA_MAX_RESP_RES, CmQpDriver.RDMA_MAX_INIT_DEPTH)
-                    : param;
-            if (p.initiatorDepth() != CmQpDriver.RDMA_MAX_INIT_DEPTH) {
-                initiatorDepth = p.initiatorDepth();
-            }
-            if (p.responderResources() != CmQpDriver.RDMA_MAX_RESP_RES) {
-                responderResources = p.responderResources();
-            }
-            try {
-                if (qps.qp() != null) {
-                    qps.modify(QpState.RTR, responderResources);
-                    qps.modify(QpState.RTS, initiatorDepth);
-                }
-                int ret = ibId.sendRep(new IbCmRepParam(qpNum, seqNum, responderResources, initiatorDepth,
-                        p.flowControl(), Math.min(7, p.rnrRetryCount()), srq, Octets.of(data)));
-                if (ret != 0) {
-                    throw new RdmaException("rdma_accept", -ret, "the connection request is no longer pending");
-                }
-            } catch (RuntimeException ex) {
-                // rdma_accept's failure path: QP to ERR and REJ CONSUMER_DEFINED without private data
-                qps.toError();
-                ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
-                throw ex;
-            }
+            handshake.accept(param);
         });
     }
 
@@ -650,14 +447,7 @@ public final class SoftCmId implements CmId {
         PrivateDataLimits.checkReject(wirePs(), data.length);
         svc.locked(() -> {
             checkOpen();
-            if (ibId == null) {
-                throw invalid("rdma_reject", "no connection request or response to reject");
-            }
-            int ret = qpType == QpType.UD ? ibId.sendSidrRep(SidrStatus.REJECT, 0, 0, Octets.of(data))
-                    : ibId.sendRej(reason, Octets.EMPTY, Octets.of(data));
-            if (ret != 0) {
-                throw new RdmaException("rdma_reject", -ret, stateWhy());
-            }
+            handshake.reject(data, reason);
         });
     }
 
@@ -665,13 +455,7 @@ public final class SoftCmId implements CmId {
     public void disconnect() {
         svc.locked(() -> {
             checkOpen();
-            if (ibId == null) {
-                throw invalid("rdma_disconnect", "the id is not connected");
-            }
-            qps.toError(); // ucma_shutdown: posted work flushes before the DREQ leaves
-            if (ibId.sendDreq(Octets.EMPTY) != 0) {
-                ibId.sendDrep(Octets.EMPTY);
-            }
+            handshake.disconnect();
         });
     }
 
@@ -679,14 +463,7 @@ public final class SoftCmId implements CmId {
     public void establish() {
         svc.locked(() -> {
             checkOpen();
-            if (qps.qp() != null || ibId == null) {
-                throw invalid("rdma_establish", qps.qp() != null ? "the id has a QP: the CM establishes it"
-                        : "the id is not connecting");
-            }
-            int ret = ibId.sendRtu(Octets.EMPTY);
-            if (ret != 0) {
-                throw new RdmaException("rdma_establish", -ret, "no CONNECT_RESPONSE is pending");
-            }
+            handshake.establish();
         });
     }
 
@@ -697,17 +474,7 @@ public final class SoftCmId implements CmId {
         }
         svc.locked(() -> {
             checkOpen();
-            if (ibId == null) {
-                throw invalid("rdma_notify", "the id has no connection");
-            }
-            int ret = switch (event) {
-                case COMM_EST -> ibId.establish();
-                case PATH_MIG -> ibId.state() == IbCmState.ESTABLISHED ? 0 : -Errno.EINVAL.number();
-                default -> -Errno.EINVAL.number();
-            };
-            if (ret != 0) {
-                throw new RdmaException("rdma_notify", -ret, event + " " + stateWhy());
-            }
+            handshake.notify(event);
         });
     }
 

@@ -2,17 +2,14 @@ package dev.ibex.softroce.cm;
 
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
-import dev.ibex.cm.spi.AhAttr;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmEventType;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.CmOption;
 import dev.ibex.cm.spi.ConnParam;
-import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.EventChannel;
-import dev.ibex.cm.spi.Gid;
 import dev.ibex.cm.spi.PathRecord;
 import dev.ibex.cm.spi.PortSpace;
 import dev.ibex.cm.spi.ProtectionDomain;
@@ -22,22 +19,10 @@ import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.UdParam;
-import dev.ibex.softroce.mad.CmRej;
 import dev.ibex.softroce.mad.CmRejectReason;
-import dev.ibex.softroce.mad.CmRep;
-import dev.ibex.softroce.mad.CmReq;
-import dev.ibex.softroce.mad.CmSidrRep;
-import dev.ibex.softroce.mad.CmSidrReq;
-import dev.ibex.softroce.mad.CmaHeader;
-import dev.ibex.softroce.mad.Octets;
 import dev.ibex.softroce.mad.PrivateDataLimits;
-import dev.ibex.softroce.mad.SidrStatus;
-import dev.ibex.softroce.wire.MalformedPacketException;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,13 +33,19 @@ import org.slf4j.LoggerFactory;
  * QP to INIT, RTR/RTS + RTU on a REP, QP→ERR on REJECTED and disconnect, attaching the QP when the application takes
  * MULTICAST_JOIN, the CONNECT_REQUEST backlog). Events are copied records on the id's {@link SoftEventChannel}.
  *
+ * <p>This class is the {@link CmId} facade: it checks arguments, takes the service's lock and hands each verb to
+ * the part that does it, read by concept as {@code cma.c} is: {@link CmAddress} (bind, address and route
+ * resolution), {@link CmListener} (listen and the CONNECT_REQUEST backlog), {@link CmHandshake} (connect, accept,
+ * reject, disconnect and the IB CM's events), {@link CmSidr} (the same for UD ids), {@link CmQpDriver} (the QP) and
+ * {@link CmMulticast} (joins). It keeps the state they share (RDMA CM state, addresses, device, route, IB CM id,
+ * options), the channel, and teardown.
+ *
  * <p>All state lives under the service's lock; methods may be called from any thread.
  */
 public final class SoftCmId implements CmId {
     /** The log of every part of the id (one category, as before the split). */
     static final Logger LOG = LoggerFactory.getLogger(SoftCmId.class);
     static final int ETIMEDOUT = 110;
-    private static final int MAX_BACKLOG = 1024; // net.rdma_ucm.max_backlog
 
     final RdmaCm svc;
     final PortSpace ps;
@@ -76,14 +67,11 @@ public final class SoftCmId implements CmId {
     IbCmId ibId;
     final int seqNum;
     int qkey;
-    private int backlog;
-    private int backlogSize;
-    /** Requests dropped because the backlog was full (listener only; under the CM lock). */
-    private long backlogDrops;
     /** The listener whose CONNECT_REQUEST made this id, or {@code null}. */
     SoftCmId listener;
 
     final CmAddress address;
+    final CmListener listening;
     final CmHandshake handshake;
     final CmSidr sidr;
     final CmQpDriver qps;
@@ -98,6 +86,7 @@ public final class SoftCmId implements CmId {
         this.seqNum = svc.ibCm.randomPsn();
         this.qkey = qpType == QpType.UD ? UdParam.RDMA_UDP_QKEY : 0;
         this.address = new CmAddress(this);
+        this.listening = new CmListener(this);
         this.handshake = new CmHandshake(this);
         this.sidr = new CmSidr(this);
         this.qps = new CmQpDriver(this);
@@ -292,111 +281,14 @@ public final class SoftCmId implements CmId {
     public void listen(int backlog) {
         svc.locked(() -> {
             checkOpen();
-            if (state == RdmaCmState.IDLE) {
-                address.bind(new InetSocketAddress(CmAddress.anyV4(), 0));
-            }
-            if (state != RdmaCmState.ADDR_BOUND) {
-                throw invalid("rdma_listen", stateWhy());
-            }
-            if (reuseAddr) {
-                Errno e = svc.ports.checkUnique(this, src.getPort());
-                if (e != null) {
-                    throw new RdmaException("rdma_listen", e, "another id shares port " + src.getPort()
-                            + "; a listener needs it to itself");
-                }
-                reuseAddr = false;
-            }
-            IbCmId l = svc.ibCm.createId(this::onConnectRequest, this);
-            int ret = l.listen(device, ps.serviceId(src.getPort()));
-            if (ret != 0) {
-                l.destroy();
-                throw new RdmaException("rdma_listen", Errno.EADDRINUSE, "service " + ps + ":" + src.getPort()
-                        + " already has a listener");
-            }
-            ibId = l;
-            this.backlog = backlog > 0 && backlog < MAX_BACKLOG ? backlog : MAX_BACKLOG;
-            this.backlogSize = this.backlog;
-            state = RdmaCmState.LISTEN;
+            listening.listen(backlog);
         });
-    }
-
-    /** {@code cma_ib_req_handler}: a REQ or SIDR_REQ reached this listener. */
-    private int onConnectRequest(IbCmEvent e) {
-        if (state != RdmaCmState.LISTEN) {
-            return -Errno.ECONNABORTED.number();
-        }
-        boolean sidr = e.type() == IbCmEventType.SIDR_REQ_RECEIVED;
-        if (sidr ? qpType != QpType.UD : qpType != QpType.RC) {
-            return -Errno.EINVAL.number();
-        }
-        Octets pd = e.message().privateData();
-        CmaHeader hdr;
-        try {
-            hdr = CmaHeader.decode(pd);
-        } catch (MalformedPacketException | IllegalArgumentException ex) {
-            return -Errno.EINVAL.number();
-        }
-        if (!matches(hdr)) {
-            return -Errno.EINVAL.number();
-        }
-        if (backlog == 0) {
-            // dropped silently, as the kernel's rdma_cm: the peer's retry (after its CM response timeout) may find room
-            if (backlogDrops++ % 1000 == 0) {
-                LOG.warn("listener {}: backlog of {} undelivered requests full, a request from {} dropped ({} so far;"
-                        + " the peer asks again after its CM response timeout): the application takes its"
-                        + " CONNECT_REQUEST events too slowly or its backlog is too small", src, backlogSize,
-                        hdr.source(), backlogDrops);
-            }
-            return -IbCmId.ENOMEM;
-        }
-        backlog--;
-        IbCmId child = e.id();
-        SoftCmId conn = new SoftCmId(svc, channel, ps, context);
-        conn.listener = this;
-        conn.device = (CmDevice) child.port();
-        conn.src = new InetSocketAddress(hdr.destination(), src.getPort());
-        conn.dst = new InetSocketAddress(hdr.source(), hdr.port());
-        conn.afOnly = afOnly;
-        conn.ibId = child;
-        conn.state = RdmaCmState.CONNECT;
-        child.alsoAcceptFrom(conn.qps::fromAlternatePath);
-        child.handler(conn.handshake::onIbEvent);
-        child.context(conn);
-        svc.register(conn);
-        byte[] user = CmaHeader.userData(pd).toArray();
-        if (sidr) {
-            channel.enqueue(new CmEvent(CmEventType.CONNECT_REQUEST, conn, this, 0, user, null,
-                    new UdParam(user, null, 0, 0), null));
-        } else {
-            conn.route = child.path();
-            CmReq req = (CmReq) e.message();
-            conn.handshake.requested(req);
-            ConnParam cp = new ConnParam(user, req.initiatorDepth(), req.responderResources(),
-                    req.endToEndFlowControl(), req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn());
-            channel.enqueue(new CmEvent(CmEventType.CONNECT_REQUEST, conn, this, 0, user, cp, null, null));
-            // The RDMA CM's delayed MRA: sent only if the REQ is retried before the application accepts.
-            child.sendMra(svc.timings.mraServiceTimeout(), true, Octets.EMPTY);
-        }
-        return 0;
-    }
-
-    /** {@code cma_match_private_data}: does the REQ's cma_hdr address this listener? */
-    private boolean matches(CmaHeader hdr) {
-        InetAddress a = src.getAddress();
-        if (a.isAnyLocalAddress() && !afOnly) {
-            return true;
-        }
-        boolean v4 = a instanceof Inet4Address;
-        if (hdr.ipVersion() != (v4 ? 4 : 6)) {
-            return false;
-        }
-        return a.isAnyLocalAddress() || a.equals(hdr.destination());
     }
 
     /** librdmacm's share of {@code rdma_get_cm_event}. */
     CmEvent delivered(CmEvent e) {
         if (e.type() == CmEventType.CONNECT_REQUEST) {
-            backlog++;
+            listening.requestLeft();
             return e;
         }
         return multicast.delivered(e);
@@ -613,7 +505,7 @@ public final class SoftCmId implements CmId {
                     if (e.listenId() == this) {
                         ((SoftCmId) e.id()).close(); // a request nobody will take: rejected
                     } else if (listener != null) {
-                        listener.backlog++;
+                        listener.listening.requestLeft();
                     }
                 }
             }

@@ -54,8 +54,7 @@ final class CmHandshake {
             throw SoftCmId.invalid("rdma_connect", id.stateWhy());
         }
         validParam(param, "rdma_connect");
-        CmDevice device = id.device;
-        DeviceAttributes attrs = device.context().queryDevice();
+        DeviceAttributes attrs = id.device.context().queryDevice();
         initiatorDepth = param != null && param.initiatorDepth() != CmQpDriver.RDMA_MAX_INIT_DEPTH
                 ? param.initiatorDepth() : attrs.maxQpInitRdAtom();
         responderResources = param != null && param.responderResources() != CmQpDriver.RDMA_MAX_RESP_RES
@@ -78,7 +77,7 @@ final class CmHandshake {
             id.ibId = svc.ibCm.createId(this::onIbEvent, id);
             id.ibId.alsoAcceptFrom(id.qps::fromAlternatePath);
             ConnParam p = param == null ? ConnParam.DEFAULT : param;
-            ret = id.ibId.sendReq(new IbCmReqParam(device, id.dst.getAddress(), id.ps.serviceId(id.dst.getPort()),
+            ret = id.ibId.sendReq(new IbCmReqParam(id.device, id.dst.getAddress(), id.ps.serviceId(id.dst.getPort()),
                     id.route, qpNum, id.seqNum, responderResources, initiatorDepth, p.flowControl(),
                     Math.min(7, p.retryCount()), Math.min(7, p.rnrRetryCount()), srq, pd));
         }
@@ -189,8 +188,7 @@ final class CmHandshake {
 
     /** {@code rdma_accept}: RTR/RTS for an id with a QP, then REP (SIDR_REP for UD ids). */
     void accept(ConnParam param) {
-        IbCmId ibId = id.ibId;
-        if (id.state != RdmaCmState.CONNECT || ibId == null || id.listener == null) {
+        if (id.state != RdmaCmState.CONNECT || id.ibId == null || id.listener == null) {
             throw SoftCmId.invalid("rdma_accept", id.stateWhy() + " (accept an id from CONNECT_REQUEST)");
         }
         byte[] data = param == null ? new byte[0] : param.privateData();
@@ -217,11 +215,11 @@ final class CmHandshake {
             responderResources = p.responderResources();
         }
         try {
-            if (qp != null) {
+            if (id.qps.qp() != null) {
                 id.qps.modify(QpState.RTR, responderResources);
                 id.qps.modify(QpState.RTS, initiatorDepth);
             }
-            int ret = ibId.sendRep(new IbCmRepParam(qpNum, id.seqNum, responderResources, initiatorDepth,
+            int ret = id.ibId.sendRep(new IbCmRepParam(qpNum, id.seqNum, responderResources, initiatorDepth,
                     p.flowControl(), Math.min(7, p.rnrRetryCount()), srq, Octets.of(data)));
             if (ret != 0) {
                 throw new RdmaException("rdma_accept", -ret, "the connection request is no longer pending");
@@ -229,7 +227,7 @@ final class CmHandshake {
         } catch (RuntimeException ex) {
             // rdma_accept's failure path: QP to ERR and REJ CONSUMER_DEFINED without private data
             id.qps.toError();
-            ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
+            id.ibId.sendRej(CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
             throw ex;
         }
     }
@@ -249,13 +247,12 @@ final class CmHandshake {
 
     /** {@code rdma_disconnect}: QP to ERR, then DREQ (or DREP to the peer's DREQ). */
     void disconnect() {
-        IbCmId ibId = id.ibId;
-        if (ibId == null) {
+        if (id.ibId == null) {
             throw SoftCmId.invalid("rdma_disconnect", "the id is not connected");
         }
         id.qps.toError(); // ucma_shutdown: posted work flushes before the DREQ leaves
-        if (ibId.sendDreq(Octets.EMPTY) != 0) {
-            ibId.sendDrep(Octets.EMPTY);
+        if (id.ibId.sendDreq(Octets.EMPTY) != 0) {
+            id.ibId.sendDrep(Octets.EMPTY);
         }
     }
 

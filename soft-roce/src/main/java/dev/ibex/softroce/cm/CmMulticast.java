@@ -37,8 +37,7 @@ final class CmMulticast {
 
     /** {@code rdma_join_multicast}: MULTICAST_JOIN follows on the id's channel. */
     void join(InetSocketAddress group, boolean sendOnly, Object context) {
-        CmDevice device = id.device;
-        if (device == null || (id.state != RdmaCmState.ADDR_BOUND && id.state != RdmaCmState.ADDR_RESOLVED)) {
+        if (id.device == null || (id.state != RdmaCmState.ADDR_BOUND && id.state != RdmaCmState.ADDR_RESOLVED)) {
             throw SoftCmId.invalid("rdma_join_multicast", "bind or resolve the id first; " + id.stateWhy());
         }
         if (id.qpType != QpType.UD) {
@@ -55,7 +54,7 @@ final class CmMulticast {
         McMembership m = new McMembership(id, group, Gid.of(g), sendOnly, context);
         memberships.add(m);
         svc.tracker().opened(m);
-        AhAttr ah = new AhAttr(m.mgid, 0, device.gidIndex(), 64, 0, 0, 0, 0, 0, true, device.portNum());
+        AhAttr ah = new AhAttr(m.mgid, 0, id.device.gidIndex(), 64, 0, 0, 0, 0, 0, true, id.device.portNum());
         CmEvent ev = new CmEvent(CmEventType.MULTICAST_JOIN, id, null, 0, null, null,
                 new UdParam(null, ah, UdParam.MULTICAST_QPN, id.qkey), context);
         m.pending = svc.env.timer().schedule(0, () -> svc.locked(() -> {

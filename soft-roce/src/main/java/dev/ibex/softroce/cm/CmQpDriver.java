@@ -98,14 +98,13 @@ final class CmQpDriver {
 
     /** {@code rdma_create_qp}: a QP of the id's type on its device, in INIT (a UD QP in RTS). */
     QueuePair create(ProtectionDomain pd, QpInitAttr attr) {
-        CmDevice device = id.device;
-        if (device == null) {
+        if (id.device == null) {
             throw SoftCmId.invalid("rdma_create_qp", "the id is not bound to a device yet (bind or resolve first)");
         }
         if (qp != null) {
             throw SoftCmId.invalid("rdma_create_qp", "the id already has a QP");
         }
-        if (pd.device() != device.context()) {
+        if (pd.device() != id.device.context()) {
             throw SoftCmId.invalid("rdma_create_qp", "the PD belongs to another device than the id's");
         }
         if (attr.type() != id.qpType) {
@@ -129,7 +128,7 @@ final class CmQpDriver {
         qp = q;
         if (id.qpType != QpType.UD) {
             svc.env.onCommEst(q, () -> svc.env.timer().execute(this::commEst));
-            follower = new CmPathFollower(q, device.context(), svc.env);
+            follower = new CmPathFollower(q, id.device.context(), svc.env);
             svc.env.onPathMigrated(q, () -> svc.env.timer().execute(this::pathMigrated));
         }
         return q;

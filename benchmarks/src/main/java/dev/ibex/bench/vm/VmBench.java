@@ -46,7 +46,7 @@ import picocli.CommandLine;
  *
  * <pre>
  * lab/rxe-vm -- java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup] [--spin-nanos N]
+ *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup|floor] [--spin-nanos N]
  *     [--json FILE] [--help]
  * </pre>
  */
@@ -89,7 +89,7 @@ public final class VmBench {
     }
 
     /** The workloads {@code --only} picks from. */
-    static final List<String> WORKLOADS = List.of("latency", "rate", "write", "setup");
+    static final List<String> WORKLOADS = List.of("latency", "rate", "write", "setup", "floor");
 
     /** The command line ({@code ./ibex bench --vm [options]}). */
     @CommandLine.Command(name = "ibex bench --vm", mixinStandardHelpOptions = true, sortOptions = false,
@@ -110,7 +110,7 @@ public final class VmBench {
         boolean quick;
 
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
-                description = "one workload: latency, rate, write or setup (default: all)")
+                description = "workloads, comma-separated: latency, rate, write, setup, floor (default: all)")
         String only;
 
         @CommandLine.Option(names = "--spin-nanos", paramLabel = "N", defaultValue = "0",
@@ -126,9 +126,9 @@ public final class VmBench {
             if (rounds < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--rounds must be at least 1");
             }
-            if (only != null && !WORKLOADS.contains(only)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--only " + only + ": one of "
-                        + String.join(", ", WORKLOADS));
+            if (only != null && !WORKLOADS.containsAll(List.of(only.split(",")))) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--only " + only + ": one or more of "
+                        + String.join(", ", WORKLOADS) + ", comma-separated");
             }
             String address = System.getenv("IBEX_VM_ADDR");
             if (address == null) {
@@ -141,24 +141,27 @@ public final class VmBench {
 
     static int run(int rounds, boolean quick, String only, long spinNanos, String address, Path json) {
         String device = System.getenv().getOrDefault("IBEX_VM_DEV", "rxe0");
-        Watchdog w = Watchdog.start(Duration.ofMinutes(12));
+        Watchdog w = Watchdog.start(Duration.ofMinutes(16));
         VmBench bench = new VmBench(System.out, w, device, address, rounds, quick,
                 ProviderConfig.of(java.util.Map.of(RdmaCoreProvider.POLLER_SPIN_NANOS, Long.toString(spinNanos))));
         RatioTable table = new RatioTable("Ibex rdma-core provider vs rdma-core's C tools on " + device + " ("
                 + address + ") in the Soft-RoCE VM, qemu TCG, " + RdmaCoreProvider.POLLER_SPIN_NANOS + "=" + spinNanos
                 + " (" + HostLoad.describe() + " in the guest at start)",
                 "C tool");
-        if (only == null || only.equals("latency")) {
+        if (only == null || List.of(only.split(",")).contains("latency")) {
             bench.guarded(table, "latency", bench::latency);
         }
-        if (only == null || only.equals("rate")) {
+        if (only == null || List.of(only.split(",")).contains("rate")) {
             bench.guarded(table, "rate", bench::messageRate);
         }
-        if (only == null || only.equals("write")) {
+        if (only == null || List.of(only.split(",")).contains("write")) {
             bench.guarded(table, "write", bench::writeBandwidth);
         }
-        if (only == null || only.equals("setup")) {
+        if (only == null || List.of(only.split(",")).contains("setup")) {
             bench.guarded(table, "setup", bench::connectionSetup);
+        }
+        if (only == null || List.of(only.split(",")).contains("floor")) {
+            bench.guarded(table, "floor", bench::floor);
         }
         if (bench.retries > 0) {
             table.note(bench.retries + " C tool run(s) failed or reported a zero figure and were repeated (output above)");
@@ -230,6 +233,104 @@ public final class VmBench {
                 + "the callback PingPong (SEND echo, one loop per side, completions through the CQ's event channel);"
                 + " Ibex figures are round trip / 2, perftest's convention; -e = perftest waiting for CQ events as "
                 + "Ibex's loop does (epoll), the design's floor");
+    }
+
+    /**
+     * Where the latency gap comes from: {@code ib_send_lat} against the fewest calls a busy-polling RC ping-pong needs,
+     * in C ({@code benchmarks/src/main/c/pingpong.c}, built here with gcc) and call for call in Java through the SPI
+     * ({@link MinimalPingPong}: FFM, no loop, no endpoint), each a server and a client process as perftest runs.
+     * C-minimal ÷ {@code ib_send_lat} is what perftest does better than the minimum; Java ÷ C is what the guest
+     * charges a JVM for the same calls; the latency workload's Ibex ÷ this Java is what Ibex's layers add.
+     */
+    void floor(RatioTable table) {
+        Rounds cVsTool = new Rounds("floor: minimal C ping-pong one-way typical (us)", Target.none());
+        Rounds javaVsC = new Rounds("  minimal Java (SPI, FFM, no loop) vs minimal C (us)", Target.none());
+        Rounds javaP99 = new Rounds("  minimal Java vs minimal C, p99 (us)", Target.none());
+        Rounds poll = new Rounds("  one empty CQ poll, Java vs C (ns)", Target.none());
+        Rounds cEvents = new Rounds("  minimal C, CQ events, vs ib_send_lat -e (us)", Target.none());
+        Rounds javaEvents = new Rounds("  minimal Java vs minimal C, CQ events (us)", Target.none());
+        watchdog.phase("building the minimal C ping-pong");
+        Path c = compilePingPong();
+        List<String> jvm = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+        jvm.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), MinimalPingPong.class.getName()));
+        for (int r = 1; r <= rounds; r++) {
+            watchdog.phase("floor round " + r);
+            PerftestResult tool = tool("ib_send_lat", "-s", Integer.toString(MESSAGE), "-n", Integer.toString(roundTrips));
+            PerftestResult toolEvents = tool("ib_send_lat", "-e", "-s", Integer.toString(MESSAGE), "-n",
+                    Integer.toString(roundTrips));
+            double[] cf = pingPongPair(List.of(c.toString()), 7490 + 4 * r, false);
+            double[] jf = pingPongPair(jvm, 7491 + 4 * r, false);
+            double[] ce = pingPongPair(List.of(c.toString()), 7492 + 4 * r, true);
+            double[] je = pingPongPair(jvm, 7493 + 4 * r, true);
+            cEvents.add(toolEvents.get("t_typical"), ce[0]);
+            javaEvents.add(ce[0], je[0]);
+            cVsTool.add(tool.get("t_typical"), cf[0]);
+            javaVsC.add(cf[0], jf[0]);
+            javaP99.add(cf[1], jf[1]);
+            poll.add(cf[2], jf[2]);
+            out.printf(Locale.ROOT, "floor round %d: ib_send_lat typical %.1f | minimal C typical %.1f p99 %.1f poll %.0f ns"
+                    + " | minimal Java typical %.1f p99 %.1f poll %.0f ns%n", r, tool.get("t_typical"), cf[0], cf[1],
+                    cf[2], jf[0], jf[1], jf[2]);
+            out.printf(Locale.ROOT, "floor round %d, CQ events: ib_send_lat -e typical %.1f | minimal C typical %.1f "
+                    + "| minimal Java typical %.1f%n", r, toolEvents.get("t_typical"), ce[0], je[0]);
+        }
+        table.add(cVsTool.comparison()).add(javaVsC.comparison()).add(javaP99.comparison()).add(poll.comparison())
+                .add(cEvents.comparison()).add(javaEvents.comparison());
+        table.note("floor: " + roundTrips + " round trips of " + MESSAGE + " B per run, busy-polling, server and client "
+                + "processes; minimal Java = MinimalPingPong (its last of " + MinimalPingPong.ROUNDS + " rounds: JIT "
+                + "warm-up), same JVM flags as this one; baseline column = ib_send_lat (-e for CQ events), then minimal "
+                + "C; CQ events = block on the completion channel once the CQ is empty, ack, re-arm, poll again");
+    }
+
+    private static Path compilePingPong() {
+        Path src = Path.of("benchmarks/src/main/c/pingpong.c").toAbsolutePath();
+        try {
+            Path bin = java.nio.file.Files.createTempDirectory("ibex-floor").resolve("pingpong");
+            try (ToolRun gcc = ToolRun.start(List.of("gcc", "-O2", "-o", bin.toString(), src.toString(), "-lrdmacm",
+                    "-libverbs"))) {
+                gcc.await(Duration.ofMinutes(2));
+            }
+            return bin;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Runs a ping-pong server and client; {@code {typical, p99 (us), empty poll (ns)}} from the client's line. */
+    private double[] pingPongPair(List<String> command, int port, boolean events) {
+        String p = Integer.toString(port);
+        String n = Integer.toString(roundTrips);
+        String size = Integer.toString(MESSAGE);
+        List<String> server = new java.util.ArrayList<>(command);
+        server.addAll(List.of("server", address, p, n, size));
+        List<String> client = new java.util.ArrayList<>(command);
+        client.addAll(List.of("client", address, p, n, size));
+        if (events) {
+            server.add("events");
+            client.add("events");
+        }
+        try (ToolRun s = ToolRun.start(server)) {
+            long deadline = System.nanoTime() + OPEN_LIMIT.toNanos();
+            while (!s.output().contains("listening")) {
+                if (!s.isAlive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the ping-pong server did not listen: " + s.output());
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+            }
+            String line;
+            try (ToolRun cl = ToolRun.start(client)) {
+                line = cl.await(RUN_LIMIT);
+            }
+            s.await(RUN_LIMIT);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                    "one-way typical ([0-9.]+) us, p99 ([0-9.]+) us, empty poll ([0-9.]+) ns").matcher(line);
+            if (!m.find()) {
+                throw new IllegalStateException("no figures from " + command.getFirst() + ": " + line);
+            }
+            return new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)),
+                    Double.parseDouble(m.group(3))};
+        }
     }
 
     void messageRate(RatioTable table) {

@@ -1,0 +1,257 @@
+package dev.ibex.bench.vm;
+
+import dev.ibex.cm.spi.Access;
+import dev.ibex.cm.spi.CmEvent;
+import dev.ibex.cm.spi.CmEventType;
+import dev.ibex.cm.spi.CmId;
+import dev.ibex.cm.spi.CompletionBatch;
+import dev.ibex.cm.spi.CompletionChannel;
+import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.ConnParam;
+import dev.ibex.cm.spi.EventChannel;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.MemoryRegion;
+import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.PortSpace;
+import dev.ibex.cm.spi.ProtectionDomain;
+import dev.ibex.cm.spi.ProviderConfig;
+import dev.ibex.cm.spi.Providers;
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpType;
+import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.cm.spi.RecvBatch;
+import dev.ibex.cm.spi.SendBatch;
+import dev.ibex.cm.spi.SendFlags;
+import dev.ibex.cm.spi.WrOpcode;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The latency floor of Java without Ibex's loops: {@code benchmarks/src/main/c/pingpong.c} call for call, through
+ * the rdma-core provider's SPI (FFM downcalls, no event loop, no endpoint): connect through the CM, then the client
+ * posts a 64 B SEND, spins on {@link CompletionQueue#poll} until the echo's receive completes, reposts the receive
+ * and repeats. Beside the C program in one boot ({@link VmBench}'s {@code floor} workload) it tells what the guest
+ * costs a JVM doing the same calls from what Ibex's layers cost. Runs {@value #ROUNDS} rounds and reports the last
+ * (the JIT's warm-up), and the cost of one empty poll. With {@code events} it waits for CQ events once the CQ is
+ * empty (the completion channel in the poller, ack, re-arm, poll again), as {@code ib_send_lat -e} and Ibex's loop do.
+ *
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp benchmarks.jar dev.ibex.bench.vm.MinimalPingPong \
+ *     server|client &lt;ip&gt; &lt;port&gt; &lt;iterations&gt; &lt;size&gt; [events]
+ * </pre>
+ */
+public final class MinimalPingPong {
+    static final int ROUNDS = 3;
+    private static final int SPINS = 1_000_000;
+    private static final long RECV = 1;
+    private static final long SEND = 2;
+
+    private final Fabric fabric;
+    private final EventChannel channel;
+    private final Poller poller;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment buffer = arena.allocate(2 * 4096, 4096);
+    private final CompletionBatch completions = CompletionBatch.allocate(arena, 4);
+    private final SendBatch sends = SendBatch.allocate(arena, 1, 1);
+    private final RecvBatch recvs = RecvBatch.allocate(arena, 1, 1);
+    private ProtectionDomain pd;
+    private CompletionQueue cq;
+    private MemoryRegion mr;
+    private QueuePair qp;
+
+    /** Null: busy-poll. */
+    private CompletionChannel events;
+
+    private MinimalPingPong() {
+        fabric = Providers.byName("rdma-core").orElseThrow().open(ProviderConfig.DEFAULT);
+        channel = fabric.createEventChannel();
+        poller = fabric.createPoller();
+        poller.register(channel, channel);
+    }
+
+    /**
+     * Runs one side.
+     *
+     * @param args {@code server|client <ip> <port> <iterations> <size>}
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length != 5 && !(args.length == 6 && args[5].equals("events"))) {
+            System.err.println("usage: MinimalPingPong server|client <ip> <port> <iterations> <size> [events]");
+            System.exit(2);
+        }
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(args[1]), Integer.parseInt(args[2]));
+        int iterations = Integer.parseInt(args[3]);
+        int size = Integer.parseInt(args[4]);
+        MinimalPingPong p = new MinimalPingPong();
+        p.useEvents = args.length == 6;
+        if (args[0].equals("server")) {
+            p.serve(address, iterations * ROUNDS, size);
+        } else {
+            p.ping(address, iterations, size);
+        }
+        System.exit(0);
+    }
+
+    private CmEvent expect(CmEventType type) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            CmEvent e = channel.poll();
+            if (e != null) {
+                if (e.type() != type) {
+                    throw new IllegalStateException("expected " + type + ", got " + e.type() + " (status " + e.status()
+                            + ")");
+                }
+                return e;
+            }
+            poller.poll(TimeUnit.MILLISECONDS.toNanos(100), x -> { });
+        }
+        throw new IllegalStateException("no " + type + " within 30 s");
+    }
+
+    private boolean useEvents;
+
+    private void setup(CmId id, int size) {
+        pd = id.device().allocPd();
+        if (useEvents) {
+            events = id.device().createCompletionChannel();
+            poller.register(events, events);
+        }
+        cq = id.device().createCompletionQueue(64, events, 0);
+        if (useEvents) {
+            cq.requestNotify(false);
+        }
+        mr = pd.registerMemory(buffer, EnumSet.of(Access.LOCAL_WRITE));
+        qp = id.createQp(pd, new QpInitAttr(cq, cq, null, new QpCap(16, 16, 1, 1, 0), QpType.RC, true, null));
+        recvs.wrId(0, RECV).single(0, buffer.address(), size, mr.lkey());
+        sends.wrId(0, SEND).opcode(0, WrOpcode.SEND).flags(0, SendFlags.SIGNALED)
+                .single(0, buffer.address() + 4096, size, mr.lkey());
+        qp.postRecv(recvs, 1);
+    }
+
+    private void serve(InetSocketAddress address, int iterations, int size) {
+        CmId listener = channel.createId(PortSpace.TCP, null);
+        listener.bind(address);
+        listener.listen(1);
+        System.out.println("pingpong: listening");
+        CmId id = expect(CmEventType.CONNECT_REQUEST).id();
+        setup(id, size);
+        id.accept(ConnParam.DEFAULT);
+        expect(CmEventType.ESTABLISHED);
+        // a send's completion waits for the client's ACK, which may come after its next SEND: count both
+        for (int i = 0; i < iterations; i++) {
+            while (received <= i) {
+                count();
+            }
+            qp.postRecv(recvs, 1);
+            qp.postSend(sends, 1);
+        }
+        while (sent < iterations) {
+            count();
+        }
+        expect(CmEventType.DISCONNECTED);
+        fabric.close();
+    }
+
+    private void ping(InetSocketAddress address, int iterations, int size) {
+        CmId id = channel.createId(PortSpace.TCP, null);
+        id.resolveAddr(null, address, 2000);
+        expect(CmEventType.ADDR_RESOLVED);
+        id.resolveRoute(2000);
+        expect(CmEventType.ROUTE_RESOLVED);
+        setup(id, size);
+        id.connect(ConnParam.DEFAULT);
+        expect(CmEventType.ESTABLISHED);
+        long[] rtt = new long[iterations];
+        for (int r = 0; r < ROUNDS; r++) {
+            for (int i = 0; i < iterations; i++) {
+                long t0 = System.nanoTime();
+                qp.postSend(sends, 1);
+                awaitBoth();
+                qp.postRecv(recvs, 1);
+                rtt[i] = System.nanoTime() - t0;
+            }
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < SPINS; i++) {
+            if (cq.poll(completions) != 0) {
+                throw new IllegalStateException("spin: the CQ was not empty");
+            }
+        }
+        double spin = (double) (System.nanoTime() - t0) / SPINS;
+        Arrays.sort(rtt);
+        System.out.printf(Locale.ROOT, "pingpong: iterations %d, size %d, one-way typical %.2f us, p99 %.2f us, "
+                + "empty poll %.1f ns%n", iterations, size, rtt[iterations / 2] / 2000.0,
+                rtt[(int) (iterations * 0.99)] / 2000.0, spin);
+        id.disconnect();
+        expect(CmEventType.DISCONNECTED);
+        fabric.close();
+    }
+
+    private int received;
+    private int sent;
+
+    /** Polls once, adding what completed to the receive and send counts. */
+    private void count() {
+        int n = cq.poll(completions);
+        if (n == 0) {
+            waitForEvent();
+        }
+        for (int i = 0; i < n; i++) {
+            check(i);
+            if (completions.wrId(i) == RECV) {
+                received++;
+            } else {
+                sent++;
+            }
+        }
+    }
+
+    /** Spins until this round's receive and send both completed. */
+    private void awaitBoth() {
+        boolean recv = false;
+        boolean send = false;
+        while (!recv || !send) {
+            int n = cq.poll(completions);
+            if (n == 0) {
+                waitForEvent();
+            }
+            for (int i = 0; i < n; i++) {
+                check(i);
+                if (completions.wrId(i) == RECV) {
+                    recv = true;
+                } else {
+                    send = true;
+                }
+            }
+        }
+    }
+
+    /**
+     * In events mode, the CQ being empty and armed: waits for its event, acknowledges it and re-arms (the caller polls
+     * again, so a completion that came before the re-arm is not missed).
+     */
+    private void waitForEvent() {
+        if (events == null) {
+            return;
+        }
+        CompletionQueue q;
+        while ((q = events.poll()) == null) {
+            poller.poll(TimeUnit.SECONDS.toNanos(1), x -> { });
+        }
+        q.ackEvents(1);
+        q.requestNotify(false);
+    }
+
+    private void check(int i) {
+        if (!completions.isSuccess(i)) {
+            throw new IllegalStateException("completion " + completions.status(i));
+        }
+    }
+}

@@ -18,9 +18,21 @@ import java.time.Duration;
  * @param serverConfig the server side's provider settings (e.g. its soft device on 127.0.0.3)
  * @param clientConfig the client side's settings, or {@code null} for one fabric serving both sides
  * @param serverAddress where the server listens and the client connects
+ * @param cqPollSpin how long each side's loop busy-polls its CQs before blocking (zero: it never does)
  */
 public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig clientConfig,
-        InetSocketAddress serverAddress) {
+        InetSocketAddress serverAddress, Duration cqPollSpin) {
+
+    /** Sides whose loops never spin on their CQs. */
+    public Sides(String provider, ProviderConfig serverConfig, ProviderConfig clientConfig,
+            InetSocketAddress serverAddress) {
+        this(provider, serverConfig, clientConfig, serverAddress, Duration.ZERO);
+    }
+
+    /** This with loops that busy-poll their CQs for {@code spin} before blocking ({@code LoopOptions.cqPollSpin}). */
+    public Sides withCqPollSpin(Duration spin) {
+        return new Sides(provider, serverConfig, clientConfig, serverAddress, spin);
+    }
 
     /** Two fabrics of {@code provider}, one per side. */
     public static Sides twoFabrics(String provider, ProviderConfig server, ProviderConfig client,
@@ -35,18 +47,19 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
 
     /** This with the server on another port (each workload listens on its own). */
     public Sides onPort(int port) {
-        return new Sides(provider, serverConfig, clientConfig, new InetSocketAddress(serverAddress.getAddress(), port));
+        return new Sides(provider, serverConfig, clientConfig, new InetSocketAddress(serverAddress.getAddress(), port),
+                cqPollSpin);
     }
 
     /** Opens the groups, their pools holding buffers of {@code bufferSize} bytes (the caller closes them). */
     public Loops open(int bufferSize) {
         if (clientConfig == null) {
-            EventLoopGroup g = EventLoopGroup.open(provider, serverConfig, options("bench", 2, bufferSize));
+            EventLoopGroup g = EventLoopGroup.open(provider, serverConfig, options("bench", 2, bufferSize).withCqPollSpin(cqPollSpin));
             return new Loops(g, g, g.loops().get(0), g.loops().get(1));
         }
-        EventLoopGroup server = EventLoopGroup.open(provider, serverConfig, options("bench-server", 1, bufferSize));
+        EventLoopGroup server = EventLoopGroup.open(provider, serverConfig, options("bench-server", 1, bufferSize).withCqPollSpin(cqPollSpin));
         try {
-            EventLoopGroup client = EventLoopGroup.open(provider, clientConfig, options("bench-client", 1, bufferSize));
+            EventLoopGroup client = EventLoopGroup.open(provider, clientConfig, options("bench-client", 1, bufferSize).withCqPollSpin(cqPollSpin));
             return new Loops(server, client, server.next(), client.next());
         } catch (RuntimeException e) {
             server.close();

@@ -53,6 +53,8 @@ import picocli.CommandLine;
 public final class VmBench {
     static final int MESSAGE = 64;
     static final int WRITE = 64 * 1024;
+    /** The busy-poll row's {@code LoopOptions.cqPollSpin}: longer than a round trip here, so the loops stay hot. */
+    static final Duration CQ_POLL_SPIN = Duration.ofMillis(20);
     static final Duration RUN_LIMIT = Duration.ofSeconds(90);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
 
@@ -198,11 +200,15 @@ public final class VmBench {
         Rounds p50 = new Rounds("ping-pong 64 B one-way typical (us)", Target.atMost(1.1));
         Rounds p99 = new Rounds("  ping-pong 64 B one-way p99 (us)", Target.none());
         Rounds events = new Rounds("  typical vs ib_send_lat -e (CQ events)", Target.none());
+        Rounds spinning = new Rounds("  loops busy-polling their CQs (cqPollSpin " + CQ_POLL_SPIN.toMillis()
+                + " ms) vs ib_send_lat", Target.none());
         watchdog.phase("opening the ping-pong");
-        try (PingPong ibex = PingPong.open(sides(7481), MESSAGE, OPEN_LIMIT)) {
+        try (PingPong ibex = PingPong.open(sides(7481), MESSAGE, OPEN_LIMIT);
+                PingPong spin = PingPong.open(sides(7485).withCqPollSpin(CQ_POLL_SPIN), MESSAGE, OPEN_LIMIT)) {
             watchdog.phase("warming up the ping-pong");
             for (int i = 0; i < 3; i++) {
                 ibex.run(roundTrips / 2, RUN_LIMIT); // JIT: C2 under TCG takes its time
+                spin.run(roundTrips / 2, RUN_LIMIT);
             }
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("ping-pong round " + r);
@@ -218,6 +224,10 @@ public final class VmBench {
                         default -> h = ibex.run(roundTrips, RUN_LIMIT);
                     }
                 }
+                Histogram hs = spin.run(roundTrips, RUN_LIMIT);
+                spinning.add(c.get("t_typical"), hs.getValueAtPercentile(50) / 2e3);
+                out.printf(Locale.ROOT, "latency round %d, loops spinning on their CQs: p50/2 %.1f p99/2 %.1f us%n", r,
+                        hs.getValueAtPercentile(50) / 2e3, hs.getValueAtPercentile(99) / 2e3);
                 double mine50 = h.getValueAtPercentile(50) / 2e3;
                 double mine99 = h.getValueAtPercentile(99) / 2e3;
                 p50.add(c.get("t_typical"), mine50);
@@ -228,7 +238,7 @@ public final class VmBench {
                         e.get("t_typical"), mine50, mine99, HostLoad.describe());
             }
         }
-        table.add(p50.comparison()).add(p99.comparison()).add(events.comparison());
+        table.add(p50.comparison()).add(p99.comparison()).add(events.comparison()).add(spinning.comparison());
         table.note("latency: " + roundTrips + " round trips per round; ib_send_lat -R -s 64 (busy-polling its CQ) vs "
                 + "the callback PingPong (SEND echo, one loop per side, completions through the CQ's event channel);"
                 + " Ibex figures are round trip / 2, perftest's convention; -e = perftest waiting for CQ events as "

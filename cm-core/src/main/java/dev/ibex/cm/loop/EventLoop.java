@@ -70,6 +70,8 @@ public final class EventLoop implements Executor {
     private final EventLoopGroup group;
     private final int index;
     private final LoopOptions options;
+    /** {@link LoopOptions#cqPollSpin()} in nanoseconds (0: the loop never spins on its CQs). */
+    private final long cqPollSpinNanos;
     private final Fabric fabric;
     private final Poller poller;
     private final EventChannel cmChannel;
@@ -83,6 +85,8 @@ public final class EventLoop implements Executor {
     private volatile long producerWaits;
     private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
+    /** The values of {@link #devices}, indexable: the CQ spin walks them without an iterator. */
+    private final List<LoopDevice> deviceList = new ArrayList<>();
     private final List<AsyncEventSource> asyncSources = new ArrayList<>();
     private final List<dev.ibex.cm.spi.EventSource> watched = new ArrayList<>();
     private final List<DeviceContext> removedDevices = new ArrayList<>(1);
@@ -108,6 +112,7 @@ public final class EventLoop implements Executor {
         this.group = group;
         this.index = index;
         this.options = options;
+        this.cqPollSpinNanos = options.cqPollSpin().toNanos();
         this.tasks = new MpscQueue<>(options.taskQueueCapacity());
         this.fabric = group.fabric();
         this.wcs = CompletionBatch.allocate(arena, Math.min(32, options.completionBudget()));
@@ -369,6 +374,7 @@ public final class EventLoop implements Executor {
             }
             d = new LoopDevice(this, context);
             devices.put(context, d);
+            deviceList.add(d);
             group.ensureAsyncReader(context);
         }
         return d;
@@ -541,6 +547,9 @@ public final class EventLoop implements Executor {
                 timeout = timeout < 0 ? OUTBOX_RETRY_NANOS : Math.min(timeout, OUTBOX_RETRY_NANOS);
             }
         }
+        if (timeout != 0 && cqPollSpinNanos > 0 && spinOnCqs(timeout)) {
+            return; // a completion, a task or a ready source came while spinning: no wait
+        }
         if (timeout != 0) {
             sleeping = true;
             if (!tasks.isEmpty()) { // a task raced in before the flag was visible
@@ -554,6 +563,73 @@ public final class EventLoop implements Executor {
         } finally {
             sleeping = false;
         }
+    }
+
+    /** How many CQ polls pass between two looks at the loop's other sources while it spins. */
+    private static final int SPIN_POLLS_PER_LOOK = 16;
+
+    /**
+     * Busy-polls the loop's CQs for up to {@link LoopOptions#cqPollSpin()} (never beyond {@code timeout}), looking at
+     * the tasks each round and, every {@value #SPIN_POLLS_PER_LOOK} rounds, at the poller without waiting. The first
+     * CQ that holds completions has them dispatched here.
+     *
+     * @return true when work came (completions dispatched, a task queued, a source ready), false when the spin ended
+     */
+    private boolean spinOnCqs(long timeout) {
+        long spin = timeout < 0 ? cqPollSpinNanos : Math.min(cqPollSpinNanos, timeout);
+        long start = System.nanoTime();
+        for (int round = 1;; round++) {
+            for (int i = 0; i < deviceList.size(); i++) {
+                if (deviceList.get(i).pollOnce()) {
+                    return true;
+                }
+            }
+            if (!tasks.isEmpty() || outbox.headIsFor(this)) {
+                return true;
+            }
+            if (round % SPIN_POLLS_PER_LOOK == 0) {
+                try {
+                    if (poller.poll(0, readyHandler) > 0) {
+                        return true;
+                    }
+                } catch (RuntimeException e) {
+                    return false; // the blocking poll reports it
+                }
+                if (System.nanoTime() - start >= spin) {
+                    return false;
+                }
+            }
+            // no Thread.onSpinWait(): each round is a poll of every CQ already, and BlockHound counts it as blocking
+        }
+    }
+
+    /**
+     * Polls {@code w} once, without its event, dispatching what it held; a full batch queues it for the regular pass.
+     *
+     * @return whether it held completions
+     */
+    boolean pollOnce(WatchedCq w) {
+        int got;
+        try {
+            got = w.cq.poll(wcs);
+        } catch (RuntimeException e) {
+            return false; // the regular pass reports a failing CQ
+        }
+        if (got == 0) {
+            return false;
+        }
+        dispatching = true;
+        try {
+            for (int i = 0; i < got; i++) {
+                dispatchCompletion(w, i);
+            }
+        } finally {
+            dispatching = false;
+        }
+        if (got == wcs.capacity() && !w.closed) {
+            ready(w);
+        }
+        return true;
     }
 
     /**
@@ -822,6 +898,7 @@ public final class EventLoop implements Executor {
             if (!used) {
                 it.remove();
                 LoopDevice ld = devices.remove(d);
+                deviceList.remove(ld);
                 if (ld != null) {
                     LOG.debug("{}: releasing the resources on removed device {}", thread.getName(), d.device().name());
                     ld.close();
@@ -870,6 +947,7 @@ public final class EventLoop implements Executor {
             d.close();
         }
         devices.clear();
+        deviceList.clear();
         for (AsyncEventSource s : asyncSources) {
             quietly(() -> poller.deregister(s));
         }

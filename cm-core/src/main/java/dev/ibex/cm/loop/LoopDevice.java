@@ -317,6 +317,22 @@ public final class LoopDevice implements BufferOwner, Flushable {
     }
 
     /**
+     * Polls each open CQ of this device once (the loop's CQ spin), by index: the first that held completions has had
+     * them dispatched, whose callbacks may change the list, so the walk ends there. Loop thread.
+     *
+     * @return whether a CQ held completions
+     */
+    boolean pollOnce() {
+        for (int i = 0; i < cqs.size(); i++) {
+            WatchedCq w = cqs.get(i);
+            if (!w.closed && loop.pollOnce(w)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * A CQ of its own (e.g. per connection) on this loop's completion channel, armed and watched. Loop thread.
      *
      * @param minEntries the fewest completions it must hold

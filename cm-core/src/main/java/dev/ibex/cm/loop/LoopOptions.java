@@ -30,6 +30,7 @@ public final class LoopOptions {
     private int maxConcurrentConnects = 64;
     private Duration queueIdleTime = Duration.ofSeconds(10);
     private int taskQueueCapacity = 1 << 16;
+    private Duration cqPollSpin = Duration.ZERO;
 
     private LoopOptions() {}
 
@@ -48,6 +49,7 @@ public final class LoopOptions {
         c.maxConcurrentConnects = maxConcurrentConnects;
         c.queueIdleTime = queueIdleTime;
         c.taskQueueCapacity = taskQueueCapacity;
+        c.cqPollSpin = cqPollSpin;
         return c;
     }
 
@@ -306,6 +308,33 @@ public final class LoopOptions {
         }
         LoopOptions c = copy();
         c.queueIdleTime = d;
+        return c;
+    }
+
+    /**
+     * {@return how long an idle loop busy-polls its CQs before it blocks for their events (zero, the default: never)}
+     * While it spins the loop polls each CQ it reads without waiting for a completion event — as {@code ib_send_lat}
+     * does by default — and looks at its other sources every few polls, so a completion is seen without the
+     * event-channel wake-up; the CQs stay armed, so their events still come and are settled afterwards. It costs a
+     * core per loop for the spin time after each burst of work: for loops that own a core.
+     */
+    public Duration cqPollSpin() {
+        return cqPollSpin;
+    }
+
+    /**
+     * A copy whose loops busy-poll their CQs for {@code d} before blocking (see {@link #cqPollSpin()}).
+     *
+     * @param d the spin time; zero turns it off
+     * @return the new options
+     * @throws IllegalArgumentException when {@code d} is {@code null} or negative
+     */
+    public LoopOptions withCqPollSpin(Duration d) {
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException("cqPollSpin must not be negative, got " + d);
+        }
+        LoopOptions c = copy();
+        c.cqPollSpin = d;
         return c;
     }
 

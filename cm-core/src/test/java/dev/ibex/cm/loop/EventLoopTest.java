@@ -180,6 +180,35 @@ class EventLoopTest {
     }
 
     @Test
+    void aLoopThatSpinsOnItsCqsSeesACompletionWhoseEventHasNotCome() throws Exception {
+        fabric = FakeFabric.scripted();
+        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
+                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofSeconds(30)));
+        EventLoop loop = group.next();
+        TwoCqs t = twoCqs(loop, 64);
+        for (int i = 0; i < 3; i++) { // after each delivery the loop spins again
+            t.a().completeWithoutEvent(WrId.encode(WrId.FIRST_ENDPOINT_KIND, t.ea().handle, i), WcStatus.SUCCESS,
+                    WcOpcode.SEND);
+            int n = i + 1;
+            await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == n);
+        }
+        assertThat(uncaught).isEmpty();
+    }
+
+    @Test
+    void aLoopThatDoesNotSpinWaitsForTheCqEvent() throws Exception {
+        EventLoop loop = group(1).next();
+        TwoCqs t = twoCqs(loop, 64);
+        on(loop, () -> null); // a turn later: the new CQs' first poll (they were empty) is done
+        t.a().completeWithoutEvent(WrId.encode(WrId.FIRST_ENDPOINT_KIND, t.ea().handle, 0), WcStatus.SUCCESS,
+                WcOpcode.SEND);
+        Thread.sleep(300); // the default never spins: without an event nothing reads the CQ
+        assertThat(t.ea().completionOrder).isEmpty();
+        push(t.a(), t.ea(), 1); // the next completion's event: both are read
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 2);
+    }
+
+    @Test
     void noNotificationIsLostUnderAFlood() throws Exception {
         EventLoop loop = group(1).next();
         TwoCqs t = twoCqs(loop, 200_000);

@@ -25,13 +25,21 @@ public final class FakeCq implements CompletionQueue {
     private final FakeCompletionChannel channel;
     private final int capacity;
     private final ArrayDeque<Cqe> entries = new ArrayDeque<>();
+    /**
+     * Whether {@link #entries} may hold something, readable without the fabric's lock: an empty poll — a loop spinning
+     * on its CQs makes millions — does not take the lock, so it cannot starve the threads that add completions (a
+     * monitor is not fair). Written under the lock.
+     */
+    private volatile boolean mayHoldEntries;
     private Object context;
     private boolean armed;
     private int taken;
     private int acked;
     int users;
-    private boolean closed;
+    private volatile boolean closed;
     private Runnable afterDrain;
+    /** {@link #afterDrain} is null (volatile: the lock-free empty poll must not skip a hook). */
+    private volatile boolean afterDrainUnset = true;
     FakeDevice device;
 
     FakeCq(FakeFabric fabric, int capacity, FakeCompletionChannel channel) {
@@ -53,6 +61,9 @@ public final class FakeCq implements CompletionQueue {
 
     @Override
     public int poll(CompletionBatch batch) {
+        if (!mayHoldEntries && afterDrainUnset && !closed) {
+            return 0;
+        }
         synchronized (fabric.lock) {
             check();
             int n = Math.min(batch.capacity(), entries.size());
@@ -70,8 +81,10 @@ public final class FakeCq implements CompletionQueue {
             if (n < batch.capacity() && afterDrain != null) {
                 Runnable hook = afterDrain;
                 afterDrain = null;
+                afterDrainUnset = true;
                 hook.run();
             }
+            mayHoldEntries = !entries.isEmpty();
             return n;
         }
     }
@@ -120,6 +133,23 @@ public final class FakeCq implements CompletionQueue {
         add(new Cqe(wrId, status, opcode, byteLen, qpNum, 0, 0, 0, null, -1));
     }
 
+    /**
+     * Adds a completion without its CQ event, even when the CQ is armed: a completion whose event is still on its
+     * way, which only a reader polling the CQ itself sees (a loop's CQ spin).
+     *
+     * @param wrId the work request id the completion reports
+     * @param status the completion status
+     * @param opcode the {@link dev.ibex.cm.spi.WcOpcode} value
+     */
+    public void completeWithoutEvent(long wrId, WcStatus status, int opcode) {
+        synchronized (fabric.lock) {
+            boolean wasArmed = armed;
+            armed = false;
+            add(new Cqe(wrId, status, opcode, 0, 1, 0, 0, 0, null, -1));
+            armed = wasArmed;
+        }
+    }
+
     void add(Cqe c) {
         synchronized (fabric.lock) {
             if (closed) {
@@ -133,6 +163,7 @@ public final class FakeCq implements CompletionQueue {
                 return;
             }
             entries.add(c);
+            mayHoldEntries = true;
             if (armed && channel != null) {
                 armed = false;
                 channel.notify(this);
@@ -149,6 +180,7 @@ public final class FakeCq implements CompletionQueue {
     public void afterNextDrain(Runnable hook) {
         synchronized (fabric.lock) {
             afterDrain = hook;
+            afterDrainUnset = false;
         }
     }
 

@@ -215,21 +215,10 @@ public final class MinimalPingPong {
 
     /** Spins until this round's receive and send both completed. */
     private void awaitBoth() {
-        boolean recv = false;
-        boolean send = false;
-        while (!recv || !send) {
-            int n = cq.poll(completions);
-            if (n == 0) {
-                waitForEvent();
-            }
-            for (int i = 0; i < n; i++) {
-                check(i);
-                if (completions.wrId(i) == RECV) {
-                    recv = true;
-                } else {
-                    send = true;
-                }
-            }
+        int wantReceived = received + 1;
+        int wantSent = sent + 1;
+        while (received < wantReceived || sent < wantSent) {
+            count();
         }
     }
 

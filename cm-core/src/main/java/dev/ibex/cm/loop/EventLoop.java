@@ -92,13 +92,11 @@ public final class EventLoop implements Executor {
     private final List<DeviceContext> removedDevices = new ArrayList<>(1);
     private final EndpointTable endpoints = new EndpointTable();
     private final Map<Class<?>, Object> attachments = new IdentityHashMap<>();
-    private boolean dispatching;
-    private final ArrayDeque<WatchedCq> readyCqs = new ArrayDeque<>();
+    private final LoopCompletions completions;
     private final ArrayDeque<Flushable> flushes = new ArrayDeque<>();
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
     private final Poller.ReadyHandler readyHandler = a -> ((Source) a).onReady();
     private final Arena arena = Arena.ofShared();
-    private final CompletionBatch wcs;
     private final RecvBatch recvBatch;
     private volatile boolean sleeping;
     private volatile int phase = RUNNING;
@@ -115,7 +113,8 @@ public final class EventLoop implements Executor {
         this.cqPollSpinNanos = options.cqPollSpin().toNanos();
         this.tasks = new MpscQueue<>(options.taskQueueCapacity());
         this.fabric = group.fabric();
-        this.wcs = CompletionBatch.allocate(arena, Math.min(32, options.completionBudget()));
+        this.completions = new LoopCompletions(this, endpoints,
+                CompletionBatch.allocate(arena, Math.min(32, options.completionBudget())), options.completionBudget());
         this.recvBatch = RecvBatch.allocate(arena, 64, 1);
         this.poller = fabric.createLoopPoller(); // polled without pause: the provider may work inline on it
         try {
@@ -472,10 +471,7 @@ public final class EventLoop implements Executor {
     }
 
     void ready(WatchedCq w) {
-        if (!w.queued) {
-            w.queued = true;
-            readyCqs.add(w);
-        }
+        completions.ready(w);
     }
 
     private void checkInLoop() {
@@ -496,7 +492,7 @@ public final class EventLoop implements Executor {
                     break;
                 }
                 waitForEvents();
-                processCompletions();
+                completions.pass();
                 flush();
             }
         } catch (Throwable t) {
@@ -533,7 +529,7 @@ public final class EventLoop implements Executor {
 
     private void waitForEvents() {
         long timeout;
-        if (!tasks.isEmpty() || !readyCqs.isEmpty() || !flushes.isEmpty() || outbox.headIsFor(this)) {
+        if (!tasks.isEmpty() || completions.hasReady() || !flushes.isEmpty() || outbox.headIsFor(this)) {
             timeout = 0;
         } else {
             ScheduledTask next = timers.peek();
@@ -580,7 +576,7 @@ public final class EventLoop implements Executor {
         long start = System.nanoTime();
         for (int round = 1;; round++) {
             for (int i = 0; i < deviceList.size(); i++) {
-                if (deviceList.get(i).pollOnce()) {
+                if (deviceList.get(i).pollOnce(completions)) {
                     return true;
                 }
             }
@@ -601,35 +597,6 @@ public final class EventLoop implements Executor {
             }
             // no Thread.onSpinWait(): each round is a poll of every CQ already, and BlockHound counts it as blocking
         }
-    }
-
-    /**
-     * Polls {@code w} once, without its event, dispatching what it held; a full batch queues it for the regular pass.
-     *
-     * @return whether it held completions
-     */
-    boolean pollOnce(WatchedCq w) {
-        int got;
-        try {
-            got = w.cq.poll(wcs);
-        } catch (RuntimeException e) {
-            return false; // the regular pass reports a failing CQ
-        }
-        if (got == 0) {
-            return false;
-        }
-        dispatching = true;
-        try {
-            for (int i = 0; i < got; i++) {
-                dispatchCompletion(w, i);
-            }
-        } finally {
-            dispatching = false;
-        }
-        if (got == wcs.capacity() && !w.closed) {
-            ready(w);
-        }
-        return true;
     }
 
     /**
@@ -716,20 +683,6 @@ public final class EventLoop implements Executor {
         }
     }
 
-    private void processCompletions() {
-        int n = readyCqs.size();
-        for (int k = 0; k < n; k++) {
-            WatchedCq w = readyCqs.poll();
-            boolean more = !w.closed && drain(w);
-            if (more) {
-                readyCqs.add(w);
-            } else {
-                w.queued = false;
-            }
-        }
-    }
-
-    /** Polls one CQ up to the budget; true when it may hold more. */
     /**
      * Polls {@code cq} until it is empty now, dispatching what it holds, outside the loop's regular pass: a
      * connection on a shared receive queue uses it before it counts as drained, so that receives completed before
@@ -740,71 +693,7 @@ public final class EventLoop implements Executor {
      */
     public void pollCq(CompletionQueue cq) {
         checkInLoop();
-        if (dispatching) {
-            throw new IllegalStateException("pollCq while completions are being dispatched");
-        }
-        if (cq.context() instanceof WatchedCq w && !w.closed) {
-            while (drain(w)) {
-                // a full budget: there may be more
-            }
-        }
-    }
-
-    private boolean drain(WatchedCq w) {
-        int budget = options.completionBudget();
-        int done = 0;
-        while (done < budget) {
-            int got;
-            try {
-                got = w.cq.poll(wcs);
-            } catch (RuntimeException e) {
-                LOG.warn("polling a CQ on {} failed: {}", thread.getName(), e.toString());
-                return false;
-            }
-            dispatching = true;
-            try {
-                for (int i = 0; i < got; i++) {
-                    dispatchCompletion(w, i);
-                }
-            } finally {
-                dispatching = false;
-            }
-            done += got;
-            if (got < wcs.capacity() || w.closed) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void dispatchCompletion(WatchedCq w, int i) {
-        long wrId = wcs.wrId(i);
-        int kind = WrId.kind(wrId);
-        LoopEndpoint ep;
-        if (kind == WrId.SRQ_RECV) {
-            LoopDevice d = w.device;
-            d.srqConsumed(WrId.slot(wrId));
-            ep = d.endpointOfQp(wcs.qpNum(i));
-            if (ep == null) {
-                var b = d.pool().buffer(WrId.slot(wrId));
-                if (b != null) {
-                    d.returnSrqBuffer(b);
-                }
-                return;
-            }
-        } else {
-            ep = endpoints.get(WrId.handle(wrId));
-            if (ep == null) {
-                // a completion of an endpoint torn down without draining: its buffers were already reclaimed
-                LOG.debug("dropping a stale completion (wr_id 0x{}, {})", Long.toHexString(wrId), wcs.status(i));
-                return;
-            }
-        }
-        try {
-            ep.onCompletion(wcs, i, kind, WrId.slot(wrId));
-        } catch (Throwable t) {
-            reportUncaught(t);
-        }
+        completions.pollCq(cq);
     }
 
     private void flush() {

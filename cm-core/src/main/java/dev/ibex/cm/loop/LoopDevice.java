@@ -320,12 +320,13 @@ public final class LoopDevice implements BufferOwner, Flushable {
      * Polls each open CQ of this device once (the loop's CQ spin), by index: the first that held completions has had
      * them dispatched, whose callbacks may change the list, so the walk ends there. Loop thread.
      *
+     * @param completions the loop's CQ reading
      * @return whether a CQ held completions
      */
-    boolean pollOnce() {
+    boolean pollOnce(LoopCompletions completions) {
         for (int i = 0; i < cqs.size(); i++) {
             WatchedCq w = cqs.get(i);
-            if (!w.closed && loop.pollOnce(w)) {
+            if (!w.closed && completions.pollOnce(w)) {
                 return true;
             }
         }

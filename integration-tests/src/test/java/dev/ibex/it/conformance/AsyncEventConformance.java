@@ -92,14 +92,7 @@ public interface AsyncEventConformance extends Conformance {
     @Test
     default void anOverrunCqReportsCqErr() {
         RcPair p = RcPair.connect(this, new RcPair.Options().clientCqEntries(2));
-        int n = 16;
-        SendBatch b = sends(n, 1);
-        for (int i = 0; i < n; i++) {
-            b.wrId(i, 900 + i).opcode(i, WrOpcode.RDMA_WRITE).flags(i, SendFlags.SIGNALED)
-                    .single(i, p.clientMem.address(i * 8L), 8, p.clientMem.lkey())
-                    .rdma(i, p.serverMem.address(i * 8L), p.serverMem.rkey());
-        }
-        p.clientQp.postSend(b, n);
+        overrunClientCq(p);
         AsyncEvent e = pump().expectAsync(p.client.device(), AsyncEventType.CQ_ERR);
         assertThat(e.cq()).isSameAs(p.clientCq);
         assertThat(e.device()).isSameAs(p.client.device());
@@ -120,14 +113,7 @@ public interface AsyncEventConformance extends Conformance {
             String name = p.client.device().device().name();
             List<DeviceContext> same = other.devices().stream().filter(d -> d.device().name().equals(name)).toList();
             same.forEach(d -> otherPump.watch(d.asyncEvents()));
-            int n = 16;
-            SendBatch b = sends(n, 1);
-            for (int i = 0; i < n; i++) {
-                b.wrId(i, 900 + i).opcode(i, WrOpcode.RDMA_WRITE).flags(i, SendFlags.SIGNALED)
-                        .single(i, p.clientMem.address(i * 8L), 8, p.clientMem.lkey())
-                        .rdma(i, p.serverMem.address(i * 8L), p.serverMem.rkey());
-            }
-            p.clientQp.postSend(b, n);
+            overrunClientCq(p);
             long until = System.nanoTime() + Duration.ofSeconds(2).toNanos(); // the overrun takes milliseconds
             while (System.nanoTime() < until) {
                 otherPump.pump(TimeUnit.MILLISECONDS.toNanos(20)); // the other fabric reads the device first
@@ -143,6 +129,18 @@ public interface AsyncEventConformance extends Conformance {
             otherScope.close();
             other.close();
         }
+    }
+
+    /** 16 signaled WRITEs from the client of a pair whose client CQ holds 2 (or a few more, rounded up): it overruns. */
+    private void overrunClientCq(RcPair p) {
+        int n = 16;
+        SendBatch b = sends(n, 1);
+        for (int i = 0; i < n; i++) {
+            b.wrId(i, 900 + i).opcode(i, WrOpcode.RDMA_WRITE).flags(i, SendFlags.SIGNALED)
+                    .single(i, p.clientMem.address(i * 8L), 8, p.clientMem.lkey())
+                    .rdma(i, p.serverMem.address(i * 8L), p.serverMem.rkey());
+        }
+        p.clientQp.postSend(b, n);
     }
 
     /** Loads each QP's own primary path as its alternate and re-arms it (the IBA allows the same path). */

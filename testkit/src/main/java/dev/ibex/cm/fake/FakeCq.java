@@ -37,9 +37,8 @@ public final class FakeCq implements CompletionQueue {
     private int acked;
     int users;
     private volatile boolean closed;
-    private Runnable afterDrain;
-    /** {@link #afterDrain} is null (volatile: the lock-free empty poll must not skip a hook). */
-    private volatile boolean afterDrainUnset = true;
+    /** Volatile: the lock-free empty poll must not skip a hook. */
+    private volatile Runnable afterDrain;
     FakeDevice device;
 
     FakeCq(FakeFabric fabric, int capacity, FakeCompletionChannel channel) {
@@ -61,7 +60,7 @@ public final class FakeCq implements CompletionQueue {
 
     @Override
     public int poll(CompletionBatch batch) {
-        if (!mayHoldEntries && afterDrainUnset && !closed) {
+        if (!mayHoldEntries && afterDrain == null && !closed) {
             return 0;
         }
         synchronized (fabric.lock) {
@@ -81,7 +80,6 @@ public final class FakeCq implements CompletionQueue {
             if (n < batch.capacity() && afterDrain != null) {
                 Runnable hook = afterDrain;
                 afterDrain = null;
-                afterDrainUnset = true;
                 hook.run();
             }
             mayHoldEntries = !entries.isEmpty();
@@ -180,7 +178,6 @@ public final class FakeCq implements CompletionQueue {
     public void afterNextDrain(Runnable hook) {
         synchronized (fabric.lock) {
             afterDrain = hook;
-            afterDrainUnset = false;
         }
     }
 

@@ -124,11 +124,6 @@ final class NativeAsyncEvents implements AsyncEventSource, FdSource {
         }
     }
 
-    /** {@return the events dropped because the inbox was full} */
-    long dropped() {
-        return dropped.get();
-    }
-
     /** The device context closed: leaves the shared fd; what the inbox held is dropped with it. */
     void close() {
         shared.leave(this);

@@ -66,11 +66,6 @@ final class SharedAsyncFd {
         }
     }
 
-    /** {@return how many fabrics share this fd} */
-    int members() {
-        return members.size();
-    }
-
     /**
      * Reads every pending event into the members' inboxes, unless another thread is reading (it routes ours too).
      * Never blocks: the fd is non-blocking and the lock is only tried.
@@ -103,41 +98,28 @@ final class SharedAsyncFd {
         AsyncEventType type = AsyncEventType.ofCode(code);
         HandleTable handles = reader.device().fabric.handles(); // process-wide: finds any fabric's object
         switch (type.element()) {
-            case QP -> {
-                NativeQueuePair qp = handles.lookup(context(IbvAsyncEvent.qp(event), IbvQp.OFFSET_QP_CONTEXT),
-                        NativeQueuePair.class);
-                NativeAsyncEvents to = ownerOf(qp, type, reader);
-                if (to != null) {
-                    to.offer(new AsyncEvent(type, to.device(), qp, null, null, 0), reader);
-                }
-            }
-            case CQ -> {
-                NativeCompletionQueue cq = handles.lookup(context(IbvAsyncEvent.cq(event), IbvCq.OFFSET_CQ_CONTEXT),
-                        NativeCompletionQueue.class);
-                NativeAsyncEvents to = ownerOf(cq, type, reader);
-                if (to != null) {
-                    to.offer(new AsyncEvent(type, to.device(), null, cq, null, 0), reader);
-                }
-            }
-            case SRQ -> {
-                NativeSharedReceiveQueue srq = handles.lookup(
-                        context(IbvAsyncEvent.srq(event), IbvSrq.OFFSET_SRQ_CONTEXT), NativeSharedReceiveQueue.class);
-                NativeAsyncEvents to = ownerOf(srq, type, reader);
-                if (to != null) {
-                    to.offer(new AsyncEvent(type, to.device(), null, null, srq, 0), reader);
-                }
-            }
-            case PORT -> {
-                int port = IbvAsyncEvent.portNum(event);
+            case QP -> deliver(type, handles.lookup(context(IbvAsyncEvent.qp(event), IbvQp.OFFSET_QP_CONTEXT),
+                    NativeQueuePair.class), reader);
+            case CQ -> deliver(type, handles.lookup(context(IbvAsyncEvent.cq(event), IbvCq.OFFSET_CQ_CONTEXT),
+                    NativeCompletionQueue.class), reader);
+            case SRQ -> deliver(type, handles.lookup(context(IbvAsyncEvent.srq(event), IbvSrq.OFFSET_SRQ_CONTEXT),
+                    NativeSharedReceiveQueue.class), reader);
+            case PORT, DEVICE -> {
+                int port = type.element() == AsyncEventType.Element.PORT ? IbvAsyncEvent.portNum(event) : 0;
                 for (NativeAsyncEvents m : members) {
                     m.offer(new AsyncEvent(type, m.device(), null, null, null, port), reader);
                 }
             }
-            case DEVICE -> {
-                for (NativeAsyncEvents m : members) {
-                    m.offer(new AsyncEvent(type, m.device(), null, null, null, 0), reader);
-                }
-            }
+        }
+    }
+
+    /** Hands an event of a QP, CQ or SRQ to the fabric that made {@code r}. */
+    private void deliver(AsyncEventType type, NativeResource r, NativeAsyncEvents reader) {
+        NativeAsyncEvents to = ownerOf(r, type, reader);
+        if (to != null) {
+            to.offer(new AsyncEvent(type, to.device(), r instanceof NativeQueuePair qp ? qp : null,
+                    r instanceof NativeCompletionQueue cq ? cq : null,
+                    r instanceof NativeSharedReceiveQueue srq ? srq : null, 0), reader);
         }
     }
 

@@ -15,6 +15,10 @@ import dev.ibex.bench.report.Watchdog;
 import dev.ibex.bench.reactive.ReactivePingPong;
 import dev.ibex.bench.rsocket.RSocketBench;
 import dev.ibex.bench.scale.ScaleBench;
+import dev.ibex.bench.setup.RdmaSetup;
+import dev.ibex.bench.setup.SetupSide;
+import dev.ibex.bench.setup.TcpSetup;
+import dev.ibex.bench.setup.UdpHandshake;
 import dev.ibex.bench.udp.HandoffPingPong;
 import dev.ibex.bench.udp.UdpBlast;
 import dev.ibex.bench.udp.UdpPingPong;
@@ -36,11 +40,12 @@ import picocli.CommandLine;
  * p99; (b) 64 KiB RDMA WRITE bandwidth vs {@link UdpBlast} (the same datagrams and flow control) — target ≥ 0.7 ×;
  * (c) {@link ReactivePingPong} vs the callback {@link PingPong} — target ≤ 1.1 ×; (d) RSocket request-response over
  * Ibex vs over TCP ({@link RSocketBench}) — target ≤ 1 × at p50; (e) the callback path's allocation per round trip
- * under JMH's gc profiler ({@link AllocationCheck}) — target ≈ 0.
+ * under JMH's gc profiler ({@link AllocationCheck}) — target ≈ 0; (f) connection setup ({@link RdmaSetup}) vs TCP
+ * connect/accept ({@link TcpSetup}) and a raw UDP REQ/REP/RTU handshake ({@link UdpHandshake}) — target rate ≥ 1 × TCP.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write|send|reactive|rsocket|jmh|scale|large] [--no-jmh] [--jmh-log FILE] [--json FILE]
+ *      [--only pingpong|write|send|reactive|rsocket|setup|jmh|scale|large] [--no-jmh] [--jmh-log FILE] [--json FILE]
  *      [--plots DIR] [--help]
  * </pre>
  * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
@@ -66,17 +71,23 @@ public final class LoopbackBench {
     private final int roundTrips;
     private final int writes;
     private final Watchdog watchdog;
+    /** Connections per side and round of the setup workload's concurrent run (its sequential run: a fifth). */
+    private final int setups;
 
     LoopbackBench(PrintStream out, int rounds, boolean quick, Watchdog watchdog) {
-        this(out, rounds, quick ? 2_000 : 20_000, quick ? 200 : 2_000, watchdog);
+        this(out, rounds, quick ? 2_000 : 20_000, quick ? 200 : 2_000, quick ? 200 : 1_000, watchdog);
     }
 
-    /** A harness doing {@code roundTrips} round trips and {@code writes} 64 KiB WRITEs per side and round. */
-    LoopbackBench(PrintStream out, int rounds, int roundTrips, int writes, Watchdog watchdog) {
+    /**
+     * A harness doing {@code roundTrips} round trips, {@code writes} 64 KiB WRITEs and {@code setups} connection
+     * setups per side and round.
+     */
+    LoopbackBench(PrintStream out, int rounds, int roundTrips, int writes, int setups, Watchdog watchdog) {
         this.out = out;
         this.rounds = rounds;
         this.roundTrips = roundTrips;
         this.writes = writes;
+        this.setups = setups;
         this.watchdog = watchdog;
     }
 
@@ -101,7 +112,8 @@ public final class LoopbackBench {
     /** The workloads {@code --only} hands to {@link dev.ibex.bench.soak.SoakBench}. */
     static final List<String> SOAK = List.of("soak", "matrix", "fuzz", "cycles");
     /** The workloads this harness runs itself. */
-    static final List<String> WORKLOADS = List.of("pingpong", "write", "send", "reactive", "rsocket", "jmh", "scale", "large");
+    static final List<String> WORKLOADS = List.of("pingpong", "write", "send", "reactive", "rsocket", "setup", "jmh", "scale",
+            "large");
 
     /** The command line ({@code ./ibex bench [options]}). */
     @CommandLine.Command(name = "ibex bench", mixinStandardHelpOptions = true, sortOptions = false,
@@ -125,7 +137,7 @@ public final class LoopbackBench {
         boolean quick;
 
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
-                description = "one workload: pingpong, write, reactive, rsocket, jmh, scale (~10 min) or large "
+                description = "one workload: pingpong, write, send, reactive, rsocket, setup, jmh, scale (~10 min) or large "
                         + "(the scale workload's large messages, ~2 min); default: all but scale and large")
         String only;
 
@@ -196,6 +208,9 @@ public final class LoopbackBench {
                 rsocket.run(table);
                 Path dir = c.plots != null ? c.plots : Path.of("benchmarks/target");
                 table.note("  rsocket plot: " + rsocket.plot(dir.resolve("rsocket-bench.png")));
+            }
+            if (only == null || only.equals("setup")) {
+                bench.setup(table);
             }
             if (!c.noJmh && (only == null || only.equals("jmh"))) {
                 w.phase("JMH callback path with -prof gc (log: " + c.jmhLog + ")");
@@ -355,6 +370,64 @@ public final class LoopbackBench {
                     + (ibex.run(t -> t.counter("retransmissions")) - ibexBefore));
             noteStalls(table, ibex);
         }
+    }
+
+    /** Concurrent connects of the setup workload's rate run. */
+    static final int SETUP_IN_FLIGHT = 64;
+
+    /**
+     * Connection setup: soft-roce through the callback API ({@link RdmaSetup}, default connection options) against
+     * TCP connect/accept ({@link TcpSetup}) and against a raw UDP REQ/REP/RTU handshake ({@link UdpHandshake}), all
+     * between 127.0.0.2 and 127.0.0.3, the order rotating per round. Rate: {@code setups} connections with
+     * {@value #SETUP_IN_FLIGHT} in flight, first connect to last established — target ≥ 1 × TCP. Latency: a fifth as
+     * many one at a time, connect to established (each closed before the next) — for information.
+     */
+    void setup(RatioTable table) {
+        Rounds rate = new Rounds("soft-roce/TCP setup rate (conn/s, " + SETUP_IN_FLIGHT + " in flight)",
+                Target.atLeast(1.0));
+        Rounds rateUdp = new Rounds("  setup rate vs raw UDP handshake", Target.none());
+        Rounds p50 = new Rounds("soft-roce/TCP setup latency p50 (us)", Target.none());
+        Rounds p50Udp = new Rounds("  setup latency p50 vs raw UDP handshake", Target.none());
+        Rounds p99 = new Rounds("soft-roce/TCP setup latency p99 (us)", Target.none());
+        int sequential = Math.max(1, setups / 5);
+        watchdog.phase("opening the setup workload");
+        try (TcpSetup tcp = TcpSetup.open(LoopbackHosts.server(), LoopbackHosts.client());
+                UdpHandshake udp = UdpHandshake.open(LoopbackHosts.server(), LoopbackHosts.client());
+                RdmaSetup ibex = RdmaSetup.open(LoopbackHosts.softRoce(7476), OPEN_LIMIT)) {
+            SetupSide[] sides = {tcp, udp, ibex};
+            watchdog.phase("warming up the setup workload");
+            for (int i = 0; i < 2; i++) {
+                for (SetupSide s : sides) {
+                    s.sequential(sequential);
+                    s.concurrent(setups, SETUP_IN_FLIGHT);
+                }
+            }
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("setup round " + r);
+                double[] perSecond = new double[3];
+                Histogram[] h = new Histogram[3];
+                for (int k = 0; k < 3; k++) { // rotate the order: every side goes first, middle and last
+                    int which = (k + r) % 3;
+                    perSecond[which] = setups / (sides[which].concurrent(setups, SETUP_IN_FLIGHT) / 1e9);
+                    h[which] = sides[which].sequential(sequential);
+                }
+                rate.add(perSecond[0], perSecond[2]);
+                rateUdp.add(perSecond[1], perSecond[2]);
+                p50.add(micros(h[0], 50), micros(h[2], 50));
+                p50Udp.add(micros(h[1], 50), micros(h[2], 50));
+                p99.add(micros(h[0], 99), micros(h[2], 99));
+                out.printf(Locale.ROOT, "setup round %d: rate TCP %.0f | UDP %.0f | Ibex %.0f conn/s; latency p50/p99 "
+                        + "TCP %.0f/%.0f | UDP %.0f/%.0f | Ibex %.0f/%.0f us (%s)%n", r, perSecond[0], perSecond[1],
+                        perSecond[2], micros(h[0], 50), micros(h[0], 99), micros(h[1], 50), micros(h[1], 99),
+                        micros(h[2], 50), micros(h[2], 99), HostLoad.describe());
+            }
+        }
+        table.add(rate.comparison()).add(rateUdp.comparison()).add(p50.comparison()).add(p50Udp.comparison())
+                .add(p99.comparison());
+        table.note("setup: per round " + setups + " connections with " + SETUP_IN_FLIGHT + " in flight (first connect "
+                + "to last established) and " + sequential + " one at a time (connect to established, then closed); "
+                + "Ibex Connection.connect on default options to a Listener (soft devices 127.0.0.2/.3) vs java.nio "
+                + "TCP connect/accept and a UDP REQ/REP/RTU exchange of 256 B datagrams between the same addresses");
     }
 
     /**

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 /** The loopback workloads run end to end on soft-roce and report a measured row per metric (not their speed). */
 class LoopbackBenchTest {
     final ByteArrayOutputStream log = new ByteArrayOutputStream();
-    final LoopbackBench bench = new LoopbackBench(new PrintStream(log, true, StandardCharsets.UTF_8), 1, 200, 16,
+    final LoopbackBench bench = new LoopbackBench(new PrintStream(log, true, StandardCharsets.UTF_8), 1, 200, 16, 20,
             Watchdog.inert());
 
     @Test
@@ -73,6 +73,22 @@ class LoopbackBenchTest {
         assertThat(table.rows().get(0).target().bound()).isEqualTo(1.1);
         assertThat(table.rows().get(2).target().isSet()).isFalse();
         assertThat(log.toString(StandardCharsets.UTF_8)).contains("reactive/callback round 1: callback p50");
+    }
+
+    @Test
+    @Timeout(90)
+    void setupReportsRateAndLatencyAgainstTcpAndTheUdpHandshake() {
+        RatioTable table = new RatioTable("t", "TCP");
+        bench.setup(table);
+
+        assertThat(table.rows()).extracting(Comparison::metric).containsExactly(
+                "soft-roce/TCP setup rate (conn/s, 64 in flight)", "  setup rate vs raw UDP handshake",
+                "soft-roce/TCP setup latency p50 (us)", "  setup latency p50 vs raw UDP handshake",
+                "soft-roce/TCP setup latency p99 (us)");
+        table.rows().forEach(LoopbackBenchTest::assertMeasured);
+        assertThat(table.rows().get(0).target().atMost()).isFalse();
+        assertThat(table.rows().get(0).target().bound()).isEqualTo(1.0);
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("setup round 1: rate TCP");
     }
 
     static void assertMeasured(Comparison c) {

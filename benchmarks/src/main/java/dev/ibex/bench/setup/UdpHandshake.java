@@ -29,6 +29,8 @@ public final class UdpHandshake implements SetupSide {
     static final byte REQ = 1;
     static final byte REP = 2;
     static final byte RTU = 3;
+    /** The sockets' receive buffers (the kernel caps it at {@code net.core.rmem_max}). */
+    private static final int SOCKET_BUFFER = 4 << 20;
     /** Longest the client waits for one REP before the run fails (a lost datagram). */
     private static final int RECEIVE_TIMEOUT_MS = 5_000;
 
@@ -54,6 +56,10 @@ public final class UdpHandshake implements SetupSide {
         try {
             s = new DatagramSocket(new InetSocketAddress(serverAddress, 0));
             c = new DatagramSocket(new InetSocketAddress(clientAddress, 0));
+            // room for every datagram a run can have in flight (a REQ and an RTU per connection in flight) even
+            // while the other side's thread waits for a CPU: a datagram dropped here would fail the run
+            s.setReceiveBufferSize(SOCKET_BUFFER);
+            c.setReceiveBufferSize(SOCKET_BUFFER);
             c.connect(s.getLocalSocketAddress());
             c.setSoTimeout(RECEIVE_TIMEOUT_MS);
             return new UdpHandshake(c, s);

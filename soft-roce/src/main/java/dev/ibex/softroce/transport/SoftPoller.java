@@ -19,7 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>With an {@link InlineReception} the polling thread is also the devices' receive thread (run to completion): it
  * reads the links' sockets at each poll and blocks in their selector rather than parking, so a packet for one of its
- * connections is processed and handled without waking another thread.
+ * connections is processed and handled without waking another thread. Work its budget cut short (a long burst) waits
+ * for its next poll ({@link NextTurn}), which then does not block.
  */
 public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private static final Object[] NO_ATTACHMENTS = {};
@@ -29,6 +30,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private final long spinNanos;
     private final InlineReception reception;
     private final AckDeferral acks = new AckDeferral();
+    private final NextTurn nextTurn = new NextTurn();
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private volatile ReadySource[] sources = NO_SOURCES;
     private volatile Object[] attachments = NO_ATTACHMENTS;
@@ -114,16 +116,21 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
 
     @Override
     public int poll(long timeoutNanos, ReadyHandler handler) {
-        requireOpen();
+        if (closed) {
+            nextTurn.handOff(); // on the polling thread: what it noted last goes to the work queues
+            requireOpen();
+        }
         thread = Thread.currentThread();
         InlineReception r = reception;
         if (r != null) {
             acks.install();
+            nextTurn.install();
             acks.flush(); // the ACKs of the last batch leave after what its handlers sent (replies first)
+            nextTurn.run(); // bursts and replies the last turn's budget cut short go on here, not on another thread
             receive(r); // what arrived is processed here; its completions are then ready for the scan
         }
         int n = scan(handler);
-        if (n > 0 || timeoutNanos == 0) {
+        if (n > 0 || timeoutNanos == 0 || !nextTurn.isEmpty()) {
             return n;
         }
         long start = System.nanoTime();
@@ -135,6 +142,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 }
                 Thread.onSpinWait();
                 if (r != null) {
+                    nextTurn.run();
                     receive(r);
                 }
                 n = scan(handler);
@@ -148,13 +156,14 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 return 0;
             }
             if (r != null) {
+                nextTurn.run();
                 receive(r); // before parked is set: a completion it makes needs no wake-up
             }
             parked = true; // publish before re-testing, see ReadySource
             n = scan(handler);
-            if (n > 0 || wakeupRequested.get()) {
+            if (n > 0 || wakeupRequested.get() || !nextTurn.isEmpty()) {
                 parked = false;
-                if (n > 0) {
+                if (n > 0 || !nextTurn.isEmpty()) { // noted work: back to the loop, which polls again at once
                     return n;
                 }
                 continue;
@@ -256,6 +265,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
         if (reception != null) {
             if (t == Thread.currentThread()) {
                 acks.flush(); // elsewhere the requesters' retransmissions get them acknowledged again
+                nextTurn.handOff();
             }
             reception.close(); // ends a blocked await too; the links read on their own threads again
         }

@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A thread that runs QP tasks on behalf of threads that must not do long work themselves (rxe's work queue):
  * receive threads hand over the rest of a retransmission burst or a long READ reply so they can go back to
- * receiving, and the timer thread hands over what its expiries trigger. A task is queued at most once at a time.
+ * receiving, and the timer thread hands over what its expiries trigger. A loop that receives its own packets keeps
+ * such work for its own next turn instead ({@link NextTurn}). A task is queued at most once at a time.
  * Handing over allocates nothing: the queue is cm-core's bounded {@link MpscQueue} and the worker sleeps with
  * {@link LockSupport#park} (a {@code BlockingQueue} would allocate a lock node per contended offer and a condition
  * node per wait, i.e. per hand-over under load). If the queue is ever full, the caller runs the task itself: no
@@ -24,6 +25,8 @@ public final class WorkQueue implements AutoCloseable {
     private final MpscQueue<SerialTask> tasks;
     private final Thread thread;
     private volatile boolean sleeping;
+    /** Tasks the worker ran. */
+    private final java.util.concurrent.atomic.LongAdder ran = new java.util.concurrent.atomic.LongAdder();
     private volatile boolean closed;
 
     /**
@@ -41,9 +44,17 @@ public final class WorkQueue implements AutoCloseable {
         thread.start();
     }
 
-    /** Runs {@code task} on the work-queue thread soon. Any thread; allocation-free. */
+    /**
+     * Runs {@code task} on the work-queue thread soon — or, called on a loop that receives its own packets, on that
+     * loop's next turn ({@link NextTurn}: no thread hop). Any thread; allocation-free.
+     */
     public void defer(SerialTask task) {
         if (task.queued.compareAndSet(false, true)) {
+            NextTurn turn = NextTurn.onThisThread();
+            if (turn != null) {
+                turn.add(task, this);
+                return;
+            }
             if (closed || !tasks.offer(task)) {
                 task.queued.set(false);
                 task.schedule();
@@ -55,6 +66,11 @@ public final class WorkQueue implements AutoCloseable {
                 LockSupport.unpark(thread);
             }
         }
+    }
+
+    /** How many tasks the worker thread ran so far. */
+    public long tasksRun() {
+        return ran.sum();
     }
 
     /** Whether the calling thread is the work-queue thread. */
@@ -74,6 +90,7 @@ public final class WorkQueue implements AutoCloseable {
                 continue; // a claimed slot not yet written is taken on the next round
             }
             t.queued.set(false);
+            ran.increment();
             try {
                 t.schedule();
             } catch (RuntimeException | Error e) {

@@ -29,14 +29,22 @@ public final class LoopbackHosts {
 
     /** The soft-roce sides, their UDP port picked now; the server listens on RDMA CM port {@code cmPort}. */
     public static Sides softRoce(int cmPort) {
-        int udp = FreePort.on(SERVER, CLIENT);
-        return Sides.twoFabrics("soft-roce", config("srv=" + SERVER, udp), config("cli=" + CLIENT, udp),
-                new InetSocketAddress(server(), cmPort));
+        return softRoce(cmPort, 0);
     }
 
-    private static ProviderConfig config(String devices, int port) {
+    /**
+     * The soft-roce sides whose loops spin for {@code spinNanos} (reading their sockets and CQs, soft-roce's
+     * {@code poller.spinNanos}) before they block; the server listens on RDMA CM port {@code cmPort}.
+     */
+    public static Sides softRoce(int cmPort, long spinNanos) {
+        int udp = FreePort.on(SERVER, CLIENT);
+        return Sides.twoFabrics("soft-roce", config("srv=" + SERVER, udp, spinNanos),
+                config("cli=" + CLIENT, udp, spinNanos), new InetSocketAddress(server(), cmPort));
+    }
+
+    private static ProviderConfig config(String devices, int port, long spinNanos) {
         return ProviderConfig.of(Map.of("ibex.softroce.devices", devices, "ibex.softroce.port",
-                Integer.toString(port)));
+                Integer.toString(port), "ibex.softroce.poller.spinNanos", Long.toString(spinNanos)));
     }
 
     private static InetAddress address(String ip) {

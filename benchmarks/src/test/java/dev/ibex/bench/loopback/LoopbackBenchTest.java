@@ -25,11 +25,16 @@ class LoopbackBenchTest {
 
         assertThat(table.rows()).extracting(Comparison::metric).containsExactly("soft-roce/UDP ping-pong 64 B p50 (us)",
                 "soft-roce/UDP ping-pong 64 B p99 (us)", "  p50 vs RC-shaped UDP (hand-off+ACK)",
-                "  CPU per round trip (us, process)");
-        assertMeasured(table.rows().get(0));
-        assertMeasured(table.rows().get(1));
+                "  CPU per round trip (us, process)", "soft-roce/UDP ping-pong 64 B spinning p50 (us)",
+                "soft-roce/UDP ping-pong 64 B spinning p99 (us)", "  CPU per round trip (us, process), spinning");
+        for (int i : new int[] {0, 1, 3, 4, 5}) {
+            assertMeasured(table.rows().get(i));
+        }
         assertThat(table.rows().get(0).target().bound()).isEqualTo(1.3);
-        assertThat(log.toString(StandardCharsets.UTF_8)).contains("ping-pong round 1: raw p50");
+        assertThat(table.rows().get(1).target().bound()).isEqualTo(1.5);
+        assertThat(table.rows().get(3).target().bound()).isEqualTo(1.3);
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("ping-pong round 1: raw p50")
+                .contains("spinning ping-pong round 1: raw p50");
     }
 
     @Test

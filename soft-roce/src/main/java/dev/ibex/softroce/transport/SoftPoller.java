@@ -149,6 +149,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 if (n > 0) {
                     return n;
                 }
+                if (r != null) {
+                    acks.flush(); // nothing handed to the loop, so no reply to wait for: the noted ACKs go now
+                }
             } while (System.nanoTime() - spinEnd < 0);
         }
         for (;;) {

@@ -14,6 +14,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -77,6 +78,52 @@ class AckCoalescingTest {
             assertThat(sendsAndAcks[1]).as("ACKs from y: one for the batch").isEqualTo(1);
         } else {
             assertThat(sendsAndAcks[1]).as("ACKs from y: one per SEND").isEqualTo(SENDS);
+        }
+    }
+
+    /**
+     * A loop that spins reading its sockets (poller.spinNanos) sends the ACKs it noted as soon as a read hands nothing
+     * to the loop, not when the spin ends: an RDMA WRITE makes no completion at the responder, and its requester waits
+     * for the ACK (before, it waited out the whole spin — here 3 s — or its retransmission timer).
+     */
+    @Test
+    void aSpinningLoopSendsTheAcksItNotedWithoutWaitingForItsSpinToEnd() throws Exception {
+        try (Harness h = new Harness(Map.of(SoftRoceConfig.RECEIVE_ON_LOOP, "true",
+                SoftRoceConfig.POLLER_SPIN_NANOS, Long.toString(3_000_000_000L)))) {
+            Harness.Side x = h.side(h.a, 1 << 16);
+            Harness.Side y = h.side(h.b, 1 << 16);
+            Harness.Params params = new Harness.Params();
+            params.timeout = 24; // 6.9 s at the harness's timer scale: no retransmission gets the ACK sent instead
+            Harness.connect(x, y, params);
+            try (Poller poller = h.fabric.createLoopPoller()) {
+                java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                Thread loop = Thread.ofPlatform().name("spinning-loop").start(() -> {
+                    while (!stop.get()) {
+                        poller.poll(5_000_000_000L, a -> { }); // x's CQ is not registered: nothing is handed back
+                    }
+                });
+                try {
+                    Thread.sleep(100); // the loop spins
+                    SendBatch sb = SendBatch.allocate(h.arena, 1, 1);
+                    sb.wrId(0, 7).opcode(0, WrOpcode.RDMA_WRITE).flags(0, dev.ibex.cm.spi.SendFlags.SIGNALED)
+                            .rdma(0, y.mr.address(), y.mr.rkey()).single(0, x.mr.address(), 64, x.mr.lkey());
+                    long start = System.nanoTime();
+                    x.qp.postSend(sb, 1);
+                    int k = 0;
+                    while (k == 0 && System.nanoTime() - start < 10_000_000_000L) {
+                        k = x.scq.poll(x.wc);
+                        Thread.onSpinWait();
+                    }
+                    long tookMillis = (System.nanoTime() - start) / 1_000_000;
+                    assertThat(k).as("the WRITE's completion").isEqualTo(1);
+                    assertThat(x.wc.status(0)).isEqualTo(WcStatus.SUCCESS);
+                    assertThat(tookMillis).as("ms until the ACK came (the spin lasts 3,000)").isLessThan(1_500);
+                } finally {
+                    stop.set(true);
+                    poller.wakeup();
+                    loop.join(10_000);
+                }
+            }
         }
     }
 

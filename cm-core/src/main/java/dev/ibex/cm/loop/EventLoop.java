@@ -543,8 +543,14 @@ public final class EventLoop implements Executor {
                 timeout = timeout < 0 ? OUTBOX_RETRY_NANOS : Math.min(timeout, OUTBOX_RETRY_NANOS);
             }
         }
-        if (timeout != 0 && cqPollSpinNanos > 0 && spinOnCqs(timeout)) {
-            return; // a completion, a task or a ready source came while spinning: no wait
+        if (cqPollSpinNanos > 0) {
+            if (timeout == 0) {
+                for (int i = 0; i < deviceList.size(); i++) {
+                    deviceList.get(i).pollUnarmed(completions); // they raise no event: read them each busy turn
+                }
+            } else if (spinOnCqs(timeout) || rearmCqs()) {
+                return; // a completion, a task or a ready source came while spinning (or before re-arming): no wait
+            }
         }
         if (timeout != 0) {
             sleeping = true;
@@ -559,6 +565,25 @@ public final class EventLoop implements Executor {
         } finally {
             sleeping = false;
         }
+    }
+
+    /** Whether this loop busy-polls its CQs ({@link LoopOptions#cqPollSpin()}): it leaves them unarmed meanwhile. */
+    boolean spinsOnCqs() {
+        return cqPollSpinNanos > 0;
+    }
+
+    /**
+     * Before blocking after a spin: arms again the CQs a notification left unarmed (a spinning loop reads its CQs
+     * without their events, so it does not pay an event per completion) and polls each once.
+     *
+     * @return whether one held completions (dispatched; the loop then does not block)
+     */
+    private boolean rearmCqs() {
+        boolean found = false;
+        for (int i = 0; i < deviceList.size(); i++) {
+            found |= deviceList.get(i).rearm(completions);
+        }
+        return found;
     }
 
     /** How many CQ polls pass between two looks at the loop's other sources while it spins. */

@@ -334,6 +334,34 @@ public final class LoopDevice implements BufferOwner, Flushable {
     }
 
     /**
+     * Re-arms the CQs a notification left unarmed while the loop spun, polling each once after arming it (what
+     * completed while it was unarmed raised no event). Before the loop blocks.
+     *
+     * @param completions the loop's CQ reading
+     * @return whether a CQ held completions (the loop then does not block)
+     */
+    boolean rearm(LoopCompletions completions) {
+        boolean found = false;
+        for (int i = 0; i < cqs.size(); i++) {
+            WatchedCq w = cqs.get(i);
+            if (w.rearm()) {
+                found |= completions.pollOnce(w);
+            }
+        }
+        return found;
+    }
+
+    /** Polls once each CQ a notification left unarmed (a turn that does not block: they would raise no event). */
+    void pollUnarmed(LoopCompletions completions) {
+        for (int i = 0; i < cqs.size(); i++) {
+            WatchedCq w = cqs.get(i);
+            if (!w.armed && !w.closed) {
+                completions.pollOnce(w);
+            }
+        }
+    }
+
+    /**
      * A CQ of its own (e.g. per connection) on this loop's completion channel, armed and watched. Loop thread.
      *
      * @param minEntries the fewest completions it must hold
@@ -588,7 +616,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         CompletionQueue cq;
         while ((cq = channel.poll()) != null) {
             if (cq.context() instanceof WatchedCq w && !w.closed) {
-                w.notified(loop.options().ackBatch());
+                w.notified(loop.options().ackBatch(), !loop.spinsOnCqs());
                 loop.ready(w);
             }
         }

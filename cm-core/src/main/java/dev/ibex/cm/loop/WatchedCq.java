@@ -23,6 +23,8 @@ final class WatchedCq {
     long idleSince;
     final boolean shared;
     boolean closed;
+    /** Whether the next completion raises an event; false after a notification on a loop that spins on its CQs. */
+    boolean armed = true;
 
     WatchedCq(CompletionQueue cq, LoopDevice device, boolean shared) {
         this.cq = cq;
@@ -31,13 +33,31 @@ final class WatchedCq {
         cq.context(this);
     }
 
-    /** A notification arrived: count it, ack a full batch, re-arm (before polling, so nothing is missed). */
-    void notified(int ackBatch) {
+    /**
+     * A notification arrived: count it, ack a full batch, and re-arm (before polling, so nothing is missed) unless the
+     * loop spins on its CQs — then the CQ stays unarmed, raising no event per completion, until the loop re-arms it
+     * before it blocks ({@link #rearm}).
+     */
+    void notified(int ackBatch, boolean rearm) {
         if (++unacked >= ackBatch) {
             cq.ackEvents(unacked);
             unacked = 0;
         }
+        if (rearm) {
+            cq.requestNotify(false);
+        } else {
+            armed = false;
+        }
+    }
+
+    /** Arms the CQ again if a notification left it unarmed; {@return whether it did} (the caller then polls once). */
+    boolean rearm() {
+        if (armed || closed) {
+            return false;
+        }
         cq.requestNotify(false);
+        armed = true;
+        return true;
     }
 
     /** Settles outstanding notifications and destroys the CQ. */

@@ -195,6 +195,79 @@ class EventLoopTest {
         assertThat(uncaught).isEmpty();
     }
 
+    /**
+     * A loop that spins on its CQs leaves a CQ unarmed after its notification, so later completions raise no event
+     * (no channel read, ack and re-arm per completion, which is what a busy-polling C program saves); it still reads
+     * each of them while spinning.
+     */
+    @Test
+    void aSpinningLoopLeavesItsCqsUnarmedAndStillReadsThem() throws Exception {
+        fabric = FakeFabric.scripted();
+        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
+                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofSeconds(30)));
+        EventLoop loop = group.next();
+        TwoCqs t = twoCqs(loop, 64);
+        push(t.a(), t.ea(), 0); // armed: this one raises an event, which the spin's look at the poller takes
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 1 && !t.a().isArmed());
+        for (int i = 1; i <= 3; i++) {
+            push(t.a(), t.ea(), i); // unarmed: no event; the spin reads it
+            int n = i + 1;
+            await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == n);
+        }
+        assertThat(t.a().isArmed()).as("still unarmed while the loop spins").isFalse();
+        assertThat(uncaught).isEmpty();
+    }
+
+    /**
+     * Before it blocks, a loop that spun arms its CQs again and polls each once: a completion that comes after the spin
+     * ended raises its event and is read.
+     */
+    @Test
+    void aLoopArmsItsCqsAgainBeforeItBlocksAfterASpin() throws Exception {
+        fabric = FakeFabric.scripted();
+        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
+                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofMillis(50)));
+        EventLoop loop = group.next();
+        TwoCqs t = twoCqs(loop, 64);
+        push(t.a(), t.ea(), 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.a().isArmed()); // the spin ended: armed before blocking
+        Thread.sleep(100); // blocked by now
+        push(t.a(), t.ea(), 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 2);
+        assertThat(uncaught).isEmpty();
+    }
+
+    /**
+     * A spinning loop kept busy by tasks (so it never spins or blocks) still reads a CQ a notification left unarmed:
+     * it polls such CQs on every busy turn.
+     */
+    @Test
+    void aBusySpinningLoopStillReadsItsUnarmedCqs() throws Exception {
+        fabric = FakeFabric.scripted();
+        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
+                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofSeconds(30)));
+        EventLoop loop = group.next();
+        TwoCqs t = twoCqs(loop, 64);
+        push(t.a(), t.ea(), 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 1 && !t.a().isArmed());
+        java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Runnable[] again = new Runnable[1];
+        again[0] = () -> {
+            if (busy.get()) {
+                loop.execute(again[0]); // a task every turn: the loop's wait never blocks nor spins
+            }
+        };
+        loop.execute(again[0]);
+        try {
+            push(t.a(), t.ea(), 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 2);
+        } finally {
+            busy.set(false);
+        }
+        assertThat(uncaught).isEmpty();
+    }
+
     @Test
     void aLoopThatDoesNotSpinWaitsForTheCqEvent() throws Exception {
         EventLoop loop = group(1).next();

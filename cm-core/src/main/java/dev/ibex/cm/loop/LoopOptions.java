@@ -315,8 +315,9 @@ public final class LoopOptions {
      * {@return how long an idle loop busy-polls its CQs before it blocks for their events (zero, the default: never)}
      * While it spins the loop polls each CQ it reads without waiting for a completion event — as {@code ib_send_lat}
      * does by default — and looks at its other sources every few polls, so a completion is seen without the
-     * event-channel wake-up; the CQs stay armed, so their events still come and are settled afterwards. It costs a
-     * core per loop for the spin time after each burst of work: for loops that own a core.
+     * event-channel wake-up. A CQ whose notification came is left unarmed while the loop spins (no event, channel read
+     * and re-arm per completion) and armed again, then polled once, before the loop blocks. It costs a core per loop
+     * for the spin time after each burst of work: for loops that own a core.
      */
     public Duration cqPollSpin() {
         return cqPollSpin;

@@ -53,14 +53,23 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
 
     /** Opens the groups, their pools holding buffers of {@code bufferSize} bytes (the caller closes them). */
     public Loops open(int bufferSize) {
+        return open(bufferSize, 1);
+    }
+
+    /**
+     * Opens the groups with {@code loopsPerSide} loops each on two fabrics (one fabric: two loops in all, whatever
+     * {@code loopsPerSide}), their pools holding buffers of {@code bufferSize} bytes (the caller closes them); the
+     * returned {@link Loops} names each group's first loop.
+     */
+    public Loops open(int bufferSize, int loopsPerSide) {
         if (clientConfig == null) {
             EventLoopGroup g = EventLoopGroup.open(provider, serverConfig, options("bench", 2, bufferSize).withCqPollSpin(cqPollSpin));
             return new Loops(g, g, g.loops().get(0), g.loops().get(1));
         }
-        EventLoopGroup server = EventLoopGroup.open(provider, serverConfig, options("bench-server", 1, bufferSize).withCqPollSpin(cqPollSpin));
+        EventLoopGroup server = EventLoopGroup.open(provider, serverConfig, options("bench-server", loopsPerSide, bufferSize).withCqPollSpin(cqPollSpin));
         try {
-            EventLoopGroup client = EventLoopGroup.open(provider, clientConfig, options("bench-client", 1, bufferSize).withCqPollSpin(cqPollSpin));
-            return new Loops(server, client, server.next(), client.next());
+            EventLoopGroup client = EventLoopGroup.open(provider, clientConfig, options("bench-client", loopsPerSide, bufferSize).withCqPollSpin(cqPollSpin));
+            return new Loops(server, client, server.loops().get(0), client.loops().get(0));
         } catch (RuntimeException e) {
             server.close();
             throw e;

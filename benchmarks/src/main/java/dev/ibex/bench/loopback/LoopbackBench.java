@@ -46,11 +46,12 @@ import picocli.CommandLine;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.loopback.LoopbackBench [--rounds N] [--quick]
- *      [--only pingpong|write|send|reactive|rsocket|setup|jmh|scale|large] [--no-jmh] [--jmh-log FILE] [--json FILE]
- *      [--plots DIR] [--help]
+ *      [--only pingpong|write|send|reactive|rsocket|setup|jmh|scale|large|curves] [--no-jmh] [--jmh-log FILE]
+ *      [--json FILE] [--plots DIR] [--help]
  * </pre>
  * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
  * {@code --only large} runs the scale workload's large-message part alone (about two minutes).
+ * {@code --only curves} runs the {@link ScalingCurves} (by message size and by connection count; about five minutes).
  * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
  * own options); the default set leaves it out.
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
@@ -114,7 +115,7 @@ public final class LoopbackBench {
     static final List<String> SOAK = List.of("soak", "matrix", "fuzz", "cycles");
     /** The workloads this harness runs itself. */
     static final List<String> WORKLOADS = List.of("pingpong", "write", "send", "reactive", "rsocket", "setup", "jmh", "scale",
-            "large");
+            "large", "curves");
 
     /** The command line ({@code ./ibex bench [options]}). */
     @CommandLine.Command(name = "ibex bench", mixinStandardHelpOptions = true, sortOptions = false,
@@ -138,8 +139,9 @@ public final class LoopbackBench {
         boolean quick;
 
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
-                description = "one workload: pingpong, write, send, reactive, rsocket, setup, jmh, scale (~10 min) or large "
-                        + "(the scale workload's large messages, ~2 min); default: all but scale and large")
+                description = "one workload: pingpong, write, send, reactive, rsocket, setup, jmh, scale (~10 min), "
+                        + "large (the scale workload's large messages, ~2 min) or curves (the scaling curves by message "
+                        + "size and connection count, ~5 min); default: all but scale, large and curves")
         String only;
 
         @CommandLine.Option(names = "--no-jmh", description = "leave out the JMH allocation check")
@@ -187,10 +189,16 @@ public final class LoopbackBench {
             // the scale workload: its own processes and table (not in the default set: it takes ~10 minutes)
             table = ScaleBench.table();
         }
+        if ("curves".equals(only)) { // the scaling curves (issue 17): their own table, not in the default set
+            table = ScalingCurves.table();
+        }
         try {
             if (scale) {
                 ScaleBench.Settings settings = c.quick ? ScaleBench.Settings.QUICK : ScaleBench.Settings.FULL;
                 ScaleBench.run(large ? settings.only("large") : settings, System.out, w, table);
+            }
+            if ("curves".equals(only)) {
+                new ScalingCurves(ScalingCurves.Settings.of(c.quick, c.rounds), System.out, w).run(table);
             }
             if (only == null || only.equals("pingpong")) {
                 bench.pingPong(table);
@@ -356,7 +364,7 @@ public final class LoopbackBench {
      * One round of a stream measured both ways, the order rotating with {@code round} so that drifting load hits both
      * alike: wall and process CPU nanoseconds of the baseline into index 0, of Ibex into index 1.
      */
-    private static void alternate(int round, java.util.function.LongSupplier baseline,
+    static void alternate(int round, java.util.function.LongSupplier baseline,
             java.util.function.LongSupplier ibex, long[] nanos, long[] cpuNanos) {
         for (int k = 0; k < 2; k++) {
             int which = (k + round) % 2;

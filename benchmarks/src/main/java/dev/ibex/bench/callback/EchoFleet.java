@@ -1,0 +1,211 @@
+package dev.ibex.bench.callback;
+
+import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.endpoint.Connection;
+import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.ConnectionState;
+import dev.ibex.cm.endpoint.ListenOptions;
+import dev.ibex.cm.endpoint.Listener;
+import dev.ibex.cm.endpoint.ListenerHandler;
+import dev.ibex.cm.loop.EventLoop;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Many RC connections echoing small messages at once: {@code connections} connections between one client group and
+ * one server group of {@code loops} loops each (the client spreads its connects over its loops round-robin, the
+ * listener its children over the server's loops), every client keeping {@code inFlight} SENDs outstanding and sending
+ * the next as each echo arrives; the server echoes as {@link PingPong}'s does. {@link #run} measures the aggregate
+ * echo rate over a window.
+ *
+ * <p><b>Threading.</b> {@link #run} and {@link #close} from one driving thread; everything per message on the loops.
+ */
+public final class EchoFleet implements AutoCloseable {
+    private final Sides.Loops loops;
+    private final List<Client> clients;
+    private final List<Connection> connections;
+    private final int inFlight;
+    private volatile boolean running;
+
+    private EchoFleet(Sides.Loops loops, List<Client> clients, List<Connection> connections, int inFlight) {
+        this.loops = loops;
+        this.clients = clients;
+        this.connections = connections;
+        this.inFlight = inFlight;
+    }
+
+    /**
+     * Opens the groups of {@code sides} (two fabrics) with {@code loops} loops each and connects {@code connections}
+     * clients, each for {@code size}-byte messages with {@code inFlight} of them outstanding.
+     *
+     * @throws IllegalArgumentException when {@code sides} has one fabric (the fleet needs a group per side)
+     * @throws IllegalStateException when listening or a connection fails or takes longer than {@code timeout}
+     */
+    public static EchoFleet open(Sides sides, int loops, int connections, int size, int inFlight, Duration timeout) {
+        if (sides.clientConfig() == null) {
+            throw new IllegalArgumentException("an echo fleet needs two fabrics (a client and a server group)");
+        }
+        // a SEND's slot comes back with its (possibly deferred) ACK, after the peer may have answered it: the echo's
+        // send queue needs room beyond the requests in flight
+        ConnectionOptions options = ConnectionOptions.DEFAULT.withSendQueueDepth(8 * inFlight)
+                .withReceiveWindow(4 * inFlight).withMaxInline(Math.min(size, ConnectionOptions.DEFAULT.maxInline()));
+        Sides.Loops l = sides.open(Math.max(256, size), loops);
+        try {
+            CompletableFuture<Void> listening = new CompletableFuture<>();
+            Listener.listen(l.server(), sides.serverAddress(), ListenOptions.DEFAULT.withChildrenOnListenerLoop(false)
+                    .withConnection(options).withHalfOpen(1024, 1024), // all connects come at once from one source
+                    new ListenerHandler() {
+                        @Override
+                        public void onConnectionRequest(dev.ibex.cm.endpoint.ConnectionRequest request) {
+                            request.accept(new PingPong.Echo());
+                        }
+
+                        @Override
+                        public void onListening(Listener listener) {
+                            listening.complete(null);
+                        }
+
+                        @Override
+                        public void onError(Listener listener, Throwable error) {
+                            listening.completeExceptionally(error);
+                        }
+                    });
+            ConnectedPair.await(listening, timeout, "listening on " + sides.serverAddress());
+            List<Client> clients = new ArrayList<>();
+            List<EventLoop> clientLoops = l.clientGroup().loops();
+            for (int i = 0; i < connections; i++) {
+                Client c = new Client(size, inFlight);
+                clients.add(c);
+                Connection.connect(clientLoops.get(i % clientLoops.size()), sides.serverAddress(), null, options, c);
+            }
+            List<Connection> established = new ArrayList<>();
+            for (Client c : clients) {
+                established.add(ConnectedPair.await(c.established, timeout, "connecting " + connections
+                        + " clients to " + sides.serverAddress()));
+            }
+            EchoFleet fleet = new EchoFleet(l, clients, established, inFlight);
+            for (Client c : clients) {
+                c.fleet = fleet;
+            }
+            return fleet;
+        } catch (RuntimeException e) {
+            l.close();
+            throw e;
+        }
+    }
+
+    /** Connections in the fleet. */
+    public int connections() {
+        return connections.size();
+    }
+
+    /**
+     * Starts every client, counts the echoes arriving during {@code window} (after a tenth of it to settle), stops
+     * sending and waits until every outstanding echo is back.
+     *
+     * @return echoes per second over the window, all connections together
+     * @throws IllegalStateException when a side fails or the echoes do not drain within {@code limit}
+     */
+    public double run(Duration window, Duration limit) {
+        List<CompletableFuture<Void>> runs = new ArrayList<>();
+        for (Client c : clients) {
+            runs.add(c.newRun()); // completed exceptionally when that side fails
+        }
+        running = true;
+        for (int i = 0; i < clients.size(); i++) {
+            Client c = clients.get(i);
+            Connection conn = connections.get(i);
+            conn.loop().execute(() -> c.start(conn));
+        }
+        LockSupport.parkNanos(window.toNanos() / 10);
+        long n0 = echoes();
+        long t0 = System.nanoTime();
+        LockSupport.parkNanos(window.toNanos());
+        long n1 = echoes();
+        long t1 = System.nanoTime();
+        running = false;
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (outstanding() > 0) {
+            throwIfFailed(runs);
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(outstanding() + " of " + clients.size() * inFlight + " echoes "
+                        + "still outstanding " + limit.toSeconds() + " s after the window");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+        throwIfFailed(runs);
+        return (n1 - n0) / ((t1 - t0) / 1e9);
+    }
+
+    private static void throwIfFailed(List<CompletableFuture<Void>> runs) {
+        for (CompletableFuture<Void> r : runs) {
+            if (r.isCompletedExceptionally()) {
+                ConnectedPair.await(r, Duration.ZERO, "the echo fleet");
+            }
+        }
+    }
+
+    private long echoes() {
+        long n = 0;
+        for (Client c : clients) {
+            n += c.echoes;
+        }
+        return n;
+    }
+
+    private long outstanding() {
+        long n = 0;
+        for (Client c : clients) {
+            n += c.outstanding;
+        }
+        return n;
+    }
+
+    @Override
+    public void close() {
+        loops.close();
+    }
+
+    /** A client: {@code inFlight} SENDs outstanding while the fleet runs, one more per echo. */
+    static final class Client extends Endpoint {
+        private final int size;
+        private final int inFlight;
+        EchoFleet fleet;
+        /** Echoes received (written by the loop only, read by the driver). */
+        volatile long echoes;
+        /** SENDs whose echo has not arrived (written by the loop only). */
+        volatile int outstanding;
+
+        Client(int size, int inFlight) {
+            this.size = size;
+            this.inFlight = inFlight;
+        }
+
+        void start(Connection c) {
+            for (int i = 0; i < inFlight; i++) {
+                send(c);
+            }
+        }
+
+        private void send(Connection c) {
+            Buffer b = c.allocate();
+            b.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, outstanding);
+            c.send(b, size, 0);
+            outstanding = outstanding + 1; // single writer: the loop
+        }
+
+        @Override
+        public void onMessage(Connection c, Buffer message) {
+            message.release();
+            echoes = echoes + 1; // single writer: the loop
+            outstanding = outstanding - 1;
+            if (fleet.running && c.state() == ConnectionState.ESTABLISHED) {
+                send(c);
+            }
+        }
+    }
+}

@@ -141,6 +141,16 @@ public final class EchoFleet implements AutoCloseable {
         return (n1 - n0) / ((t1 - t0) / 1e9);
     }
 
+    /**
+     * A provider counter ({@link dev.ibex.cm.spi.RdmaCounter}, e.g. soft-roce's {@code retransmissions}) summed over
+     * both groups; 0 where the provider has no such counter.
+     */
+    public long counter(String name) {
+        return java.util.stream.Stream.of(loops.clientGroup(), loops.serverGroup())
+                .flatMap(g -> g.fabric().counters().stream()).filter(c -> c.name().equals(name))
+                .mapToLong(c -> c.value().getAsLong()).sum();
+    }
+
     private static void throwIfFailed(List<CompletableFuture<Void>> runs) {
         for (CompletableFuture<Void> r : runs) {
             if (r.isCompletedExceptionally()) {

@@ -120,6 +120,7 @@ final class ScalingCurves {
         MeasuredCurve bandwidth = new MeasuredCurve();
         MeasuredCurve latency = new MeasuredCurve();
         int port = 7480;
+        long writeRetransmissions = 0;
         for (int size : settings.sizes()) {
             watchdog.phase("curves: " + label(size) + " WRITE");
             int messages = settings.messages(size);
@@ -128,6 +129,7 @@ final class ScalingCurves {
                             Settings.writeDepth(size), 16, OPEN_LIMIT)) {
                 raw.run(Math.max(8, messages / 4)); // warm-up
                 ibex.run(Math.max(8, messages / 4), RUN_LIMIT);
+                long before = ibex.counter("retransmissions");
                 for (int r = 1; r <= settings.rounds(); r++) {
                     long[] nanos = new long[2];
                     long[] cpu = new long[2];
@@ -139,6 +141,7 @@ final class ScalingCurves {
                     out.printf(Locale.ROOT, "curves %s WRITE round %d: raw %.1f | Ibex %.1f MB/s (%s)%n", label(size),
                             r, b, m, HostLoad.describe());
                 }
+                writeRetransmissions += ibex.counter("retransmissions") - before;
             }
             if (size > MAX_DATAGRAM) { // 64 KiB and up do not fit one datagram
                 continue;
@@ -170,7 +173,8 @@ final class ScalingCurves {
         table.note("curves by size: per size a fresh pair; WRITE = RDMA WRITE stream (callback API, send queue 128 up "
                 + "to 4 KiB, 32 up to 64 KiB, 16 beyond) vs a UDP blast of the same datagrams (4096 B payload each, "
                 + "RoCE header sizes, AckReq every 64 and at message end, 128 in flight); " + settings.volume() / (1 << 20)
-                + " MiB per run, at most " + settings.maxMessages() + " and at least 64 messages");
+                + " MiB per run, at most " + settings.maxMessages() + " and at least 64 messages; Ibex's retransmissions in "
+                + "the measured rounds (no injected fault): " + writeRetransmissions);
         table.note("  ping-pong = Ibex RC SEND echo (one in flight) vs UdpPingPong (one datagram each way), 64 B .. 16 "
                 + "KiB; 64 KiB and up have no ping-pong point (one UDP datagram carries at most 65,507 B)");
         table.curve(new Curve("curves-size-bandwidth", "Bandwidth by message size (soft-roce loopback, same run)",
@@ -190,6 +194,7 @@ final class ScalingCurves {
         Map<String, List<Curve.Point>> rates = new LinkedHashMap<>();
         Map<String, List<Curve.Point>> ratios = new LinkedHashMap<>();
         int port = 7500;
+        long retransmissions = 0;
         for (int loops : settings.loops()) {
             MeasuredCurve curve = new MeasuredCurve();
             for (int n : settings.connections()) {
@@ -201,6 +206,7 @@ final class ScalingCurves {
                     Duration warm = settings.window().dividedBy(2);
                     raw.run(warm, RUN_LIMIT);
                     ibex.run(warm, RUN_LIMIT);
+                    long before = ibex.counter("retransmissions");
                     for (int r = 1; r <= settings.rounds(); r++) {
                         double[] rate = new double[2];
                         for (int k = 0; k < 2; k++) {
@@ -213,6 +219,7 @@ final class ScalingCurves {
                         out.printf(Locale.ROOT, "curves %d connections %d loop(s) round %d: raw %.1f | Ibex %.1f k "
                                 + "echoes/s (%s)%n", n, loops, r, rate[0] / 1e3, rate[1] / 1e3, HostLoad.describe());
                     }
+                    retransmissions += ibex.counter("retransmissions") - before;
                 }
             }
             curve.rows().forEach(table::add);
@@ -225,7 +232,8 @@ final class ScalingCurves {
                 + "connections spread round-robin), each keeping " + settings.inFlight() + " 64 B SENDs in flight, "
                 + "the server echoing; vs N connected non-blocking DatagramChannel pairs served by L threads per side "
                 + "(a Selector each, the same in-flight count per socket); rate counted over "
-                + settings.window().toMillis() + " ms per round");
+                + settings.window().toMillis() + " ms per round; Ibex's retransmissions in the measured rounds (no "
+                + "injected fault): " + retransmissions);
         table.curve(new Curve("curves-connections", "Aggregate 64 B echo rate by connection count (soft-roce "
                 + "loopback, same run)", "connections", "k echoes/s", true, false, rates));
         table.curve(new Curve("curves-connections-ratios", "Ibex / raw UDP echo rate by connection count (same run)",

@@ -12,8 +12,11 @@ import java.net.InetSocketAddress;
 /**
  * Address and route resolution of one {@link SoftCmId}: the kernel's {@code cma_bind_addr}, {@code rdma_resolve_addr}
  * with its {@code addr_handler}, and {@code rdma_resolve_route} with the path record RoCE synthesises locally
- * ({@code cma_resolve_iboe_route}). It owns the id's port binding and the timer of the query in progress, so that
- * IDLE → ADDR_BOUND → ADDR_QUERY → ADDR_RESOLVED → ROUTE_QUERY → ROUTE_RESOLVED reads in one place.
+ * ({@code cma_resolve_iboe_route}). It owns the id's port binding and the timer of an injected slow query, so that
+ * IDLE → ADDR_BOUND → ADDR_QUERY → ADDR_RESOLVED → ROUTE_QUERY → ROUTE_RESOLVED reads in one place. Both answers are
+ * known when asked (the device's own address table, a path record made locally), so the event is queued on the id's
+ * channel before the call returns and the caller takes it at its next poll: no thread hand-off per connect. Only an
+ * injected fault ({@link CmFaults}) answers later, from the timer, after the caller's timeout.
  *
  * <p>Threading: called under the service's lock; its timer callbacks take that lock.
  */
@@ -21,7 +24,7 @@ final class CmAddress {
     private final SoftCmId id;
     private final RdmaCm svc;
     private boolean portBound;
-    /** The address or route query in progress, cancelled when the id goes. */
+    /** The injected slow address or route query in progress, cancelled when the id goes. */
     private CmTimer.Cancellable work;
 
     CmAddress(SoftCmId id) {
@@ -78,7 +81,10 @@ final class CmAddress {
         }
     }
 
-    /** {@code rdma_resolve_addr}: binds an IDLE id, picks the device, reports ADDR_RESOLVED or ADDR_ERROR later. */
+    /**
+     * {@code rdma_resolve_addr}: binds an IDLE id, picks the device, queues ADDR_RESOLVED or ADDR_ERROR (an injected
+     * timeout: ADDR_ERROR after {@code timeoutMs}).
+     */
     void resolveAddr(InetSocketAddress source, InetSocketAddress destination, int timeoutMs) {
         if (id.state == RdmaCmState.IDLE) {
             InetAddress any = destination.getAddress() instanceof Inet4Address ? anyV4() : anyV6();
@@ -106,13 +112,13 @@ final class CmAddress {
         id.state = RdmaCmState.ADDR_QUERY;
         id.dst = new InetSocketAddress(dip.isAnyLocalAddress() && d != null ? d.address() : dip,
                 destination.getPort());
-        CmDevice chosen = d;
         if (svc.faults().addrTimesOut(dip)) {
             work = svc.env.timer().schedule(Math.max(0, timeoutMs), () -> svc.locked(() -> addrResolved(null,
                     -SoftCmId.ETIMEDOUT)));
         } else {
-            work = svc.env.timer().schedule(0, () -> svc.locked(() -> addrResolved(chosen,
-                    chosen == null ? -Errno.ENODEV.number() : 0)));
+            // the answer is known now: queue the event at once (the caller takes it at its next poll, after this
+            // returns) instead of handing it to the scheduler's thread, which cost two thread wake-ups per connect
+            addrResolved(d, d == null ? -Errno.ENODEV.number() : 0);
         }
     }
 
@@ -160,7 +166,7 @@ final class CmAddress {
         id.emit(CmEventType.ADDR_RESOLVED, 0);
     }
 
-    /** {@code rdma_resolve_route}: reports ROUTE_RESOLVED (or ROUTE_ERROR) later. */
+    /** {@code rdma_resolve_route}: queues ROUTE_RESOLVED (an injected failure: ROUTE_ERROR after {@code timeoutMs}). */
     void resolveRoute(int timeoutMs) {
         if (id.state != RdmaCmState.ADDR_RESOLVED) {
             throw SoftCmId.invalid("rdma_resolve_route", id.stateWhy());
@@ -172,8 +178,7 @@ final class CmAddress {
                     status)));
             return;
         }
-        PathRecord path = roceRoute();
-        work = svc.env.timer().schedule(0, () -> svc.locked(() -> routeResolved(path, 0)));
+        routeResolved(roceRoute(), 0); // synthesised locally: queued at once, as ADDR_RESOLVED is
     }
 
     /** {@code cma_resolve_iboe_route}: the path record RoCE synthesises locally. */

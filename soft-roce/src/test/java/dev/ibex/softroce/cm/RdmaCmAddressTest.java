@@ -141,6 +141,22 @@ class RdmaCmAddressTest {
     }
 
     @Test
+    void addressAndRouteResolutionQueueTheirEventsBeforeReturningWithoutATimer() {
+        // a timer that never runs: both answers used to wait for the scheduler's thread (two wake-ups per connect)
+        VirtualTimer stopped = new VirtualTimer();
+        try (CmTestHost host = new CmTestHost(w.net, stopped, w.timings, "127.0.0.4")) {
+            EventChannel ch = host.cm.createEventChannel();
+            CmId c = ch.createId(PortSpace.TCP, null);
+            c.resolveAddr(null, at("127.0.0.2", 7471), 1000);
+            assertThat(ch.poll()).extracting(CmEvent::type).isEqualTo(CmEventType.ADDR_RESOLVED);
+            c.resolveRoute(1000);
+            assertThat(ch.poll()).extracting(CmEvent::type).isEqualTo(CmEventType.ROUTE_RESOLVED);
+            assertThat(c.route().dgid()).isEqualTo(Gid.of(at("127.0.0.2", 1).getAddress()));
+            assertThat(stopped.pending()).isZero();
+        }
+    }
+
+    @Test
     void arpTimeoutsComeFromTheFaultHookAfterTheTimeout() {
         client.cm.faults().addrTimeout(a -> a.getHostAddress().equals("127.0.0.2"));
         CmId c = cch.createId(PortSpace.TCP, null);

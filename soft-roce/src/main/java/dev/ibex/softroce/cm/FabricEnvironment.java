@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -86,7 +87,9 @@ final class FabricEnvironment implements CmEnvironment {
                     }
                 }
             };
-            d.events().addListener(events);
+            // only these: every other event (QP_LAST_WQE_REACHED at each teardown …) stays off the executor
+            d.events().addListener(EnumSet.of(AsyncEventType.COMM_EST, AsyncEventType.PATH_MIG,
+                    AsyncEventType.DEVICE_FATAL), events);
             detach.add(() -> {
                 d.madPort().unsubscribe(l);
                 d.events().removeListener(events);

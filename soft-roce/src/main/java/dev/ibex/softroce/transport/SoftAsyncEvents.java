@@ -6,6 +6,8 @@ import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.SharedReceiveQueue;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -26,7 +28,10 @@ public final class SoftAsyncEvents extends ReadySource implements AsyncEventSour
     private final SoftDevice device;
     private final java.util.concurrent.Executor listenerExecutor;
     private final ConcurrentLinkedQueue<AsyncEvent> queue = new ConcurrentLinkedQueue<>();
-    private final CopyOnWriteArrayList<Consumer<AsyncEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Subscription> listeners = new CopyOnWriteArrayList<>();
+
+    /** A listener and the event types it is handed. */
+    private record Subscription(Consumer<AsyncEvent> listener, Set<AsyncEventType> types) {}
 
     SoftAsyncEvents(SoftDevice device, java.util.concurrent.Executor listenerExecutor) {
         this.device = device;
@@ -50,11 +55,29 @@ public final class SoftAsyncEvents extends ReadySource implements AsyncEventSour
      * {@link AsyncEventType#COMM_EST}. Listeners must not block for long.
      */
     public void addListener(Consumer<AsyncEvent> listener) {
-        listeners.add(listener);
+        addListener(EnumSet.allOf(AsyncEventType.class), listener);
     }
 
+    /**
+     * Adds a listener that sees this device's events of {@code types} only, as {@link #addListener(Consumer)} says.
+     * An event no listener takes is not handed to the event executor at all: each hand-off wakes its thread, and a
+     * connection's teardown raises QP_LAST_WQE_REACHED on both sides, which the CM does not listen to.
+     *
+     * @param types the event types the listener is handed
+     * @param listener called on the fabric's event executor with each event of those types
+     */
+    public void addListener(Set<AsyncEventType> types, Consumer<AsyncEvent> listener) {
+        listeners.add(new Subscription(listener, types.isEmpty() ? EnumSet.noneOf(AsyncEventType.class)
+                : EnumSet.copyOf(types)));
+    }
+
+    /**
+     * Removes a listener added with either {@code addListener}.
+     *
+     * @param listener the listener to remove
+     */
     public void removeListener(Consumer<AsyncEvent> listener) {
-        listeners.remove(listener);
+        listeners.removeIf(s -> s.listener() == listener);
     }
 
     void raise(AsyncEventType type, QueuePair qp) {
@@ -79,14 +102,19 @@ public final class SoftAsyncEvents extends ReadySource implements AsyncEventSour
     }
 
     private void post(AsyncEvent event) {
-        LOG.debug("{}: async event {}", device.name(), event.type());
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: async event {}", device.name(), event.type());
+        }
         queue.add(event);
-        if (!listeners.isEmpty()) {
+        if (wanted(event.type())) {
             try {
                 listenerExecutor.execute(() -> {
-                    for (Consumer<AsyncEvent> l : listeners) {
+                    for (Subscription s : listeners) {
+                        if (!s.types().contains(event.type())) {
+                            continue;
+                        }
                         try {
-                            l.accept(event);
+                            s.listener().accept(event);
                         } catch (RuntimeException e) {
                             LOG.warn("async event listener failed on {}", event.type(), e);
                         }
@@ -97,6 +125,15 @@ public final class SoftAsyncEvents extends ReadySource implements AsyncEventSour
             }
         }
         signalReady();
+    }
+
+    private boolean wanted(AsyncEventType type) {
+        for (Subscription s : listeners) {
+            if (s.types().contains(type)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Drops pending events of a destroyed object. */

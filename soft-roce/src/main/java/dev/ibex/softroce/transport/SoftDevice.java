@@ -527,13 +527,16 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
 
     /**
      * A DRBG seeded now, on the thread that opens the device: seeding may read the OS entropy source, which must not
-     * happen later on an event loop; afterwards drawing numbers costs no system call.
+     * happen later on an event loop; afterwards drawing numbers costs no system call. Its bytes are drawn from the
+     * DRBG in batches ({@link PooledRandom}).
+     *
+     * @return the seeded generator
      */
     public static SecureRandom seededRandom() {
         try {
             SecureRandom r = SecureRandom.getInstance("DRBG");
             r.nextInt();
-            return r;
+            return new PooledRandom(r);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK has no DRBG SecureRandom", e);
         }

@@ -419,6 +419,11 @@ public final class LoopbackBench {
 
     /** Concurrent connects of the setup workload's rate run. */
     static final int SETUP_IN_FLIGHT = 64;
+    /**
+     * Warm-up runs of each kind per side before the setup rounds: the JIT keeps speeding Ibex's setup up over its
+     * first several thousand connections, TCP's handshake is the kernel's and always warm.
+     */
+    static final int SETUP_WARM_UP = 8;
 
     /**
      * Connection setup: soft-roce through the callback API ({@link RdmaSetup}, default connection options) against
@@ -441,7 +446,7 @@ public final class LoopbackBench {
                 RdmaSetup ibex = RdmaSetup.open(LoopbackHosts.softRoce(7476), OPEN_LIMIT)) {
             SetupSide[] sides = {tcp, udp, ibex};
             watchdog.phase("warming up the setup workload");
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < SETUP_WARM_UP; i++) {
                 for (SetupSide s : sides) {
                     s.sequential(sequential);
                     s.concurrent(setups, SETUP_IN_FLIGHT);
@@ -470,7 +475,8 @@ public final class LoopbackBench {
         table.add(rate.comparison()).add(rateUdp.comparison()).add(p50.comparison()).add(p50Udp.comparison())
                 .add(p99.comparison());
         table.note("setup: per round " + setups + " connections with " + SETUP_IN_FLIGHT + " in flight (first connect "
-                + "to last established) and " + sequential + " one at a time (connect to established, then closed); "
+                + "to last established) and " + sequential + " one at a time (connect to established, then closed), "
+                + "after " + SETUP_WARM_UP + " warm-up runs of each; "
                 + "Ibex Connection.connect on default options to a Listener (soft devices 127.0.0.2/.3) vs java.nio "
                 + "TCP connect/accept and a UDP REQ/REP/RTU exchange of 256 B datagrams between the same addresses");
     }

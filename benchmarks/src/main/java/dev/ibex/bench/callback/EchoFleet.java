@@ -19,8 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * Many RC connections echoing small messages at once: {@code connections} connections between one client group and
  * one server group of {@code loops} loops each (the client spreads its connects over its loops round-robin, the
  * listener its children over the server's loops), every client keeping {@code inFlight} SENDs outstanding and sending
- * the next as each echo arrives; the server echoes as {@link PingPong}'s does. {@link #run} measures the aggregate
- * echo rate over a window.
+ * the next as each echo arrives; the server answers each message with one of the same size. Both sides post only what
+ * the connection takes ({@link Connection#writableSlots()}: send queue and credits) and the rest on
+ * {@code onWritabilityChanged(true)}. {@link #run} measures the aggregate echo rate over a window.
  *
  * <p><b>Threading.</b> {@link #run} and {@link #close} from one driving thread; everything per message on the loops.
  */
@@ -61,7 +62,7 @@ public final class EchoFleet implements AutoCloseable {
                     new ListenerHandler() {
                         @Override
                         public void onConnectionRequest(dev.ibex.cm.endpoint.ConnectionRequest request) {
-                            request.accept(new PingPong.Echo());
+                            request.accept(new Echo(size));
                         }
 
                         @Override
@@ -128,6 +129,11 @@ public final class EchoFleet implements AutoCloseable {
         long n1 = echoes();
         long t1 = System.nanoTime();
         running = false;
+        for (int i = 0; i < clients.size(); i++) { // drop what is due but unsent: no echo will come for it
+            Client c = clients.get(i);
+            Connection conn = connections.get(i);
+            conn.loop().execute(() -> c.stop(conn));
+        }
         long deadline = System.nanoTime() + limit.toNanos();
         while (outstanding() > 0) {
             throwIfFailed(runs);
@@ -180,6 +186,53 @@ public final class EchoFleet implements AutoCloseable {
         loops.close();
     }
 
+    /**
+     * Sends up to {@code due} messages while the connection takes them ({@link Connection#writableSlots()}: send
+     * queue and the peer's credits); what it cannot take waits for {@code onWritabilityChanged(true)}.
+     *
+     * @return the messages sent
+     */
+    static int flush(Connection c, int due, int size) {
+        int sent = 0;
+        while (sent < due && c.writableSlots() > 0) {
+            Buffer b = c.allocate();
+            b.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, sent);
+            c.send(b, size, 0);
+            sent++;
+        }
+        return sent;
+    }
+
+    /**
+     * The server side: echoes every message (a fresh message of the same size); echoes the connection cannot take
+     * yet (a credit update still on its way) wait for writability instead of failing.
+     */
+    static final class Echo extends Endpoint {
+        private final int size;
+        private int due;
+
+        Echo(int size) {
+            this.size = size;
+        }
+
+        @Override
+        public void onMessage(Connection c, Buffer message) {
+            message.release();
+            if (c.state() != ConnectionState.ESTABLISHED) { // delivered while closing: nobody waits for the echo
+                return;
+            }
+            due++;
+            due -= flush(c, due, size);
+        }
+
+        @Override
+        public void onWritabilityChanged(Connection c, boolean writable) {
+            if (writable && due > 0 && c.state() == ConnectionState.ESTABLISHED) {
+                due -= flush(c, due, size);
+            }
+        }
+    }
+
     /** A client: {@code inFlight} SENDs outstanding while the fleet runs, one more per echo. */
     static final class Client extends Endpoint {
         private final int size;
@@ -187,8 +240,10 @@ public final class EchoFleet implements AutoCloseable {
         EchoFleet fleet;
         /** Echoes received (written by the loop only, read by the driver). */
         volatile long echoes;
-        /** SENDs whose echo has not arrived (written by the loop only). */
+        /** SENDs posted whose echo has not arrived, plus those due but not yet posted (written by the loop only). */
         volatile int outstanding;
+        /** SENDs due but not yet posted: the connection could not take them. */
+        private int due;
 
         Client(int size, int inFlight) {
             this.size = size;
@@ -196,16 +251,24 @@ public final class EchoFleet implements AutoCloseable {
         }
 
         void start(Connection c) {
-            for (int i = 0; i < inFlight; i++) {
-                send(c);
-            }
+            due += inFlight;
+            outstanding = outstanding + inFlight; // single writer: the loop
+            send(c);
         }
 
         private void send(Connection c) {
-            Buffer b = c.allocate();
-            b.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, outstanding);
-            c.send(b, size, 0);
-            outstanding = outstanding + 1; // single writer: the loop
+            if (!fleet.running || c.state() != ConnectionState.ESTABLISHED) { // what is due is not sent: no echo owed
+                outstanding = outstanding - due;
+                due = 0;
+                return;
+            }
+            due -= flush(c, due, size);
+        }
+
+        void stop(Connection c) {
+            if (due > 0) {
+                send(c);
+            }
         }
 
         @Override
@@ -214,6 +277,15 @@ public final class EchoFleet implements AutoCloseable {
             echoes = echoes + 1; // single writer: the loop
             outstanding = outstanding - 1;
             if (fleet.running && c.state() == ConnectionState.ESTABLISHED) {
+                due++;
+                outstanding = outstanding + 1;
+            }
+            send(c);
+        }
+
+        @Override
+        public void onWritabilityChanged(Connection c, boolean writable) {
+            if (writable && due > 0) {
                 send(c);
             }
         }

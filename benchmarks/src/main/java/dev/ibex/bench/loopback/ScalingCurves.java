@@ -26,8 +26,8 @@ import org.HdrHistogram.Histogram;
  * <ol>
  *   <li>by message size (64 B … 1 MiB): RDMA WRITE bandwidth ({@link Throughput}) against {@link UdpBlast} of the
  *       same datagrams and flow control, and the 64 B … 16 KiB ping-pong p50 ({@link PingPong}, SEND echo) against
- *       {@link UdpPingPong} of the same payload — larger sizes have no ping-pong point, since one UDP datagram carries
- *       at most 65,507 bytes and a baseline cutting a message into datagrams would need RC's flow control;</li>
+ *       {@link UdpPingPong} of the same payload — larger sizes have no ping-pong point, since one UDP datagram
+ *       carries at most 65,507 bytes and a baseline cutting a message into datagrams would need RC's flow control;</li>
  *   <li>by connection count (1 … 256) with 1 and 2 loops per side: the aggregate 64 B echo rate of an
  *       {@link EchoFleet} (each connection keeping a few SENDs in flight) against a {@link UdpEchoFleet} of as many
  *       socket pairs served by as many threads per side, each a Selector over its share.</li>
@@ -172,9 +172,10 @@ final class ScalingCurves {
         latency.rows().forEach(table::add);
         table.note("curves by size: per size a fresh pair; WRITE = RDMA WRITE stream (callback API, send queue 128 up "
                 + "to 4 KiB, 32 up to 64 KiB, 16 beyond) vs a UDP blast of the same datagrams (4096 B payload each, "
-                + "RoCE header sizes, AckReq every 64 and at message end, 128 in flight); " + settings.volume() / (1 << 20)
-                + " MiB per run, at most " + settings.maxMessages() + " and at least 64 messages; Ibex's retransmissions in "
-                + "the measured rounds (no injected fault): " + writeRetransmissions);
+                + "RoCE header sizes, AckReq every 64 and at message end, 128 in flight); "
+                + settings.volume() / (1 << 20) + " MiB per run, at most " + settings.maxMessages()
+                + " and at least 64 messages; Ibex's retransmissions in the measured rounds (no injected fault): "
+                + writeRetransmissions);
         table.note("  ping-pong = Ibex RC SEND echo (one in flight) vs UdpPingPong (one datagram each way), 64 B .. 16 "
                 + "KiB; 64 KiB and up have no ping-pong point (one UDP datagram carries at most 65,507 B)");
         table.curve(new Curve("curves-size-bandwidth", "Bandwidth by message size (soft-roce loopback, same run)",

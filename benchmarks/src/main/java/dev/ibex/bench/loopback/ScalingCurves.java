@@ -196,6 +196,7 @@ final class ScalingCurves {
         Map<String, List<Curve.Point>> ratios = new LinkedHashMap<>();
         int port = 7500;
         long retransmissions = 0;
+        List<String> perPoint = new java.util.ArrayList<>(); // "connections/loops: retransmissions"
         for (int loops : settings.loops()) {
             MeasuredCurve curve = new MeasuredCurve();
             for (int n : settings.connections()) {
@@ -220,7 +221,9 @@ final class ScalingCurves {
                         out.printf(Locale.ROOT, "curves %d connections %d loop(s) round %d: raw %.1f | Ibex %.1f k "
                                 + "echoes/s (%s)%n", n, loops, r, rate[0] / 1e3, rate[1] / 1e3, HostLoad.describe());
                     }
-                    retransmissions += ibex.counter("retransmissions") - before;
+                    long again = ibex.counter("retransmissions") - before;
+                    retransmissions += again;
+                    perPoint.add(n + "/" + loops + ": " + again);
                 }
             }
             curve.rows().forEach(table::add);
@@ -234,7 +237,8 @@ final class ScalingCurves {
                 + "the server echoing; vs N connected non-blocking DatagramChannel pairs served by L threads per side "
                 + "(a Selector each, the same in-flight count per socket); rate counted over "
                 + settings.window().toMillis() + " ms per round; Ibex's retransmissions in the measured rounds (no "
-                + "injected fault): " + retransmissions);
+                + "injected fault): " + retransmissions + " (per connections/loops: " + String.join(", ", perPoint)
+                + ")");
         table.curve(new Curve("curves-connections", "Aggregate 64 B echo rate by connection count (soft-roce "
                 + "loopback, same run)", "connections", "k echoes/s", true, false, rates));
         table.curve(new Curve("curves-connections-ratios", "Ibex / raw UDP echo rate by connection count (same run)",

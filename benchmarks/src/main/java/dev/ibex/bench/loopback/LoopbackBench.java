@@ -51,7 +51,7 @@ import picocli.CommandLine;
  * </pre>
  * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
  * {@code --only large} runs the scale workload's large-message part alone (about two minutes).
- * {@code --only curves} runs the {@link ScalingCurves} (by message size and by connection count; about five minutes).
+ * {@code --only curves} runs the {@link ScalingCurves} (by message size and by connection count; two to three minutes).
  * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
  * own options); the default set leaves it out.
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).
@@ -141,7 +141,7 @@ public final class LoopbackBench {
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
                 description = "one workload: pingpong, write, send, reactive, rsocket, setup, jmh, scale (~10 min), "
                         + "large (the scale workload's large messages, ~2 min) or curves (the scaling curves by message "
-                        + "size and connection count, ~5 min); default: all but scale, large and curves")
+                        + "size and connection count, ~2-3 min); default: all but scale, large and curves")
         String only;
 
         @CommandLine.Option(names = "--no-jmh", description = "leave out the JMH allocation check")

@@ -51,7 +51,8 @@ import picocli.CommandLine;
  * </pre>
  * {@code --only failover} runs {@link dev.ibex.bench.apm.FailoverBench} (APM failover time; its own options).
  * {@code --only large} runs the scale workload's large-message part alone (about two minutes).
- * {@code --only curves} runs the {@link ScalingCurves} (by message size and by connection count; two to three minutes).
+ * {@code --only curves} runs the {@link ScalingCurves} (by message size and by connection count; two to three
+ * minutes).
  * {@code --only soak|matrix|fuzz|cycles} runs the fault soak instead ({@link dev.ibex.bench.soak.SoakBench}, with its
  * own options); the default set leaves it out.
  * Soft-roce settings can be given as system properties ({@code -Dibex.softroce.poller.spinNanos=20000}).

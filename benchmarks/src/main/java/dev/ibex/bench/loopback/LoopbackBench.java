@@ -115,8 +115,8 @@ public final class LoopbackBench {
     /** The workloads {@code --only} hands to {@link dev.ibex.bench.soak.SoakBench}. */
     static final List<String> SOAK = List.of("soak", "matrix", "fuzz", "cycles");
     /** The workloads this harness runs itself. */
-    static final List<String> WORKLOADS = List.of("pingpong", "write", "send", "reactive", "rsocket", "setup", "jmh", "scale",
-            "large", "curves");
+    static final List<String> WORKLOADS = List.of("pingpong", "write", "send", "reactive", "rsocket", "setup", "jmh",
+            "scale", "large", "curves");
 
     /** The command line ({@code ./ibex bench [options]}). */
     @CommandLine.Command(name = "ibex bench", mixinStandardHelpOptions = true, sortOptions = false,

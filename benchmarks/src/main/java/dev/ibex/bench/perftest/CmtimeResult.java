@@ -37,6 +37,36 @@ public record CmtimeResult(Map<String, Double> totalMillis) {
         return new CmtimeResult(Map.copyOf(rows));
     }
 
+    /** Every step a cmtime client prints, in its order (bind addr only when it bound a source address). */
+    public static final String[] STEPS = {"create id", "resolve addr", "resolve route", "create qp", "connect",
+        "disconnect", "destroy"};
+
+    /**
+     * Every table in {@code output}, in order: the Java port's {@code --repeat N} prints one per run.
+     *
+     * @throws IllegalArgumentException when there is none
+     */
+    public static java.util.List<CmtimeResult> parseAll(String output) {
+        java.util.List<CmtimeResult> tables = new java.util.ArrayList<>();
+        StringBuilder current = null;
+        for (String line : output.lines().toList()) {
+            if (line.startsWith("step ") && line.contains("total ms")) {
+                if (current != null) {
+                    tables.add(parse(current.toString()));
+                }
+                current = new StringBuilder();
+            }
+            if (current != null) {
+                current.append(line).append('\n');
+            }
+        }
+        if (current == null) {
+            throw new IllegalArgumentException("no cmtime table in:\n" + output);
+        }
+        tables.add(parse(current.toString()));
+        return tables;
+    }
+
     /** The sum of the named steps' totals in ms. */
     public double sum(String... steps) {
         double s = 0;

@@ -83,6 +83,21 @@ public final class Perftest {
         return server;
     }
 
+    /**
+     * Starts {@code command}, a server of the cmtime protocol (the Java port in a child JVM), and waits until it listens
+     * on {@code port}; close it when done.
+     */
+    public static ToolRun server(List<String> command, int port) {
+        ToolRun server = ToolRun.start(command);
+        try {
+            awaitListening(port, server);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
     /** Runs {@code cmtime}'s client for {@code connections} connections against the server on {@code port}. */
     public CmtimeResult cmtime(int port, int connections) {
         try (ToolRun c = ToolRun.start(ToolRun.args("cmtime", "-s", address, "-p", Integer.toString(port), "-c",

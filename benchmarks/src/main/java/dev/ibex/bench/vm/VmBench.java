@@ -38,7 +38,14 @@ import picocli.CommandLine;
  *   <li>64 KiB RDMA WRITE bandwidth vs {@code ib_write_bw} — target ≥ 0.95 ×;</li>
  *   <li>connection setup rate ({@code Connection.connect} of N connections at once, to ESTABLISHED) vs the
  *       {@code cmtime} client's create id + resolve addr + resolve route + create qp + connect, both against the
- *       same {@code cmtime} server — target ≥ 0.9 ×.</li>
+ *       same {@code cmtime} server — target ≥ 0.9 ×;</li>
+ *   <li>{@code steps}: per cmtime step (create id … destroy) the C client's time against the Java port's
+ *       ({@code samples}' {@code Cmtime}, step by step through the SPI, in a child JVM), same N, same C server: warm
+ *       (the child JVM's last of {@value #STEP_RUNS} runs) — target ≤ 1.11 × (≥ 0.9 × the rate) — and cold (its
+ *       first run);</li>
+ *   <li>{@code accept}: the C client's {@code connect} step for {@value #ACCEPTS} connections against the Java port's
+ *       server (cm-core's {@code Listener}, in a child JVM; cold: its first 200, warm: its second) vs against the C
+ *       {@code cmtime} server — target ≤ 1.5 ×.</li>
  * </ul>
  * Device and address come from {@code IBEX_VM_DEV} / {@code IBEX_VM_ADDR} (set by {@code lab/rxe-vm}). A workload
  * that fails gives a NO DATA row and the others still run. Exit status 0 when every target is met, 1 when one is
@@ -57,6 +64,11 @@ public final class VmBench {
     static final Duration CQ_POLL_SPIN = Duration.ofMillis(20);
     static final Duration RUN_LIMIT = Duration.ofSeconds(90);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
+    /** Runs of the Java cmtime client per child JVM: the first is the cold figure, the last the warm one. */
+    static final int STEP_RUNS = 3;
+    /** Connections the accept workload's C client makes per run. */
+    static final int ACCEPTS = 200;
+    private static final String CMTIME = "dev.ibex.samples.cmtime.Cmtime";
 
     private final PrintStream out;
     private final Watchdog watchdog;
@@ -67,14 +79,19 @@ public final class VmBench {
     private final int sends;
     private final int writes;
     private final int connections;
+    private final int stepConnections;
+    /** Where child JVMs write a JFR recording each ({@code null}: none). */
+    private final Path profile;
     /** The rdma-core provider's settings for the Ibex side (the poller's spin time). */
     private final ProviderConfig config;
     /** C tool runs repeated because they failed or reported no figure (noted under the table). */
     private int retries;
 
     VmBench(PrintStream out, Watchdog watchdog, String device, String address, int rounds, boolean quick,
-            ProviderConfig config) {
+            ProviderConfig config, Path profile) {
         this.out = out;
+        this.profile = profile;
+        this.stepConnections = quick ? 20 : 100;
         this.config = config;
         this.watchdog = watchdog;
         this.perftest = new Perftest(device, address);
@@ -91,7 +108,8 @@ public final class VmBench {
     }
 
     /** The workloads {@code --only} picks from. */
-    static final List<String> WORKLOADS = List.of("latency", "rate", "write", "setup", "floor");
+    static final List<String> WORKLOADS = List.of("latency", "rate", "write", "setup", "floor", "steps",
+            "accept");
 
     /** The command line ({@code ./ibex bench --vm [options]}). */
     @CommandLine.Command(name = "ibex bench --vm", mixinStandardHelpOptions = true, sortOptions = false,
@@ -112,12 +130,16 @@ public final class VmBench {
         boolean quick;
 
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
-                description = "workloads, comma-separated: latency, rate, write, setup, floor (default: all)")
+                description = "workloads, comma-separated: latency, rate, write, setup, floor, steps, accept (default: all)")
         String only;
 
         @CommandLine.Option(names = "--spin-nanos", paramLabel = "N", defaultValue = "0",
                 description = "the Ibex side's ibex.rdma.poller.spinNanos (default ${DEFAULT-VALUE})")
         long spinNanos;
+
+        @CommandLine.Option(names = "--profile", paramLabel = "DIR",
+                description = "steps and accept: every child JVM records JFR (settings=profile) into DIR")
+        Path profile;
 
         @CommandLine.Option(names = "--json", paramLabel = "FILE", defaultValue = "benchmarks/target/vm-bench/vm-bench.json",
                 description = "the table as JSON (default ${DEFAULT-VALUE}: ./ibex bench --vm's results share)")
@@ -137,15 +159,15 @@ public final class VmBench {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                         "IBEX_VM_ADDR is not set: run this inside lab/rxe-vm (./ibex bench --vm)");
             }
-            return run(rounds, quick, only, spinNanos, address, json);
+            return run(rounds, quick, only, spinNanos, address, json, profile);
         }
     }
 
-    static int run(int rounds, boolean quick, String only, long spinNanos, String address, Path json) {
+    static int run(int rounds, boolean quick, String only, long spinNanos, String address, Path json, Path profile) {
         String device = System.getenv().getOrDefault("IBEX_VM_DEV", "rxe0");
-        Watchdog w = Watchdog.start(Duration.ofMinutes(16));
+        Watchdog w = Watchdog.start(Duration.ofMinutes(24));
         VmBench bench = new VmBench(System.out, w, device, address, rounds, quick,
-                ProviderConfig.of(java.util.Map.of(RdmaCoreProvider.POLLER_SPIN_NANOS, Long.toString(spinNanos))));
+                ProviderConfig.of(java.util.Map.of(RdmaCoreProvider.POLLER_SPIN_NANOS, Long.toString(spinNanos))), profile);
         RatioTable table = new RatioTable("Ibex rdma-core provider vs rdma-core's C tools on " + device + " ("
                 + address + ") in the Soft-RoCE VM, qemu TCG, " + RdmaCoreProvider.POLLER_SPIN_NANOS + "=" + spinNanos
                 + " (" + HostLoad.describe() + " in the guest at start)",
@@ -164,6 +186,12 @@ public final class VmBench {
         }
         if (only == null || List.of(only.split(",")).contains("floor")) {
             bench.guarded(table, "floor", bench::floor);
+        }
+        if (only == null || List.of(only.split(",")).contains("steps")) {
+            bench.guarded(table, "steps", bench::steps);
+        }
+        if (only == null || List.of(only.split(",")).contains("accept")) {
+            bench.guarded(table, "accept", bench::accept);
         }
         if (bench.retries > 0) {
             table.note(bench.retries + " C tool run(s) failed or reported a zero figure and were repeated (output above)");
@@ -451,6 +479,123 @@ public final class VmBench {
         table.note("setup: " + connections + " connections at once per round against one cmtime server; cmtime = "
                 + "sum of its create id, resolve addr, resolve route, create qp and connect steps (each step for all "
                 + "connections before the next), Ibex = first Connection.connect to last ESTABLISHED");
+    }
+
+    /**
+     * Each cmtime step, C against the Java port (step by step through the SPI, {@code samples}' {@code Cmtime}): per
+     * round the C client, then a fresh child JVM running the Java client {@value #STEP_RUNS} times (order alternating),
+     * both against one C server. Cold = the child's first run (class loading, method-handle linking, the JIT), warm =
+     * its last.
+     */
+    void steps(RatioTable table) {
+        int port = 7486;
+        java.util.Map<String, Rounds> warm = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Rounds> cold = new java.util.LinkedHashMap<>();
+        for (String step : CmtimeResult.STEPS) {
+            warm.put(step, new Rounds("cmtime " + step + ", warm JVM (ms)", Target.atMost(1.11)));
+            cold.put(step, new Rounds("  " + step + ", cold JVM (ms)", Target.none()));
+        }
+        watchdog.phase("starting the cmtime server for the steps");
+        try (ToolRun server = perftest.cmtimeServer(port)) {
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("cmtime steps round " + r);
+                CmtimeResult c = null;
+                List<CmtimeResult> java = null;
+                for (int k = 0; k < 2; k++) {
+                    if ((k + r) % 2 == 0) {
+                        c = perftest.cmtime(port, stepConnections);
+                    } else {
+                        java = javaCmtime("steps-" + r, "-s", address, "-p", Integer.toString(port), "-c",
+                                Integer.toString(stepConnections), "--repeat", Integer.toString(STEP_RUNS));
+                    }
+                }
+                StringBuilder line = new StringBuilder("steps round " + r + " (ms, C / Java cold / Java warm):");
+                for (String step : CmtimeResult.STEPS) {
+                    double cm = c.sum(step);
+                    double first = java.getFirst().sum(step);
+                    double last = java.getLast().sum(step);
+                    warm.get(step).add(cm, last);
+                    cold.get(step).add(cm, first);
+                    line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f;", step, cm, first, last));
+                }
+                out.println(line + " (" + HostLoad.describe() + ")");
+            }
+        }
+        for (String step : CmtimeResult.STEPS) {
+            table.add(warm.get(step).comparison()).add(cold.get(step).comparison());
+        }
+        table.note("steps: " + stepConnections + " connections per run, each step for all before the next, C cmtime "
+                + "client vs the Java port (samples' Cmtime, the SPI on one event loop) in a child JVM with this JVM's "
+                + "flags, both against one C cmtime server; warm = the child's run " + STEP_RUNS + " of " + STEP_RUNS
+                + ", cold = its run 1; a time ratio <= 1.11 is >= 0.9x cmtime's per-connection rate");
+    }
+
+    /**
+     * Accepting {@value #ACCEPTS} connections: the C {@code cmtime} client's connect step against the C server and
+     * against the Java port's server (a fresh child JVM per round: its first {@value #ACCEPTS} are the cold figure, the
+     * second the warm one).
+     */
+    void accept(RatioTable table) {
+        Rounds warm = new Rounds("accept " + ACCEPTS + ": C client's connect step vs Java server, warm (ms)",
+                Target.atMost(1.5));
+        Rounds cold = new Rounds("  accept " + ACCEPTS + ", Java server's first " + ACCEPTS + " (cold JVM, ms)",
+                Target.none());
+        Rounds whole = new Rounds("  accept " + ACCEPTS + ", all client steps, warm (ms)", Target.none());
+        int cPort = 7487;
+        watchdog.phase("starting the cmtime server for the accepts");
+        try (ToolRun cServer = perftest.cmtimeServer(cPort)) {
+            for (int r = 1; r <= rounds; r++) {
+                watchdog.phase("accept round " + r);
+                int jPort = 7487 + r;
+                CmtimeResult c = null;
+                CmtimeResult first = null;
+                CmtimeResult second = null;
+                for (int k = 0; k < 2; k++) {
+                    if ((k + r) % 2 == 0) {
+                        c = perftest.cmtime(cPort, ACCEPTS);
+                    } else {
+                        try (ToolRun jServer = Perftest.server(javaCommand("accept-" + r, "-b", address, "-p",
+                                Integer.toString(jPort)), jPort)) {
+                            first = perftest.cmtime(jPort, ACCEPTS);
+                            second = perftest.cmtime(jPort, ACCEPTS);
+                        }
+                    }
+                }
+                warm.add(c.sum("connect"), second.sum("connect"));
+                cold.add(c.sum("connect"), first.sum("connect"));
+                whole.add(c.sum(CmtimeResult.STEPS), second.sum(CmtimeResult.STEPS));
+                out.printf(Locale.ROOT, "accept round %d: connect step vs C server %.1f | vs Java server cold %.1f, warm "
+                        + "%.1f ms (%s)%n", r, c.sum("connect"), first.sum("connect"), second.sum("connect"),
+                        HostLoad.describe());
+            }
+        }
+        table.add(warm.comparison()).add(cold.comparison()).add(whole.comparison());
+        table.note("accept: C cmtime -c " + ACCEPTS + " against the C cmtime server and against the Java port's "
+                + "server (cm-core Listener, children on the listener's loop, no rdma_migrate_id) in a child JVM with "
+                + "this JVM's flags; figure = the client's connect step (all " + ACCEPTS + " ESTABLISHED)");
+    }
+
+    /** Runs the Java cmtime client in a child JVM and returns its tables, in order. */
+    private List<CmtimeResult> javaCmtime(String name, String... args) {
+        try (ToolRun java = ToolRun.start(javaCommand(name, args))) {
+            return CmtimeResult.parseAll(java.await(Duration.ofMinutes(5)));
+        }
+    }
+
+    /** A child JVM with this JVM's flags running the cmtime port with {@code args} on the rdma-core provider. */
+    private List<String> javaCommand(String name, String... args) {
+        List<String> jvm = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+        for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!a.startsWith("-XX:StartFlightRecording")) {
+                jvm.add(a);
+            }
+        }
+        if (profile != null) {
+            jvm.add("-XX:StartFlightRecording:filename=" + profile.resolve(name + ".jfr") + ",settings=profile");
+        }
+        jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), CMTIME, "--provider", "rdma-core"));
+        jvm.addAll(List.of(args));
+        return jvm;
     }
 
     /**

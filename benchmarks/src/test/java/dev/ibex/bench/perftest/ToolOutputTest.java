@@ -69,6 +69,19 @@ class ToolOutputTest {
         assertThatThrownBy(() -> r.sum("reject")).isInstanceOf(IllegalArgumentException.class);
     }
 
+    @Test
+    void repeatedRunsGiveOneTableEachInOrder() {
+        String one = resource("cmtime.txt");
+        String two = one.replace("555.25", "111.50");
+
+        java.util.List<CmtimeResult> tables = CmtimeResult.parseAll("round output\n" + one + "creating id\n" + two);
+
+        assertThat(tables).hasSize(2);
+        assertThat(tables.get(0).sum("connect")).isEqualTo(555.25);
+        assertThat(tables.get(1).sum("connect")).isEqualTo(111.50);
+        assertThatThrownBy(() -> CmtimeResult.parseAll("no table\n")).isInstanceOf(IllegalArgumentException.class);
+    }
+
     private static String resource(String name) {
         try (InputStream in = ToolOutputTest.class.getResourceAsStream("/perftest/" + name)) {
             assertThat(in).as(name).isNotNull();

@@ -28,13 +28,16 @@ final class CmSteps {
     private final int retries;
     private final CmNode[] nodes;
     private final StepTimes times;
+    /** Takes the exit status once the table is printed: the run's end, or the next repetition. */
+    private final java.util.function.IntConsumer finished;
     private Step step;
     private int started;
     private int completed;
 
     CmSteps(SampleRun run, InetSocketAddress source, InetSocketAddress destination, int connections, int timeoutMs,
-            int retries) {
+            int retries, java.util.function.IntConsumer finished) {
         this.run = run;
+        this.finished = finished;
         this.source = source;
         this.destination = destination;
         this.timeoutMs = timeoutMs;
@@ -230,7 +233,7 @@ final class CmSteps {
         for (CmNode n : nodes) {
             failed |= n.error;
         }
-        run.finish(failed ? 1 : 0);
+        finished.accept(failed ? 1 : 0);
     }
 
     StepTimes times() {

@@ -34,6 +34,10 @@ public final class Cmtime extends SampleCommand {
     @Option(names = "-p", paramLabel = "port_number", defaultValue = "7471") int port;
     @Option(names = "-r", paramLabel = "retries", defaultValue = "2") int retries;
     @Option(names = "-t", paramLabel = "timeout_ms", defaultValue = "2000") int timeoutMs;
+    @Option(names = "--repeat", paramLabel = "N", defaultValue = "1",
+            description = "client: run the steps N times in this JVM, a table each (the first pays class loading and "
+                    + "the JIT: cold; the last is warm)")
+    int repeat;
     @Option(names = "--endpoints", description = "client: time Connection.connect and close instead of each CM step")
     boolean endpoints;
     @Mixin FabricOptions fabric = new FabricOptions();
@@ -56,8 +60,8 @@ public final class Cmtime extends SampleCommand {
 
     @Override
     public Integer call() {
-        if (connections <= 0 || retries < 0 || retries > 7 || timeoutMs <= 0) {
-            err.println("cmtime: connections and timeout must be positive, retries within 0..7");
+        if (connections <= 0 || retries < 0 || retries > 7 || timeoutMs <= 0 || repeat <= 0) {
+            err.println("cmtime: connections, timeout and repeat must be positive, retries within 0..7");
             return 22;
         }
         boolean server = serverAddress == null;
@@ -78,10 +82,21 @@ public final class Cmtime extends SampleCommand {
             } else if (endpoints) {
                 new EndpointTimer(r, target, connections, timeoutMs, retries).start();
             } else {
-                new CmSteps(r, bind, target, connections, timeoutMs, retries).start();
+                steps(r, bind, target, repeat);
             }
             return r.await(fabric.timeout());
         }
+    }
+
+    /** One run of the steps, then the next while {@code left} says so and every connection succeeded. */
+    private void steps(SampleRun r, InetSocketAddress bind, InetSocketAddress target, int left) {
+        new CmSteps(r, bind, target, connections, timeoutMs, retries, status -> {
+            if (status != 0 || left <= 1) {
+                r.finish(status);
+            } else {
+                steps(r, bind, target, left - 1);
+            }
+        }).start();
     }
 
     private void serve(SampleRun r, InetSocketAddress where) {

@@ -49,6 +49,25 @@ class CmtimeTest {
     }
 
     @Test
+    void repeatPrintsOneTablePerRunInOneJvm() throws Exception {
+        SoftRoceHosts hosts = SoftRoceHosts.pick();
+        SampleThread<Cmtime> server = SampleThread.start(Cmtime::new,
+                hosts.server("-b", SoftRoceHosts.SERVER, "-p", "7493"));
+        try {
+            server.command().listening().get(30, TimeUnit.SECONDS);
+            SampleThread<Cmtime> steps = SampleThread.start(Cmtime::new,
+                    hosts.client("-s", SoftRoceHosts.SERVER, "-p", "7493", "-c", "5", "--repeat", "3"));
+            assertThat(steps.exitCode(LIMIT)).as(steps.output()).isZero();
+            List<String> lines = steps.out().lines().toList();
+            assertThat(lines).filteredOn(l -> l.startsWith("step ")).hasSize(3);
+            assertThat(lines).filteredOn(l -> l.matches(String.format(ROW, "connect"))).hasSize(3);
+        } finally {
+            server.command().stop();
+        }
+        assertThat(server.exitCode(LIMIT)).as(server.output()).isZero();
+    }
+
+    @Test
     void connectionsRejectedWithoutListenerAreCountedAsErrors() throws Exception {
         SoftRoceHosts hosts = SoftRoceHosts.pick();
         SampleThread<Cmtime> server = SampleThread.start(Cmtime::new,

@@ -98,11 +98,19 @@ public final class Perftest {
         return server;
     }
 
-    /** Runs {@code cmtime}'s client for {@code connections} connections against the server on {@code port}. */
+    /**
+     * Runs {@code cmtime}'s client for {@code connections} connections against the server on {@code port}.
+     *
+     * @throws IllegalStateException when a connection failed (an "error" line): the table would time fewer
+     */
     public CmtimeResult cmtime(int port, int connections) {
         try (ToolRun c = ToolRun.start(ToolRun.args("cmtime", "-s", address, "-p", Integer.toString(port), "-c",
                 Integer.toString(connections)))) {
-            return CmtimeResult.parse(c.await(LIMIT));
+            String output = c.await(LIMIT);
+            if (output.contains("error")) { // a refused or failed connection: its steps' times mean nothing
+                throw new IllegalStateException("cmtime reported failed connections:\n" + output);
+            }
+            return CmtimeResult.parse(output);
         }
     }
 

@@ -65,7 +65,7 @@ public final class VmBench {
     static final Duration RUN_LIMIT = Duration.ofSeconds(90);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
     /** Runs of the Java cmtime client per child JVM: the first is the cold figure, the last the warm one. */
-    static final int STEP_RUNS = 3;
+    static final int STEP_RUNS = 6;
     /** Connections the accept workload's C client makes per run. */
     static final int ACCEPTS = 200;
     private static final String CMTIME = "dev.ibex.samples.cmtime.Cmtime";

@@ -4,8 +4,8 @@ import dev.ibex.cm.spi.ConnParam;
 import dev.ibex.cm.spi.UdParam;
 import dev.ibex.verbs.ffi.struct.RdmaConnParam;
 import dev.ibex.verbs.ffi.struct.RdmaUdParam;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.ValueLayout;
 
 /**
@@ -18,8 +18,8 @@ final class ConnParamCodec {
     private ConnParamCodec() {
     }
 
-    /** A {@code struct rdma_conn_param} for {@code p} in {@code arena} (private data copied into it too). */
-    static MemorySegment write(ConnParam p, Arena arena) {
+    /** A {@code struct rdma_conn_param} for {@code p} from {@code arena} (private data copied into it too). */
+    static MemorySegment write(ConnParam p, SegmentAllocator arena) {
         MemorySegment s = arena.allocate(RdmaConnParam.LAYOUT);
         byte[] data = p.privateData();
         if (data.length > 0) {

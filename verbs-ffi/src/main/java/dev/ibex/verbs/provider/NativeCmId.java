@@ -15,6 +15,7 @@ import dev.ibex.cm.spi.QpInitAttr;
 import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
+import dev.ibex.verbs.ffi.CallState;
 import dev.ibex.verbs.ffi.RdmaCm;
 import dev.ibex.verbs.ffi.constant.RdmaOption;
 import dev.ibex.verbs.ffi.struct.IbvQpAttr;
@@ -22,8 +23,8 @@ import dev.ibex.verbs.ffi.struct.IbvSaPathRec;
 import dev.ibex.verbs.ffi.struct.RdmaCmId;
 import dev.ibex.verbs.ffi.struct.Sockaddr;
 import dev.ibex.verbs.ffi.struct.SockaddrStorage;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -167,9 +168,7 @@ final class NativeCmId extends NativeResource implements CmId {
     public void bind(InetSocketAddress address) {
         ensureOpen();
         requireResolved(address, "address");
-        try (Arena arena = Arena.ofConfined()) {
-            RdmaCm.bindAddr(id, sockaddr(arena, address));
-        }
+        RdmaCm.bindAddr(id, sockaddr(CallState.current().structs(), address));
     }
 
     @Override
@@ -182,10 +181,9 @@ final class NativeCmId extends NativeResource implements CmId {
         if (timeoutMs <= 0) {
             throw new IllegalArgumentException("timeoutMs must be positive, got " + timeoutMs);
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = source == null ? MemorySegment.NULL : sockaddr(arena, source);
-            RdmaCm.resolveAddr(id, src, sockaddr(arena, destination), timeoutMs);
-        }
+        SegmentAllocator structs = CallState.current().structs();
+        MemorySegment src = source == null ? MemorySegment.NULL : sockaddr(structs, source);
+        RdmaCm.resolveAddr(id, src, sockaddr(structs, destination), timeoutMs);
     }
 
     @Override
@@ -212,9 +210,8 @@ final class NativeCmId extends NativeResource implements CmId {
         if (param != null) {
             PrivateDataLimits.checkConnect(portSpace, param.privateData().length);
         }
-        try (Arena arena = Arena.ofConfined()) {
-            RdmaCm.connect(id, param == null ? MemorySegment.NULL : ConnParamCodec.write(param, arena));
-        }
+        RdmaCm.connect(id, param == null ? MemorySegment.NULL
+                : ConnParamCodec.write(param, CallState.current().structs()));
     }
 
     @Override
@@ -223,9 +220,8 @@ final class NativeCmId extends NativeResource implements CmId {
         if (param != null) {
             PrivateDataLimits.checkAccept(portSpace, param.privateData().length);
         }
-        try (Arena arena = Arena.ofConfined()) {
-            RdmaCm.accept(id, param == null ? MemorySegment.NULL : ConnParamCodec.write(param, arena));
-        }
+        RdmaCm.accept(id, param == null ? MemorySegment.NULL
+                : ConnParamCodec.write(param, CallState.current().structs()));
     }
 
     @Override
@@ -233,14 +229,12 @@ final class NativeCmId extends NativeResource implements CmId {
         ensureOpen();
         byte[] data = privateData == null ? new byte[0] : privateData;
         PrivateDataLimits.checkReject(portSpace, data.length);
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment d = MemorySegment.NULL;
-            if (data.length > 0) {
-                d = arena.allocate(data.length);
-                MemorySegment.copy(data, 0, d, ValueLayout.JAVA_BYTE, 0, data.length);
-            }
-            RdmaCm.reject(id, d);
+        MemorySegment d = MemorySegment.NULL;
+        if (data.length > 0) {
+            d = CallState.current().structs().allocate(data.length);
+            MemorySegment.copy(data, 0, d, ValueLayout.JAVA_BYTE, 0, data.length);
         }
+        RdmaCm.reject(id, d);
     }
 
     @Override
@@ -356,12 +350,10 @@ final class NativeCmId extends NativeResource implements CmId {
         if (state == null) {
             throw new IllegalArgumentException("state is required");
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
-            IbvQpAttr.qpState(a, state.code());
-            int mask = RdmaCm.initQpAttr(id, a);
-            return QpAttrCodec.read(a, mask);
-        }
+        MemorySegment a = CallState.current().structs().allocate(IbvQpAttr.LAYOUT);
+        IbvQpAttr.qpState(a, state.code());
+        int mask = RdmaCm.initQpAttr(id, a);
+        return QpAttrCodec.read(a, mask);
     }
 
     @Override
@@ -425,7 +417,7 @@ final class NativeCmId extends NativeResource implements CmId {
         channel.detach(this);
     }
 
-    static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {
+    static MemorySegment sockaddr(SegmentAllocator arena, InetSocketAddress address) {
         MemorySegment s = arena.allocate(SockaddrStorage.LAYOUT);
         Sockaddr.write(s, address);
         return s;

@@ -56,6 +56,8 @@ final class NativeFabric implements Fabric {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Small native scratch that lives as long as the fabric (shared: any thread may use it). */
     private final Arena arena = Arena.ofShared();
+    /** QP and SRQ scratch, recycled: a shared arena per QP costs a handshake with every thread when it closes. */
+    private final ScratchPool scratch = new ScratchPool(arena);
     /** {@value RdmaCoreProvider#POLLER_SPIN_NANOS}: how long each poller spins before blocking (0: never). */
     private final long pollerSpinNanos;
 
@@ -114,6 +116,11 @@ final class NativeFabric implements Fabric {
      */
     Arena arena() {
         return arena;
+    }
+
+    /** The pool QPs and SRQs lease their native scratch from. */
+    ScratchPool scratch() {
+        return scratch;
     }
 
     HandleTable handles() {

@@ -17,6 +17,7 @@ import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.cm.spi.WrBatch;
 import dev.ibex.verbs.ffi.ContextOps;
+import dev.ibex.verbs.ffi.CallState;
 import dev.ibex.verbs.ffi.IbVerbs;
 import dev.ibex.verbs.ffi.QpExOps;
 import dev.ibex.verbs.ffi.constant.IbvQpInitAttrMask;
@@ -32,6 +33,7 @@ import dev.ibex.verbs.ffi.struct.IbvQpInitAttrEx;
 import dev.ibex.verbs.ffi.struct.RdmaCmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,9 +54,10 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     private final NativeCmId cmId;
     private final long handle;
     private final ContextOps ops;
-    /** Shared, not automatic: memory of an automatic arena can make each post allocate. */
-    private final Arena scratch = Arena.ofShared();
-    private final MemorySegment badWr = scratch.allocate(8, 8);
+    /** Leased from the fabric, not automatic (an automatic arena's memory can make each post allocate), not a
+     *  shared arena of its own (closing one is a handshake with every thread): recycled when this is destroyed. */
+    private final ScratchPool.Lease scratch;
+    private final MemorySegment badWr;
     private MemorySegment qp;
     private QpCap cap;
     private int qpNum;
@@ -66,6 +69,8 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     private NativeQueuePair(NativeProtectionDomain pd, QpInitAttr attr, NativeCmId cmId) {
         super(pd.fabric);
         this.pd = pd;
+        this.scratch = pd.fabric.scratch().lease();
+        this.badWr = scratch.allocate(8, 8);
         this.sendCq = cq(attr.sendCq(), pd, "send");
         this.recvCq = cq(attr.recvCq(), pd, "receive");
         this.srq = srq(attr.srq(), pd);
@@ -91,8 +96,9 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
     }
 
     private void createNative(QpInitAttr attr) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment init = arena.allocate(IbvQpInitAttrEx.LAYOUT);
+        try {
+            // this thread's struct scratch, not an arena per QP; nothing below uses it before cap is read back
+            MemorySegment init = CallState.current().structs().allocate(IbvQpInitAttrEx.LAYOUT);
             fill(init, attr);
             if (!createEx(init)) {
                 init.fill((byte) 0);
@@ -275,22 +281,19 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
         if (attr == null) {
             throw new IllegalArgumentException("attr is required");
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
-            QpAttrCodec.write(attr, a);
-            IbVerbs.modifyQp(qp, a, attr.mask());
-        }
+        MemorySegment a = CallState.current().structs().allocate(IbvQpAttr.LAYOUT);
+        QpAttrCodec.write(attr, a);
+        IbVerbs.modifyQp(qp, a, attr.mask());
     }
 
     @Override
     public QpAttr query(int mask) {
         ensureOpen();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment a = arena.allocate(IbvQpAttr.LAYOUT);
-            MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
-            IbVerbs.queryQp(qp, a, mask, init);
-            return QpAttrCodec.read(a, mask);
-        }
+        SegmentAllocator structs = CallState.current().structs();
+        MemorySegment a = structs.allocate(IbvQpAttr.LAYOUT);
+        MemorySegment init = structs.allocate(IbvQpInitAttr.LAYOUT);
+        IbVerbs.queryQp(qp, a, mask, init);
+        return QpAttrCodec.read(a, mask);
     }
 
     @Override

@@ -17,13 +17,15 @@ final class NativeSharedReceiveQueue extends NativeResource implements SharedRec
     private final NativeProtectionDomain pd;
     private final long handle;
     private final MemorySegment srq;
-    private final Arena scratch = Arena.ofShared();
-    private final MemorySegment badWr = scratch.allocate(8, 8);
+    private final ScratchPool.Lease scratch;
+    private final MemorySegment badWr;
     private volatile Object context;
 
     NativeSharedReceiveQueue(NativeProtectionDomain pd, int maxWr, int maxSge, int srqLimit) {
         super(pd.fabric);
         this.pd = pd;
+        this.scratch = pd.fabric.scratch().lease();
+        this.badWr = scratch.allocate(8, 8);
         this.handle = fabric.handles().register(this);
         MemorySegment created;
         try (Arena arena = Arena.ofConfined()) {

@@ -90,7 +90,7 @@ public final class Perftest {
     public static ToolRun server(List<String> command, int port) {
         ToolRun server = ToolRun.start(command);
         try {
-            awaitListening(port, server);
+            awaitListening(port, server, 120); // a JVM's start in the TCG guest under host load: 10-40 s
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -116,7 +116,11 @@ public final class Perftest {
 
     /** Waits until an rdma_cm id listens on {@code port} (the kernel's resource table), at most 30 s. */
     static void awaitListening(int port, ToolRun server) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        awaitListening(port, server, 30);
+    }
+
+    private static void awaitListening(int port, ToolRun server, int seconds) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             if (!server.isAlive()) {
                 throw new IllegalStateException(server.describe() + " ended before listening:\n" + server.output());
@@ -126,7 +130,7 @@ public final class Perftest {
             }
             java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
-        throw new IllegalStateException(server.describe() + " not listening on " + port + " after 30 s:\n"
+        throw new IllegalStateException(server.describe() + " not listening on " + port + " after " + seconds + " s:\n"
                 + server.output());
     }
 

@@ -53,7 +53,8 @@ import picocli.CommandLine;
  *
  * <pre>
  * lab/rxe-vm -- java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup|floor] [--spin-nanos N]
+ *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup|floor|steps|accept]
+ *     [--profile DIR] [--spin-nanos N]
  *     [--json FILE] [--help]
  * </pre>
  */
@@ -138,7 +139,7 @@ public final class VmBench {
         long spinNanos;
 
         @CommandLine.Option(names = "--profile", paramLabel = "DIR",
-                description = "steps and accept: every child JVM records JFR (settings=profile) into DIR")
+                description = "steps and accept: every child JVM records JFR (settings=profile, 1 ms samples) into DIR")
         Path profile;
 
         @CommandLine.Option(names = "--json", paramLabel = "FILE", defaultValue = "benchmarks/target/vm-bench/vm-bench.json",
@@ -591,7 +592,9 @@ public final class VmBench {
             }
         }
         if (profile != null) {
-            jvm.add("-XX:StartFlightRecording:filename=" + profile.resolve(name + ".jfr") + ",settings=profile");
+            // 1 ms samples (profile's 10/20 ms give a few dozen per run of a step here)
+            jvm.add("-XX:StartFlightRecording:filename=" + profile.resolve(name + ".jfr") + ",settings=profile,"
+                    + "jdk.ExecutionSample#period=1ms,jdk.NativeMethodSample#period=1ms");
         }
         jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), CMTIME, "--provider", "rdma-core"));
         jvm.addAll(List.of(args));

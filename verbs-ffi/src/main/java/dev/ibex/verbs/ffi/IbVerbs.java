@@ -118,6 +118,8 @@ public final class IbVerbs {
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvSrq.LAYOUT), PTR, PTR));
         static final MethodHandle QP_TO_QP_EX = D.optionalPlain("ibv_qp_to_qp_ex",
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvQpEx.LAYOUT), PTR));
+        /** Looked up once: a dlsym per QP created showed in the VM's connection setup profile (issue 18). */
+        static final boolean HAS_QP_TO_QP_EX = D.present("ibv_qp_to_qp_ex");
         /** {@code ops.alloc_mw(pd, type)}: NULL and errno on failure. */
         static final MethodHandle ALLOC_MW_FN = Downcalls.pointerWithErrno(
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvMw.LAYOUT), PTR, JAVA_INT));
@@ -615,7 +617,7 @@ public final class IbVerbs {
      */
     public static MemorySegment qpToQpEx(MemorySegment qp) {
         Pointers.require(qp, "qp", "ibv_qp_to_qp_ex");
-        if (!H.D.present("ibv_qp_to_qp_ex")) {
+        if (!H.HAS_QP_TO_QP_EX) {
             return MemorySegment.NULL;
         }
         try {

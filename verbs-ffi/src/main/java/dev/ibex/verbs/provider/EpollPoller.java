@@ -221,8 +221,10 @@ final class EpollPoller extends NativeResource implements Poller {
         for (int i = 0; i < n; i++) {
             long data = EpollEvent.data(events, i);
             if (data == WAKE) {
-                wakePending.set(false);
+                // read the counter first, then clear the flag: cleared first, a wake-up written in between would be
+                // read away while its flag stayed set, and every later wakeup() would skip its write for good
                 LibC.read(wake.fd(), counter);
+                wakePending.set(false);
                 continue;
             }
             int slot = (int) data;

@@ -85,6 +85,47 @@ class EpollPollerTest {
         assertThat(poller.poll(0, x -> { })).isZero();
     }
 
+    /**
+     * Wake-ups racing with the poll that consumes the previous one are never lost: the poll read the eventfd's counter
+     * after clearing its "wake pending" flag, so a wake-up written in between was read away while the flag stayed set,
+     * and every later wake-up was skipped — the loop slept for good with tasks queued (seen in the VM tier: "ibex-loop-0
+     * did not run the call within 30 s", the loop in epoll_wait).
+     */
+    @Test
+    void wakeupsRacingWithThePollThatConsumesOneAreNeverLost() throws Exception {
+        EpollPoller poller = (EpollPoller) fabric.createPoller();
+        java.util.concurrent.atomic.AtomicLong polls = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread loop = Thread.ofPlatform().daemon().start(() -> {
+            while (!stop.get()) {
+                poller.poll(-1, a -> { });
+                polls.incrementAndGet();
+            }
+        });
+        Thread[] wakers = new Thread[2];
+        long end = System.nanoTime() + 1_500_000_000L;
+        for (int i = 0; i < wakers.length; i++) {
+            wakers[i] = Thread.ofPlatform().start(() -> {
+                while (System.nanoTime() < end) {
+                    poller.wakeup();
+                }
+            });
+        }
+        for (Thread w : wakers) {
+            w.join();
+        }
+        for (int round = 0; round < 20; round++) { // the spam is over: each single wake-up must still end a poll
+            long before = polls.get();
+            Thread.sleep(5);
+            poller.wakeup();
+            await().atMost(java.time.Duration.ofSeconds(5)).until(() -> polls.get() > before);
+        }
+        stop.set(true);
+        poller.wakeup();
+        loop.join(5_000);
+        assertThat(loop.isAlive()).isFalse();
+    }
+
     @Test
     void closingWhileAnotherThreadWaitsWakesItAndLaterUseFails() {
         EpollPoller poller = (EpollPoller) fabric.createPoller();

@@ -181,10 +181,7 @@ class EventLoopTest {
 
     @Test
     void aLoopThatSpinsOnItsCqsSeesACompletionWhoseEventHasNotCome() throws Exception {
-        fabric = FakeFabric.scripted();
-        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
-                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofSeconds(30)));
-        EventLoop loop = group.next();
+        EventLoop loop = spinningLoop(Duration.ofSeconds(30));
         TwoCqs t = twoCqs(loop, 64);
         for (int i = 0; i < 3; i++) { // after each delivery the loop spins again
             t.a().completeWithoutEvent(WrId.encode(WrId.FIRST_ENDPOINT_KIND, t.ea().handle, i), WcStatus.SUCCESS,
@@ -202,10 +199,7 @@ class EventLoopTest {
      */
     @Test
     void aSpinningLoopLeavesItsCqsUnarmedAndStillReadsThem() throws Exception {
-        fabric = FakeFabric.scripted();
-        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
-                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofSeconds(30)));
-        EventLoop loop = group.next();
+        EventLoop loop = spinningLoop(Duration.ofSeconds(30));
         TwoCqs t = twoCqs(loop, 64);
         push(t.a(), t.ea(), 0); // armed: this one raises an event, which the spin's look at the poller takes
         await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 1 && !t.a().isArmed());
@@ -224,10 +218,7 @@ class EventLoopTest {
      */
     @Test
     void aLoopArmsItsCqsAgainBeforeItBlocksAfterASpin() throws Exception {
-        fabric = FakeFabric.scripted();
-        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
-                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofMillis(50)));
-        EventLoop loop = group.next();
+        EventLoop loop = spinningLoop(Duration.ofMillis(50));
         TwoCqs t = twoCqs(loop, 64);
         push(t.a(), t.ea(), 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 1);
@@ -244,10 +235,7 @@ class EventLoopTest {
      */
     @Test
     void aBusySpinningLoopStillReadsItsUnarmedCqs() throws Exception {
-        fabric = FakeFabric.scripted();
-        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
-                .withUncaughtHandler(uncaught::add).withCqPollSpin(Duration.ofSeconds(30)));
-        EventLoop loop = group.next();
+        EventLoop loop = spinningLoop(Duration.ofSeconds(30));
         TwoCqs t = twoCqs(loop, 64);
         push(t.a(), t.ea(), 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 1 && !t.a().isArmed());
@@ -266,6 +254,14 @@ class EventLoopTest {
             busy.set(false);
         }
         assertThat(uncaught).isEmpty();
+    }
+
+    /** One loop on a scripted fake that busy-polls its CQs for {@code spin} before blocking. */
+    private EventLoop spinningLoop(Duration spin) {
+        fabric = FakeFabric.scripted();
+        group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
+                .withUncaughtHandler(uncaught::add).withCqPollSpin(spin));
+        return group.next();
     }
 
     @Test

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.CompletionQueues;
+import dev.ibex.verbs.ffi.Devices;
+import dev.ibex.verbs.ffi.ProtectionDomains;
+import dev.ibex.verbs.ffi.SharedReceiveQueues;
 import dev.ibex.verbs.ffi.struct.IbvDeviceAttr;
 import dev.ibex.verbs.ffi.struct.IbvDeviceAttrEx;
 import dev.ibex.verbs.ffi.struct.IbvSrqInitAttrEx;
@@ -26,47 +29,47 @@ class TagMatchingVerbsVmTest {
 
     @Test
     void rxeReportsNoTagMatchingAndRefusesATmSrq() {
-        MemorySegment list = IbVerbs.getDeviceList();
+        MemorySegment list = Devices.getDeviceList();
         MemorySegment context = MemorySegment.NULL;
         try (Arena arena = Arena.ofConfined()) {
             for (int i = 0; i < list.byteSize() / 8; i++) {
-                if (IbVerbs.getDeviceName(IbVerbs.device(list, i)).equals(vm.device())) {
-                    context = IbVerbs.openDevice(IbVerbs.device(list, i));
+                if (Devices.getDeviceName(Devices.device(list, i)).equals(vm.device())) {
+                    context = Devices.openDevice(Devices.device(list, i));
                 }
             }
             assertThat(context.address()).as("%s is listed", vm.device()).isNotZero();
             MemorySegment ex = arena.allocate(IbvDeviceAttrEx.LAYOUT);
             ex.fill((byte) 0x5A); // the fallback must zero what it does not fill
-            IbVerbs.queryDeviceEx(context, ex);
+            Devices.queryDeviceEx(context, ex);
             MemorySegment tm = IbvDeviceAttrEx.tmCaps(ex);
             assertThat(IbvTmCaps.maxNumTags(tm)).isZero();
             assertThat(IbvTmCaps.flags(tm)).isZero();
             MemorySegment plain = arena.allocate(IbvDeviceAttr.LAYOUT);
-            IbVerbs.queryDevice(context, plain);
+            Devices.queryDevice(context, plain);
             assertThat(IbvDeviceAttr.vendorId(IbvDeviceAttrEx.origAttr(ex))).isEqualTo(IbvDeviceAttr.vendorId(plain));
             assertThat(IbvDeviceAttr.maxQp(IbvDeviceAttrEx.origAttr(ex))).isEqualTo(IbvDeviceAttr.maxQp(plain));
 
-            MemorySegment pd = IbVerbs.allocPd(context);
-            MemorySegment cq = IbVerbs.createCq(context, 16, MemorySegment.NULL, MemorySegment.NULL, 0);
+            MemorySegment pd = ProtectionDomains.allocPd(context);
+            MemorySegment cq = CompletionQueues.createCq(context, 16, MemorySegment.NULL, MemorySegment.NULL, 0);
             try {
                 MemorySegment init = arena.allocate(IbvSrqInitAttrEx.LAYOUT);
                 IbvSrqInitAttrEx.tm(init, pd, cq, 16, 1, 16, 4);
                 MemorySegment opened = context;
                 // the kernel's answer (rxe creates basic SRQs only); EINVAL would be libibverbs refusing the request
-                assertThatThrownBy(() -> IbVerbs.createSrqEx(opened, init))
+                assertThatThrownBy(() -> SharedReceiveQueues.createSrqEx(opened, init))
                         .isInstanceOfSatisfying(RdmaException.class, e -> {
                             System.out.println("rxe answers ibv_create_srq_ex(IBV_SRQT_TM) with " + e.getMessage());
                             assertThat(e.errno()).isIn(Errno.ENOTSUP, Errno.EINVAL);
                         });
             } finally {
-                IbVerbs.destroyCq(cq);
-                IbVerbs.deallocPd(pd);
+                CompletionQueues.destroyCq(cq);
+                ProtectionDomains.deallocPd(pd);
             }
         } finally {
             if (context.address() != 0) {
-                IbVerbs.closeDevice(context);
+                Devices.closeDevice(context);
             }
-            IbVerbs.freeDeviceList(list);
+            Devices.freeDeviceList(list);
         }
     }
 }

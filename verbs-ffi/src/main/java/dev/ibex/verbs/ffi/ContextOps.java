@@ -74,7 +74,7 @@ public final class ContextOps {
 
     /**
      * Reads the function pointers of {@code context} (a {@code struct ibv_context *} from
-     * {@link IbVerbs#openDevice} or {@code rdma_cm_id.verbs}). Make one per opened context and keep it
+     * {@link Devices#openDevice} or {@code rdma_cm_id.verbs}). Make one per opened context and keep it
      * with the context; it is valid until {@code ibv_close_device}.
      */
     public static ContextOps of(MemorySegment context) {

@@ -98,7 +98,7 @@ public final class QpExOps {
     }
 
     /**
-     * Reads the function pointers of {@code qpx} (what {@link IbVerbs#qpToQpEx} returned); valid until the QP is
+     * Reads the function pointers of {@code qpx} (what {@link QueuePairs#qpToQpEx} returned); valid until the QP is
      * destroyed.
      *
      * @param qpx the {@code struct ibv_qp_ex *}

@@ -41,13 +41,13 @@ public record RdmaAvailability(boolean librariesPresent, int deviceCount, List<S
         }
         List<String> names = new ArrayList<>();
         try {
-            MemorySegment list = IbVerbs.getDeviceList();
+            MemorySegment list = Devices.getDeviceList();
             try {
                 for (int i = 0; i < list.byteSize() / 8; i++) {
-                    names.add(IbVerbs.getDeviceName(IbVerbs.device(list, i)));
+                    names.add(Devices.getDeviceName(Devices.device(list, i)));
                 }
             } finally {
-                IbVerbs.freeDeviceList(list);
+                Devices.freeDeviceList(list);
             }
         } catch (RdmaException e) {
             return new RdmaAvailability(true, 0, List.of(), false, reasonOf(e));

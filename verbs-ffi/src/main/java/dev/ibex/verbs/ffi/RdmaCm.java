@@ -30,8 +30,8 @@ import java.util.List;
  *
  * <p>Not bound: the {@code static inline} helpers of {@code rdma_cma.h}/{@code rdma_verbs.h}
  * ({@code rdma_get_local_addr}/{@code rdma_get_peer_addr} are {@link RdmaCmId#srcAddr}/{@link RdmaCmId#dstAddr};
- * {@code rdma_post_*}, {@code rdma_reg_*} and {@code rdma_get_*_comp} are built from {@link IbVerbs} and
- * {@link ContextOps}), and the synchronous {@code rdma_create_ep}/{@code rdma_get_request} API.
+ * {@code rdma_post_*}, {@code rdma_reg_*} and {@code rdma_get_*_comp} are built from the libibverbs families of
+ * {@link IbVerbs} and {@link ContextOps}), and the synchronous {@code rdma_create_ep}/{@code rdma_get_request} API.
  */
 public final class RdmaCm {
     private RdmaCm() {

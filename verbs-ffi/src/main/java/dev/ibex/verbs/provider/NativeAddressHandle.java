@@ -2,7 +2,7 @@ package dev.ibex.verbs.provider;
 
 import dev.ibex.cm.spi.AddressHandle;
 import dev.ibex.cm.spi.AhAttr;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.AddressHandles;
 import dev.ibex.verbs.ffi.struct.IbvAhAttr;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,7 +18,7 @@ final class NativeAddressHandle extends NativeResource implements AddressHandle 
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(IbvAhAttr.LAYOUT);
             AhAttrCodec.write(attr, a);
-            this.ah = IbVerbs.createAh(pd.segment(), a);
+            this.ah = AddressHandles.createAh(pd.segment(), a);
         }
         tracked();
     }
@@ -40,6 +40,6 @@ final class NativeAddressHandle extends NativeResource implements AddressHandle 
 
     @Override
     void destroy() {
-        IbVerbs.destroyAh(ah);
+        AddressHandles.destroyAh(ah);
     }
 }

@@ -2,7 +2,7 @@ package dev.ibex.verbs.provider;
 
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.CompletionQueues;
 import dev.ibex.verbs.ffi.LibC;
 import dev.ibex.verbs.ffi.struct.IbvCompChannel;
 import dev.ibex.verbs.ffi.struct.IbvCq;
@@ -22,11 +22,11 @@ final class NativeCompletionChannel extends NativeResource implements Completion
     NativeCompletionChannel(NativeDeviceContext device) {
         super(device.fabric);
         this.device = device;
-        MemorySegment ch = IbVerbs.createCompChannel(device.segment());
+        MemorySegment ch = CompletionQueues.createCompChannel(device.segment());
         try {
             LibC.setNonBlocking(IbvCompChannel.fd(ch));
         } catch (RuntimeException e) {
-            IbVerbs.destroyCompChannel(ch);
+            CompletionQueues.destroyCompChannel(ch);
             throw e;
         }
         this.channel = ch;
@@ -61,7 +61,7 @@ final class NativeCompletionChannel extends NativeResource implements Completion
     public CompletionQueue poll() {
         ensureOpen();
         while (true) {
-            MemorySegment cq = IbVerbs.getCqEvent(channel);
+            MemorySegment cq = CompletionQueues.getCqEvent(channel);
             if (cq.address() == 0) {
                 return null;
             }
@@ -72,13 +72,13 @@ final class NativeCompletionChannel extends NativeResource implements Completion
             }
             if (q == null) {
                 // not one of ours any more: settle it here so its destroy cannot wait for it
-                IbVerbs.ackCqEvents(cq, 1);
+                CompletionQueues.ackCqEvents(cq, 1);
             }
         }
     }
 
     @Override
     void destroy() {
-        IbVerbs.destroyCompChannel(channel);
+        CompletionQueues.destroyCompChannel(channel);
     }
 }

@@ -5,7 +5,7 @@ import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.CompletionQueues;
 import dev.ibex.verbs.ffi.struct.IbvCq;
 import java.lang.foreign.MemorySegment;
 
@@ -36,7 +36,7 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
         this.channel = channel;
         this.handle = fabric.handles().register(this);
         try {
-            this.cq = IbVerbs.createCq(device.segment(), minEntries, MemorySegment.ofAddress(handle),
+            this.cq = CompletionQueues.createCq(device.segment(), minEntries, MemorySegment.ofAddress(handle),
                     channel == null ? MemorySegment.NULL : channel.segment(), vector);
         } catch (RuntimeException e) {
             fabric.handles().release(handle);
@@ -63,7 +63,7 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
     /** Counts an event taken from the channel; false (and acknowledged at once) when the CQ is closing. */
     synchronized boolean eventReceived() {
         if (!isOpen()) {
-            IbVerbs.ackCqEvents(cq, 1);
+            CompletionQueues.ackCqEvents(cq, 1);
             return false;
         }
         received++;
@@ -139,7 +139,7 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
                     + " are unacknowledged");
         }
         if (count > 0) {
-            IbVerbs.ackCqEvents(cq, count);
+            CompletionQueues.ackCqEvents(cq, count);
             acked += count;
         }
     }
@@ -154,11 +154,11 @@ final class NativeCompletionQueue extends NativeResource implements CompletionQu
         synchronized (this) {
             long rest = received - acked;
             if (rest > 0) {
-                IbVerbs.ackCqEvents(cq, (int) rest);
+                CompletionQueues.ackCqEvents(cq, (int) rest);
                 acked += rest;
             }
         }
-        IbVerbs.destroyCq(cq);
+        CompletionQueues.destroyCq(cq);
         fabric.handles().release(handle);
     }
 }

@@ -13,7 +13,7 @@ import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.cm.spi.TmCaps;
 import dev.ibex.verbs.ffi.ContextOps;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.Devices;
 import dev.ibex.verbs.ffi.struct.IbvContext;
 import dev.ibex.verbs.ffi.struct.IbvDevice;
 import dev.ibex.verbs.ffi.struct.IbvDeviceAttr;
@@ -46,7 +46,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         this.context = context.reinterpret(IbvContext.SIZE);
         this.ops = ContextOps.of(this.context);
         MemorySegment dev = IbvContext.device(this.context);
-        this.device = new Device(IbvDevice.name(dev), IbVerbs.getDeviceGuid(dev), nodeType(IbvDevice.nodeType(dev)),
+        this.device = new Device(IbvDevice.name(dev), Devices.getDeviceGuid(dev), nodeType(IbvDevice.nodeType(dev)),
                 transport(IbvDevice.transportType(dev)));
         this.asyncEvents = new NativeAsyncEvents(this);
         tracked();
@@ -172,7 +172,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         ensureOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(IbvDeviceAttr.LAYOUT);
-            IbVerbs.queryDevice(context, a);
+            Devices.queryDevice(context, a);
             return new DeviceAttributes(IbvDeviceAttr.fwVer(a), IbvDeviceAttr.nodeGuid(a), IbvDeviceAttr.vendorId(a),
                     IbvDeviceAttr.vendorPartId(a), IbvDeviceAttr.maxMrSize(a), IbvDeviceAttr.maxQp(a),
                     IbvDeviceAttr.maxQpWr(a), Integer.toUnsignedLong(IbvDeviceAttr.deviceCapFlags(a)),
@@ -194,7 +194,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         ensureOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(IbvDeviceAttrEx.LAYOUT);
-            IbVerbs.queryDeviceEx(context, a);
+            Devices.queryDeviceEx(context, a);
             MemorySegment tm = IbvDeviceAttrEx.tmCaps(a);
             return new TmCaps(IbvTmCaps.maxRndvHdrSize(tm), IbvTmCaps.maxNumTags(tm), IbvTmCaps.flags(tm),
                     IbvTmCaps.maxOps(tm), IbvTmCaps.maxSge(tm));
@@ -206,7 +206,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         ensureOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(IbvPortAttr.LAYOUT);
-            IbVerbs.queryPort(context, port, a);
+            Devices.queryPort(context, port, a);
             return new PortAttributes(IbvPortAttr.state(a), mtu(IbvPortAttr.maxMtu(a)), mtu(IbvPortAttr.activeMtu(a)),
                     IbvPortAttr.gidTblLen(a), IbvPortAttr.portCapFlags(a),
                     Integer.toUnsignedLong(IbvPortAttr.maxMsgSz(a)), IbvPortAttr.pkeyTblLen(a), IbvPortAttr.lid(a),
@@ -227,7 +227,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment g = arena.allocate(IbvGid.LAYOUT);
-            IbVerbs.queryGid(context, port, index, g);
+            Devices.queryGid(context, port, index, g);
             return Gid.of(IbvGid.raw(g));
         }
     }
@@ -238,7 +238,7 @@ final class NativeDeviceContext extends NativeResource implements DeviceContext 
         if (index < 0) {
             throw new IllegalArgumentException("P_Key index must not be negative, got " + index);
         }
-        return IbVerbs.queryPkey(context, port, index);
+        return Devices.queryPkey(context, port, index);
     }
 
     @Override

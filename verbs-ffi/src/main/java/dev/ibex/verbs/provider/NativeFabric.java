@@ -7,7 +7,8 @@ import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.ResourceCounts;
 import dev.ibex.cm.spi.ResourceTracker;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.Devices;
+import dev.ibex.verbs.ffi.ForkSupport;
 import dev.ibex.verbs.ffi.RdmaCm;
 import dev.ibex.verbs.ffi.RdmaErrors;
 import java.lang.foreign.Arena;
@@ -78,12 +79,12 @@ final class NativeFabric implements Fabric {
             throw new IllegalArgumentException(RdmaCoreProvider.POLLER_SPIN_NANOS + " must not be negative, got " + spin);
         }
         if (config.getBoolean(RdmaCoreProvider.FORK_INIT, false)) {
-            IbVerbs.forkInit();
+            ForkSupport.forkInit();
         }
         // ibv_get_device_list tells "no kernel support" (ENOSYS) from "no device" apart; librdmacm says ENODEV for both
-        MemorySegment list = IbVerbs.getDeviceList();
+        MemorySegment list = Devices.getDeviceList();
         long count = list.byteSize() / 8;
-        IbVerbs.freeDeviceList(list);
+        Devices.freeDeviceList(list);
         if (count == 0) {
             throw RdmaErrors.zeroDevices();
         }

@@ -2,7 +2,7 @@ package dev.ibex.verbs.provider;
 
 import dev.ibex.cm.spi.MemoryRegion;
 import dev.ibex.cm.spi.ProtectionDomain;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.ProtectionDomains;
 import dev.ibex.verbs.ffi.struct.IbvMr;
 import java.lang.foreign.MemorySegment;
 
@@ -20,7 +20,7 @@ final class NativeMemoryRegion extends NativeResource implements MemoryRegion {
         this.pd = pd;
         this.segment = segment;
         this.access = access;
-        this.mr = IbVerbs.regMr(pd.segment(), segment, access);
+        this.mr = ProtectionDomains.regMr(pd.segment(), segment, access);
         this.lkey = IbvMr.lkey(mr);
         this.rkey = IbvMr.rkey(mr);
         pd.registered.add(segment.address(), segment.byteSize());
@@ -80,6 +80,6 @@ final class NativeMemoryRegion extends NativeResource implements MemoryRegion {
     @Override
     void destroy() {
         pd.registered.remove(segment.address(), segment.byteSize());
-        IbVerbs.deregMr(mr);
+        ProtectionDomains.deregMr(mr);
     }
 }

@@ -2,7 +2,7 @@ package dev.ibex.verbs.provider;
 
 import dev.ibex.cm.spi.MemoryWindow;
 import dev.ibex.cm.spi.ProtectionDomain;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.MemoryWindows;
 import dev.ibex.verbs.ffi.struct.IbvMw;
 import java.lang.foreign.MemorySegment;
 
@@ -20,7 +20,7 @@ final class NativeMemoryWindow extends NativeResource implements MemoryWindow {
         super(pd.fabric);
         this.pd = pd;
         this.type = type;
-        this.mw = IbVerbs.allocMw(pd.segment(), type.code());
+        this.mw = MemoryWindows.allocMw(pd.segment(), type.code());
         tracked();
     }
 
@@ -56,6 +56,6 @@ final class NativeMemoryWindow extends NativeResource implements MemoryWindow {
 
     @Override
     void destroy() {
-        IbVerbs.deallocMw(mw);
+        MemoryWindows.deallocMw(mw);
     }
 }

@@ -15,7 +15,7 @@ import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.cm.spi.TagMatchingSrq;
 import dev.ibex.cm.spi.TmCaps;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.ProtectionDomains;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 
@@ -29,7 +29,7 @@ final class NativeProtectionDomain extends NativeResource implements ProtectionD
     NativeProtectionDomain(NativeDeviceContext device) {
         super(device.fabric);
         this.device = device;
-        this.pd = IbVerbs.allocPd(device.segment());
+        this.pd = ProtectionDomains.allocPd(device.segment());
         tracked();
     }
 
@@ -131,6 +131,6 @@ final class NativeProtectionDomain extends NativeResource implements ProtectionD
 
     @Override
     void destroy() {
-        IbVerbs.deallocPd(pd);
+        ProtectionDomains.deallocPd(pd);
     }
 }

@@ -18,8 +18,10 @@ import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.cm.spi.WrBatch;
 import dev.ibex.verbs.ffi.ContextOps;
 import dev.ibex.verbs.ffi.CallState;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.MemoryWindows;
+import dev.ibex.verbs.ffi.Multicast;
 import dev.ibex.verbs.ffi.QpExOps;
+import dev.ibex.verbs.ffi.QueuePairs;
 import dev.ibex.verbs.ffi.constant.IbvQpInitAttrMask;
 import dev.ibex.verbs.ffi.RdmaErrors;
 import dev.ibex.verbs.ffi.struct.IbvMwBind;
@@ -104,7 +106,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
                 init.fill((byte) 0);
                 fill(init, attr);
                 if (cmId == null) {
-                    qp = IbVerbs.createQp(pd.segment(), init);
+                    qp = QueuePairs.createQp(pd.segment(), init);
                 } else {
                     RdmaCm.createQp(cmId.segment(), pd.segment(), init);
                     qp = RdmaCmId.qp(cmId.segment());
@@ -148,7 +150,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
         IbvQpInitAttrEx.sendOpsFlags(init, ops);
         try {
             if (cmId == null) {
-                qp = IbVerbs.createQpEx(pd.deviceContext().segment(), init);
+                qp = QueuePairs.createQpEx(pd.deviceContext().segment(), init);
             } else {
                 RdmaCm.createQpEx(cmId.segment(), init);
                 qp = RdmaCmId.qp(cmId.segment());
@@ -156,7 +158,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
         } catch (RdmaException refused) {
             return false;
         }
-        QpExOps x = QpExOps.of(IbVerbs.qpToQpEx(qp));
+        QpExOps x = QpExOps.of(QueuePairs.qpToQpEx(qp));
         extended = x == null ? null : new ExtendedPosting(x, type, IbvQpInitAttr.maxSendSge(init), scratch);
         return true;
     }
@@ -206,7 +208,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
             IbvMwBindInfo.addr(info, addr);
             IbvMwBindInfo.length(info, length);
             IbvMwBindInfo.mwAccessFlags(info, access);
-            int rc = IbVerbs.bindMw(qp, mw.segment(), bind);
+            int rc = MemoryWindows.bindMw(qp, mw.segment(), bind);
             if (rc != 0) {
                 throw RdmaErrors.failure("ibv_bind_mw", rc);
             }
@@ -283,7 +285,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
         }
         MemorySegment a = CallState.current().structs().allocate(IbvQpAttr.LAYOUT);
         QpAttrCodec.write(attr, a);
-        IbVerbs.modifyQp(qp, a, attr.mask());
+        QueuePairs.modifyQp(qp, a, attr.mask());
     }
 
     @Override
@@ -292,7 +294,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
         SegmentAllocator structs = CallState.current().structs();
         MemorySegment a = structs.allocate(IbvQpAttr.LAYOUT);
         MemorySegment init = structs.allocate(IbvQpInitAttr.LAYOUT);
-        IbVerbs.queryQp(qp, a, mask, init);
+        QueuePairs.queryQp(qp, a, mask, init);
         return QpAttrCodec.read(a, mask);
     }
 
@@ -384,10 +386,10 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
             MemorySegment g = arena.allocate(IbvGid.LAYOUT);
             IbvGid.raw(g, gid.raw());
             if (attach) {
-                IbVerbs.attachMcast(qp, g, lid);
+                Multicast.attachMcast(qp, g, lid);
                 attachments.add(new Attachment(gid, lid));
             } else {
-                IbVerbs.detachMcast(qp, g, lid);
+                Multicast.detachMcast(qp, g, lid);
                 attachments.remove(new Attachment(gid, lid));
             }
         }
@@ -404,7 +406,7 @@ final class NativeQueuePair extends NativeResource implements QueuePair {
         }
         // not rdma_destroy_qp: it ignores a failing ibv_destroy_qp and forgets the QP, which would leak it silently.
         // With caller-supplied CQs (always the case here) it does nothing else.
-        IbVerbs.destroyQp(qp);
+        QueuePairs.destroyQp(qp);
         if (cmId != null) {
             cmId.segment().set(ValueLayout.ADDRESS, RdmaCmId.OFFSET_QP, MemorySegment.NULL);
             cmId.qpDestroyed(this);

@@ -3,7 +3,7 @@ package dev.ibex.verbs.provider;
 import dev.ibex.cm.spi.ProtectionDomain;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SharedReceiveQueue;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.SharedReceiveQueues;
 import dev.ibex.verbs.ffi.struct.IbvSrqAttr;
 import dev.ibex.verbs.ffi.struct.IbvSrqInitAttr;
 import java.lang.foreign.Arena;
@@ -33,7 +33,7 @@ final class NativeSharedReceiveQueue extends NativeResource implements SharedRec
             IbvSrqInitAttr.srqContext(init, MemorySegment.ofAddress(handle));
             IbvSrqInitAttr.maxWr(init, maxWr);
             IbvSrqInitAttr.maxSge(init, maxSge);
-            created = IbVerbs.createSrq(pd.segment(), init);
+            created = SharedReceiveQueues.createSrq(pd.segment(), init);
         } catch (RuntimeException e) {
             fabric.handles().release(handle);
             scratch.close();
@@ -94,7 +94,7 @@ final class NativeSharedReceiveQueue extends NativeResource implements SharedRec
             MemorySegment a = arena.allocate(IbvSrqAttr.LAYOUT);
             IbvSrqAttr.maxWr(a, maxWr);
             IbvSrqAttr.srqLimit(a, srqLimit);
-            IbVerbs.modifySrq(srq, a, mask);
+            SharedReceiveQueues.modifySrq(srq, a, mask);
         }
     }
 
@@ -103,14 +103,14 @@ final class NativeSharedReceiveQueue extends NativeResource implements SharedRec
         ensureOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(IbvSrqAttr.LAYOUT);
-            IbVerbs.querySrq(srq, a);
+            SharedReceiveQueues.querySrq(srq, a);
             return new SrqAttr(IbvSrqAttr.maxWr(a), IbvSrqAttr.maxSge(a), IbvSrqAttr.srqLimit(a));
         }
     }
 
     @Override
     void destroy() {
-        IbVerbs.destroySrq(srq);
+        SharedReceiveQueues.destroySrq(srq);
         fabric.handles().release(handle);
         scratch.close();
     }

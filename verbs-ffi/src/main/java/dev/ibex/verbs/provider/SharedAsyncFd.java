@@ -2,7 +2,8 @@ package dev.ibex.verbs.provider;
 
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventType;
-import dev.ibex.verbs.ffi.IbVerbs;
+import dev.ibex.verbs.ffi.AsyncEvents;
+import dev.ibex.verbs.ffi.EnumStrings;
 import dev.ibex.verbs.ffi.struct.IbvAsyncEvent;
 import dev.ibex.verbs.ffi.struct.IbvCq;
 import dev.ibex.verbs.ffi.struct.IbvQp;
@@ -77,11 +78,11 @@ final class SharedAsyncFd {
             return;
         }
         try {
-            while (IbVerbs.getAsyncEvent(context, event)) {
+            while (AsyncEvents.getAsyncEvent(context, event)) {
                 try {
                     route(reader);
                 } finally {
-                    IbVerbs.ackAsyncEvent(event);
+                    AsyncEvents.ackAsyncEvent(event);
                 }
             }
         } finally {
@@ -92,7 +93,7 @@ final class SharedAsyncFd {
     private void route(NativeAsyncEvents reader) {
         int code = IbvAsyncEvent.eventType(event);
         if (code < 0 || code >= KNOWN_TYPES) {
-            LOG.debug("{}: skipping async event {} ({})", reader, code, IbVerbs.eventTypeStr(code));
+            LOG.debug("{}: skipping async event {} ({})", reader, code, EnumStrings.eventTypeStr(code));
             return;
         }
         AsyncEventType type = AsyncEventType.ofCode(code);

@@ -85,12 +85,12 @@ class ContextOpsTest {
         assertThat(IbvContext.allocMwFn(context).address()).isZero();
         MemorySegment pd = arena.allocate(dev.ibex.verbs.ffi.struct.IbvPd.SIZE, 8);
         pd.set(ValueLayout.ADDRESS, dev.ibex.verbs.ffi.struct.IbvPd.OFFSET_CONTEXT, context);
-        assertThatThrownBy(() -> IbVerbs.allocMw(pd, dev.ibex.verbs.ffi.constant.IbvMwType.IBV_MW_TYPE_2))
+        assertThatThrownBy(() -> MemoryWindows.allocMw(pd, dev.ibex.verbs.ffi.constant.IbvMwType.IBV_MW_TYPE_2))
                 .isInstanceOfSatisfying(RdmaException.class, e -> {
                     assertThat(e.errno()).isEqualTo(Errno.ENOTSUP);
                     assertThat(e.verb()).isEqualTo("ibv_alloc_mw");
                 });
-        assertThatThrownBy(() -> IbVerbs.allocMw(MemorySegment.NULL, 2)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MemoryWindows.allocMw(MemorySegment.NULL, 2)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -249,7 +249,7 @@ class ContextOpsTest {
     void queryPortUsesTheExtendedOpWithTheFullStructSize() {
         MemorySegment attr = arena.allocate(IbvPortAttr.LAYOUT);
         attr.fill((byte) 0x5A);
-        IbVerbs.queryPort(context, 1, attr);
+        Devices.queryPort(context, 1, attr);
         assertThat(IbvPortAttr.state(attr)).isEqualTo(IbvPortState.IBV_PORT_ACTIVE);
         assertThat(IbvPortAttr.maxMtu(attr)).isEqualTo(IbvMtu.IBV_MTU_4096);
         assertThat(IbvPortAttr.activeMtu(attr)).isEqualTo(IbvMtu.IBV_MTU_1024);
@@ -258,9 +258,9 @@ class ContextOpsTest {
         assertThat(IbvPortAttr.lid(attr)).isEqualTo(0x42);
         assertThat(IbvPortAttr.linkLayer(attr)).isEqualTo(IbvLinkLayer.IBV_LINK_LAYER_ETHERNET);
         assertThat(IbvPortAttr.portCapFlags2(attr)).as("beyond the legacy 48-byte prefix").isEqualTo(0x21);
-        assertThatThrownBy(() -> IbVerbs.queryPort(context, 2, attr))
+        assertThatThrownBy(() -> Devices.queryPort(context, 2, attr))
                 .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
-        assertThatThrownBy(() -> IbVerbs.queryPort(context, 0, attr)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Devices.queryPort(context, 0, attr)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -37,7 +37,7 @@ class NoDeviceTest {
     @Test
     void deviceListWithoutKernelSupportIsATypedEnosysError() {
         assumeKernelWithoutRdma();
-        assertThatThrownBy(IbVerbs::getDeviceList)
+        assertThatThrownBy(Devices::getDeviceList)
                 .isInstanceOfSatisfying(RdmaException.class, e -> {
                     assertThat(e.verb()).isEqualTo("ibv_get_device_list");
                     assertThat(e.errno()).isEqualTo(Errno.ENOSYS);
@@ -76,12 +76,12 @@ class NoDeviceTest {
     void stringsAndEnumHelpersWorkWithoutDevices() {
         assumeTrue(Libraries.ibverbs().isAvailable() && Libraries.rdmacm().isAvailable(), Libraries.INSTALL);
         assertThat(RdmaCm.eventStr(9)).isEqualTo("RDMA_CM_EVENT_ESTABLISHED");
-        assertThat(IbVerbs.wcStatusStr(12)).isEqualTo("transport retry counter exceeded");
-        assertThat(IbVerbs.eventTypeStr(6)).isEqualTo("path migrated");
-        assertThat(IbVerbs.portStateStr(4)).isEqualTo("active");
-        assertThat(IbVerbs.nodeTypeStr(1)).isEqualTo("InfiniBand channel adapter");
+        assertThat(EnumStrings.wcStatusStr(12)).isEqualTo("transport retry counter exceeded");
+        assertThat(EnumStrings.eventTypeStr(6)).isEqualTo("path migrated");
+        assertThat(EnumStrings.portStateStr(4)).isEqualTo("active");
+        assertThat(EnumStrings.nodeTypeStr(1)).isEqualTo("InfiniBand channel adapter");
         assertThat(LibC.strerror(19)).isEqualTo("No such device");
-        assertThat(IbVerbs.isForkInitialized()).isBetween(0, 2);
+        assertThat(ForkSupport.isForkInitialized()).isBetween(0, 2);
     }
 
     @Test
@@ -169,13 +169,13 @@ class NoDeviceTest {
 
     @Test
     void nullObjectPointersAreRejectedBeforeAnyNativeCall() {
-        assertThatThrownBy(() -> IbVerbs.allocPd(MemorySegment.NULL))
+        assertThatThrownBy(() -> ProtectionDomains.allocPd(MemorySegment.NULL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("ibv_alloc_pd: argument 1 must not be NULL");
-        assertThatThrownBy(() -> IbVerbs.modifyQp(MemorySegment.NULL, MemorySegment.NULL, 0))
+        assertThatThrownBy(() -> QueuePairs.modifyQp(MemorySegment.NULL, MemorySegment.NULL, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("qp must not be NULL");
         assertThatThrownBy(() -> RdmaCm.destroyId(MemorySegment.NULL)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RdmaCm.getCmEvent(MemorySegment.NULL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> IbVerbs.createCq(MemorySegment.NULL, 0, MemorySegment.NULL, MemorySegment.NULL, 0))
+        assertThatThrownBy(() -> CompletionQueues.createCq(MemorySegment.NULL, 0, MemorySegment.NULL, MemorySegment.NULL, 0))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RdmaCm.getaddrinfo(null, null, MemorySegment.NULL))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -17,10 +17,10 @@ public final class ZeroDeviceProbe {
         System.out.println("deviceCount=" + a.deviceCount());
         System.out.println("usable=" + a.usable());
         System.out.println("reason=" + a.reason());
-        MemorySegment list = IbVerbs.getDeviceList();
+        MemorySegment list = Devices.getDeviceList();
         System.out.println("listNull=" + (list.address() == 0));
         System.out.println("listEntries=" + list.byteSize() / 8);
-        IbVerbs.freeDeviceList(list);
+        Devices.freeDeviceList(list);
         try {
             RdmaCm.destroyEventChannel(RdmaCm.createEventChannel());
             System.out.println("cm=ok");

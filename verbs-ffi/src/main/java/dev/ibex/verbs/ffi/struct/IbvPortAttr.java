@@ -10,7 +10,7 @@ import java.lang.foreign.ValueLayout;
  * {@code struct ibv_port_attr} as declared by the installed {@code verbs.h} (52 bytes, 4-aligned, in
  * rdma-core 44; newer headers may append fields, which the layout test would report). The exported
  * {@code ibv_query_port} fills only the legacy prefix up to {@code flags} (48 bytes); see
- * {@code IbVerbs.queryPort}.
+ * {@code Devices.queryPort}.
  */
 public final class IbvPortAttr {
     /** {@code struct ibv_port_attr} with explicit padding. */

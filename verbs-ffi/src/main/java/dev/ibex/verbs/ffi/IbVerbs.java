@@ -2,6 +2,7 @@ package dev.ibex.verbs.ffi;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
+import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.verbs.ffi.struct.IbvContext;
 import dev.ibex.verbs.ffi.struct.VerbsContext;
@@ -91,6 +92,32 @@ public final class IbVerbs {
             return MemorySegment.NULL;
         }
         return vctx.get(ADDRESS, offset);
+    }
+
+    /**
+     * {@code ibv_create_qp_ex} and {@code ibv_create_srq_ex}: calls the context's extended op at {@code offset} through
+     * {@code h} ({@code (op, capture, context, init_attr_ex)}, NULL and errno on failure). A context without the op
+     * throws ENOTSUP, as does libibverbs' dummy op.
+     */
+    static MemorySegment createThroughExtendedOp(String verb, String attr, long offset, MethodHandle h,
+            MemorySegment context, MemorySegment initAttrEx) {
+        Pointers.require(context, "context", verb);
+        Pointers.require(initAttrEx, attr, verb);
+        MemorySegment fn = extendedOp(context, offset);
+        if (fn.address() == 0) {
+            throw RdmaErrors.failure(verb, Errno.ENOTSUP.number());
+        }
+        CallState cs = CallState.current();
+        MemorySegment p;
+        try {
+            p = (MemorySegment) h.invokeExact(fn, cs.capture, context, initAttrEx);
+        } catch (Throwable t) {
+            throw Downcalls.rethrow(t);
+        }
+        if (p.address() == 0) {
+            throw RdmaErrors.failure(verb, cs.errno());
+        }
+        return p;
     }
 
     /** Calls {@code h} (an errno handle) on one non-NULL pointer; a NULL result throws with the captured errno. */

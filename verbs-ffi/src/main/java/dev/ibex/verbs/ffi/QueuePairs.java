@@ -1,14 +1,13 @@
 package dev.ibex.verbs.ffi;
 
 import static dev.ibex.verbs.ffi.IbVerbs.check;
-import static dev.ibex.verbs.ffi.IbVerbs.extendedOp;
+import static dev.ibex.verbs.ffi.IbVerbs.createThroughExtendedOp;
 import static dev.ibex.verbs.ffi.IbVerbs.intResult;
 import static dev.ibex.verbs.ffi.IbVerbs.pointerResult;
 import static dev.ibex.verbs.ffi.struct.Layouts.PTR;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.ibex.cm.Errno;
 import dev.ibex.verbs.ffi.struct.IbvQp;
 import dev.ibex.verbs.ffi.struct.IbvQpEx;
 import dev.ibex.verbs.ffi.struct.VerbsContext;
@@ -54,23 +53,8 @@ public final class QueuePairs {
      *     (e.g. EOPNOTSUPP/EINVAL for send-ops flags it cannot do)
      */
     public static MemorySegment createQpEx(MemorySegment context, MemorySegment initAttrEx) {
-        Pointers.require(context, "context", "ibv_create_qp_ex");
-        Pointers.require(initAttrEx, "qp_init_attr_ex", "ibv_create_qp_ex");
-        MemorySegment fn = extendedOp(context, VerbsContext.OFFSET_CREATE_QP_EX);
-        if (fn.address() == 0) {
-            throw RdmaErrors.failure("ibv_create_qp_ex", Errno.ENOTSUP.number());
-        }
-        CallState cs = CallState.current();
-        MemorySegment p;
-        try {
-            p = (MemorySegment) H.VCTX_CREATE_QP_EX.invokeExact(fn, cs.capture, context, initAttrEx);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-        if (p.address() == 0) {
-            throw RdmaErrors.failure("ibv_create_qp_ex", cs.errno());
-        }
-        return p;
+        return createThroughExtendedOp("ibv_create_qp_ex", "qp_init_attr_ex", VerbsContext.OFFSET_CREATE_QP_EX,
+                H.VCTX_CREATE_QP_EX, context, initAttrEx);
     }
 
     /**

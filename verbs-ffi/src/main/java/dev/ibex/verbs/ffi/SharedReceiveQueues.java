@@ -1,14 +1,13 @@
 package dev.ibex.verbs.ffi;
 
 import static dev.ibex.verbs.ffi.IbVerbs.check;
-import static dev.ibex.verbs.ffi.IbVerbs.extendedOp;
+import static dev.ibex.verbs.ffi.IbVerbs.createThroughExtendedOp;
 import static dev.ibex.verbs.ffi.IbVerbs.intResult;
 import static dev.ibex.verbs.ffi.IbVerbs.pointerResult;
 import static dev.ibex.verbs.ffi.struct.Layouts.PTR;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.ibex.cm.Errno;
 import dev.ibex.verbs.ffi.struct.IbvSrq;
 import dev.ibex.verbs.ffi.struct.VerbsContext;
 import java.lang.foreign.FunctionDescriptor;
@@ -48,23 +47,8 @@ public final class SharedReceiveQueues {
      * @throws dev.ibex.cm.RdmaException ENOTSUP when the context has no extended op, or what the device reports
      */
     public static MemorySegment createSrqEx(MemorySegment context, MemorySegment initAttrEx) {
-        Pointers.require(context, "context", "ibv_create_srq_ex");
-        Pointers.require(initAttrEx, "srq_init_attr_ex", "ibv_create_srq_ex");
-        MemorySegment fn = extendedOp(context, VerbsContext.OFFSET_CREATE_SRQ_EX);
-        if (fn.address() == 0) {
-            throw RdmaErrors.failure("ibv_create_srq_ex", Errno.ENOTSUP.number());
-        }
-        CallState cs = CallState.current();
-        MemorySegment p;
-        try {
-            p = (MemorySegment) H.VCTX_CREATE_SRQ_EX.invokeExact(fn, cs.capture, context, initAttrEx);
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
-        if (p.address() == 0) {
-            throw RdmaErrors.failure("ibv_create_srq_ex", cs.errno());
-        }
-        return p;
+        return createThroughExtendedOp("ibv_create_srq_ex", "srq_init_attr_ex", VerbsContext.OFFSET_CREATE_SRQ_EX,
+                H.VCTX_CREATE_SRQ_EX, context, initAttrEx);
     }
 
     /** {@code ibv_modify_srq} with an {@code IbvSrqAttrMask} mask (re-arm the limit with {@code IBV_SRQ_LIMIT}). */

@@ -33,17 +33,35 @@ public final class AddressHandles {
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvAh.LAYOUT), PTR, PTR, PTR, JAVA_BYTE));
     }
 
-    /** {@code ibv_create_ah} from a {@code struct ibv_ah_attr}. */
+    /**
+     * {@code ibv_create_ah} from a {@code struct ibv_ah_attr}.
+     *
+     * @param pd the protection domain
+     * @param ahAttr the {@code struct ibv_ah_attr}
+     * @return the {@code struct ibv_ah}
+     */
     public static MemorySegment createAh(MemorySegment pd, MemorySegment ahAttr) {
         return pointerResult("ibv_create_ah", H.CREATE_AH, pd, ahAttr);
     }
 
-    /** {@code ibv_destroy_ah}: only after every WR that used it has completed. */
+    /**
+     * {@code ibv_destroy_ah}: only after every WR that used it has completed.
+     *
+     * @param ah what {@link #createAh} or {@link #createAhFromWc} returned
+     */
     public static void destroyAh(MemorySegment ah) {
         intResult("ibv_destroy_ah", H.DESTROY_AH, ah);
     }
 
-    /** {@code ibv_init_ah_from_wc}: the reply address vector for a UD receive ({@code grh} may be NULL). */
+    /**
+     * {@code ibv_init_ah_from_wc}: the reply address vector for a UD receive ({@code grh} may be NULL).
+     *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param port the port the receive arrived on, from 1
+     * @param wc the receive's {@code struct ibv_wc}
+     * @param grh the GRH at the start of the receive buffer
+     * @param ahAttr the {@code struct ibv_ah_attr} to fill
+     */
     public static void initAhFromWc(MemorySegment context, int port, MemorySegment wc, MemorySegment grh, MemorySegment ahAttr) {
         Pointers.require(context, "context", "ibv_init_ah_from_wc");
         Pointers.require(wc, "wc", "ibv_init_ah_from_wc");
@@ -59,7 +77,15 @@ public final class AddressHandles {
         check("ibv_init_ah_from_wc", rc, cs);
     }
 
-    /** {@code ibv_create_ah_from_wc}: an AH to reply to the sender of a UD receive. */
+    /**
+     * {@code ibv_create_ah_from_wc}: an AH to reply to the sender of a UD receive.
+     *
+     * @param pd the protection domain
+     * @param wc the receive's {@code struct ibv_wc}
+     * @param grh the GRH at the start of the receive buffer, or NULL
+     * @param port the port the receive arrived on, from 1
+     * @return the {@code struct ibv_ah}
+     */
     public static MemorySegment createAhFromWc(MemorySegment pd, MemorySegment wc, MemorySegment grh, int port) {
         Pointers.require(pd, "pd", "ibv_create_ah_from_wc");
         Pointers.require(wc, "wc", "ibv_create_ah_from_wc");

@@ -10,8 +10,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /**
- * A context's asynchronous events (port up or down, QP and CQ errors, SRQ limit reached …): {@code ibv_get_async_event}
- * and {@code ibv_ack_async_event}, read when the event loop sees the context's async fd readable.
+ * A context's asynchronous events (port up or down, QP and CQ errors, SRQ limit reached …):
+ * {@code ibv_get_async_event} and {@code ibv_ack_async_event}, read when the event loop sees the context's async fd
+ * readable.
  */
 public final class AsyncEvents {
     private AsyncEvents() {
@@ -26,6 +27,8 @@ public final class AsyncEvents {
     /**
      * {@code ibv_get_async_event} into {@code event} (a {@code struct ibv_async_event}).
      *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param event the {@code struct ibv_async_event} to fill
      * @return false when a non-blocking context fd ({@code IbvContext.asyncFd}) has no event (EAGAIN/EINTR)
      */
     public static boolean getAsyncEvent(MemorySegment context, MemorySegment event) {
@@ -48,7 +51,11 @@ public final class AsyncEvents {
         return true;
     }
 
-    /** {@code ibv_ack_async_event}: every event must be acked before its object is destroyed. */
+    /**
+     * {@code ibv_ack_async_event}: every event must be acked before its object is destroyed.
+     *
+     * @param event what {@link #getAsyncEvent} filled
+     */
     public static void ackAsyncEvent(MemorySegment event) {
         Pointers.require(event, "event", "ibv_ack_async_event");
         try {

@@ -34,12 +34,21 @@ public final class CompletionQueues {
         static final MethodHandle ACK_CQ_EVENTS = D.plain("ibv_ack_cq_events", FunctionDescriptor.ofVoid(PTR, JAVA_INT));
     }
 
-    /** {@code ibv_create_comp_channel}: its fd ({@code IbvCompChannel.fd}) is blocking until made non-blocking. */
+    /**
+     * {@code ibv_create_comp_channel}: its fd ({@code IbvCompChannel.fd}) is blocking until made non-blocking.
+     *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @return the {@code struct ibv_comp_channel}
+     */
     public static MemorySegment createCompChannel(MemorySegment context) {
         return pointerResult("ibv_create_comp_channel", H.CREATE_COMP_CHANNEL, context);
     }
 
-    /** {@code ibv_destroy_comp_channel}: fails with EBUSY while a CQ uses it. */
+    /**
+     * {@code ibv_destroy_comp_channel}: fails with EBUSY while a CQ uses it.
+     *
+     * @param channel what {@link #createCompChannel} returned
+     */
     public static void destroyCompChannel(MemorySegment channel) {
         intResult("ibv_destroy_comp_channel", H.DESTROY_COMP_CHANNEL, channel);
     }
@@ -47,10 +56,12 @@ public final class CompletionQueues {
     /**
      * {@code ibv_create_cq}.
      *
+     * @param context an opened device (a {@code struct ibv_context})
      * @param cqe minimum number of entries
      * @param cqContext returned by {@link #getCqEvent} as {@code cq->cq_context}; may be NULL
      * @param channel completion channel, or NULL for a polled-only CQ
      * @param compVector {@code 0 <= compVector < context->num_comp_vectors}
+     * @return the {@code struct ibv_cq}
      */
     public static MemorySegment createCq(MemorySegment context, int cqe, MemorySegment cqContext, MemorySegment channel, int compVector) {
         Pointers.require(context, "context", "ibv_create_cq");
@@ -70,7 +81,11 @@ public final class CompletionQueues {
         return cq;
     }
 
-    /** {@code ibv_destroy_cq}: ack all its events first ({@link #ackCqEvents}) or this blocks forever. */
+    /**
+     * {@code ibv_destroy_cq}: ack all its events first ({@link #ackCqEvents}) or this blocks forever.
+     *
+     * @param cq what {@link #createCq} returned
+     */
     public static void destroyCq(MemorySegment cq) {
         intResult("ibv_destroy_cq", H.DESTROY_CQ, cq);
     }
@@ -79,6 +94,9 @@ public final class CompletionQueues {
      * {@code ibv_get_cq_event}: the CQ that has a completion event, or {@link MemorySegment#NULL} when a
      * non-blocking channel has none (EAGAIN/EINTR). Every event must be acked with {@link #ackCqEvents};
      * the CQ is disarmed until {@code ibv_req_notify_cq}. Its {@code cq_context} is {@code IbvCq.cqContext}.
+     *
+     * @param channel the completion channel
+     * @return the CQ, or NULL
      */
     public static MemorySegment getCqEvent(MemorySegment channel) {
         Pointers.require(channel, "channel", "ibv_get_cq_event");
@@ -99,7 +117,12 @@ public final class CompletionQueues {
         return cs.pointer0().reinterpret(IbvCq.SIZE);
     }
 
-    /** {@code ibv_ack_cq_events}: takes a mutex, so ack in batches. */
+    /**
+     * {@code ibv_ack_cq_events}: takes a mutex, so ack in batches.
+     *
+     * @param cq the CQ the events were for
+     * @param count how many events of {@link #getCqEvent} to ack
+     */
     public static void ackCqEvents(MemorySegment cq, int count) {
         Pointers.require(cq, "cq", "ibv_ack_cq_events");
         if (count < 0) {

@@ -63,6 +63,7 @@ public final class Devices {
      * (read with {@link #device}). The list may be empty but is never NULL; free it with
      * {@link #freeDeviceList} even when empty.
      *
+     * @return the list, never NULL
      * @throws RdmaException ENOSYS when the kernel has no RDMA support (the message names the alternatives)
      */
     public static MemorySegment getDeviceList() {
@@ -80,12 +81,22 @@ public final class Devices {
         return list.reinterpret(8L * cs.out0.get(JAVA_INT, 0));
     }
 
-    /** Entry {@code i} of a {@link #getDeviceList} result, sized as a {@code struct ibv_device}. */
+    /**
+     * Entry {@code i} of a {@link #getDeviceList} result, sized as a {@code struct ibv_device}.
+     *
+     * @param list what {@link #getDeviceList} returned
+     * @param i the entry, from 0
+     * @return the device
+     */
     public static MemorySegment device(MemorySegment list, int i) {
         return list.getAtIndex(ADDRESS, i).reinterpret(IbvDevice.SIZE);
     }
 
-    /** {@code ibv_free_device_list}: entries are invalid afterwards (opened contexts stay valid). */
+    /**
+     * {@code ibv_free_device_list}: entries are invalid afterwards (opened contexts stay valid).
+     *
+     * @param list what {@link #getDeviceList} returned
+     */
     public static void freeDeviceList(MemorySegment list) {
         Pointers.require(list, "list", "ibv_free_device_list");
         try {
@@ -95,7 +106,12 @@ public final class Devices {
         }
     }
 
-    /** {@code ibv_get_device_name}, e.g. {@code rxe0}. */
+    /**
+     * {@code ibv_get_device_name}, e.g. {@code rxe0}.
+     *
+     * @param device an entry of the device list
+     * @return the kernel's name of the device
+     */
     public static String getDeviceName(MemorySegment device) {
         Pointers.require(device, "device", "ibv_get_device_name");
         try {
@@ -105,7 +121,12 @@ public final class Devices {
         }
     }
 
-    /** {@code ibv_get_device_guid} converted to host order (the C function returns network order). */
+    /**
+     * {@code ibv_get_device_guid} converted to host order (the C function returns network order).
+     *
+     * @param device an entry of the device list
+     * @return the node GUID
+     */
     public static long getDeviceGuid(MemorySegment device) {
         Pointers.require(device, "device", "ibv_get_device_guid");
         try {
@@ -115,17 +136,31 @@ public final class Devices {
         }
     }
 
-    /** {@code ibv_open_device}: the {@code struct ibv_context} every other verb works on. */
+    /**
+     * {@code ibv_open_device}: the {@code struct ibv_context} every other verb works on.
+     *
+     * @param device an entry of the device list
+     * @return the context
+     */
     public static MemorySegment openDevice(MemorySegment device) {
         return pointerResult("ibv_open_device", H.OPEN_DEVICE, device);
     }
 
-    /** {@code ibv_close_device}: does not free the objects created on it; destroy them first. */
+    /**
+     * {@code ibv_close_device}: does not free the objects created on it; destroy them first.
+     *
+     * @param context what {@link #openDevice} returned
+     */
     public static void closeDevice(MemorySegment context) {
         intResult("ibv_close_device", H.CLOSE_DEVICE, context);
     }
 
-    /** {@code ibv_query_device} into a {@code struct ibv_device_attr}. */
+    /**
+     * {@code ibv_query_device} into a {@code struct ibv_device_attr}.
+     *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param deviceAttr the {@code struct ibv_device_attr} to fill
+     */
     public static void queryDevice(MemorySegment context, MemorySegment deviceAttr) {
         intResult("ibv_query_device", H.QUERY_DEVICE, context, deviceAttr);
     }
@@ -136,6 +171,9 @@ public final class Devices {
      * or ENOSYS (libibverbs' dummy op, e.g. on rxe), the struct is zeroed and {@code ibv_query_device} fills
      * {@code orig_attr} — so every extended capability, {@code tm_caps} included, reads 0. {@code attrEx} must hold
      * {@link IbvDeviceAttrEx#SIZE} bytes.
+     *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param attrEx the {@code struct ibv_device_attr_ex} to fill
      */
     public static void queryDeviceEx(MemorySegment context, MemorySegment attrEx) {
         Pointers.require(context, "context", "ibv_query_device_ex");
@@ -170,7 +208,9 @@ public final class Devices {
      * legacy {@code struct _compat_ibv_port_attr} prefix (up to {@code flags}, 48 bytes; the
      * {@code port_cap_flags2} field then reads 0). {@code portAttr} must hold {@link IbvPortAttr#SIZE} bytes.
      *
+     * @param context an opened device (a {@code struct ibv_context})
      * @param port port number, from 1
+     * @param portAttr the {@code struct ibv_port_attr} to fill
      */
     public static void queryPort(MemorySegment context, int port, MemorySegment portAttr) {
         Pointers.require(context, "context", "ibv_query_port");
@@ -194,7 +234,14 @@ public final class Devices {
         check("ibv_query_port", rc, cs);
     }
 
-    /** {@code ibv_query_gid}: GID {@code index} of {@code port} into a {@code union ibv_gid}. */
+    /**
+     * {@code ibv_query_gid}: GID {@code index} of {@code port} into a {@code union ibv_gid}.
+     *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param port port number, from 1
+     * @param index the entry of the port's GID table
+     * @param gid the 16 bytes to fill
+     */
     public static void queryGid(MemorySegment context, int port, int index, MemorySegment gid) {
         Pointers.require(context, "context", "ibv_query_gid");
         Pointers.require(gid, "gid", "ibv_query_gid");
@@ -209,7 +256,14 @@ public final class Devices {
         check("ibv_query_gid", rc, cs);
     }
 
-    /** {@code ibv_query_pkey}: P_Key {@code index} of {@code port}, as a host-order value. */
+    /**
+     * {@code ibv_query_pkey}: P_Key {@code index} of {@code port}, as a host-order value.
+     *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param port port number, from 1
+     * @param index the entry of the port's P_Key table
+     * @return the P_Key
+     */
     public static int queryPkey(MemorySegment context, int port, int index) {
         Pointers.require(context, "context", "ibv_query_pkey");
         checkPort(port);

@@ -23,22 +23,42 @@ public final class EnumStrings {
         static final MethodHandle NODE_TYPE_STR = D.plain("ibv_node_type_str", FunctionDescriptor.of(PTR, JAVA_INT));
     }
 
-    /** {@code ibv_event_type_str}. */
+    /**
+     * {@code ibv_event_type_str}.
+     *
+     * @param eventType an {@code IbvEventType} value
+     * @return its name, e.g. "path migrated"
+     */
     public static String eventTypeStr(int eventType) {
         return str(H.EVENT_TYPE_STR, eventType);
     }
 
-    /** {@code ibv_wc_status_str}. */
+    /**
+     * {@code ibv_wc_status_str}.
+     *
+     * @param status an {@code IbvWcStatus} value
+     * @return its name, e.g. "transport retry counter exceeded"
+     */
     public static String wcStatusStr(int status) {
         return str(H.WC_STATUS_STR, status);
     }
 
-    /** {@code ibv_port_state_str}. */
+    /**
+     * {@code ibv_port_state_str}.
+     *
+     * @param state an {@code IbvPortState} value
+     * @return its name, e.g. "active"
+     */
     public static String portStateStr(int state) {
         return str(H.PORT_STATE_STR, state);
     }
 
-    /** {@code ibv_node_type_str}. */
+    /**
+     * {@code ibv_node_type_str}.
+     *
+     * @param nodeType an {@code IbvNodeType} value
+     * @return its name, e.g. "InfiniBand channel adapter"
+     */
     public static String nodeTypeStr(int nodeType) {
         return str(H.NODE_TYPE_STR, nodeType);
     }

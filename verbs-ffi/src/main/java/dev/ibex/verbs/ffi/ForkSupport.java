@@ -39,6 +39,8 @@ public final class ForkSupport {
     /**
      * {@code ibv_is_fork_initialized} (IBVERBS_1.13, optional): an {@code IbvForkStatus} value;
      * {@code IBV_FORK_UNNEEDED} when the kernel makes fork safe by itself.
+     *
+     * @return the {@code IbvForkStatus}
      */
     public static int isForkInitialized() {
         try {

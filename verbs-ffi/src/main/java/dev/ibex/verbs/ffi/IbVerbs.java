@@ -40,7 +40,11 @@ public final class IbVerbs {
             CompletionQueues.H.class, QueuePairs.H.class, SharedReceiveQueues.H.class, AddressHandles.H.class,
             Multicast.H.class, AsyncEvents.H.class, EnumStrings.H.class, ForkSupport.H.class);
 
-    /** Every libibverbs function these bindings declare, and whether it resolved here. */
+    /**
+     * Every libibverbs function these bindings declare, and whether it resolved here.
+     *
+     * @return the functions, in the order they were bound
+     */
     public static List<Downcalls.Function> functions() {
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         for (Class<?> holder : FAMILIES) {
@@ -53,7 +57,11 @@ public final class IbVerbs {
         return H.D.functions();
     }
 
-    /** The library (for {@link NativeLibrary#isAvailable()} checks). */
+    /**
+     * The library (for {@link NativeLibrary#isAvailable()} checks).
+     *
+     * @return libibverbs
+     */
     public static NativeLibrary library() {
         return Libraries.ibverbs();
     }

@@ -37,7 +37,9 @@ public final class MemoryWindows {
     /**
      * {@code ibv_alloc_mw(pd, type)} ({@code pd->context->ops.alloc_mw}).
      *
+     * @param pd the protection domain
      * @param type {@code IBV_MW_TYPE_1} (1) or {@code IBV_MW_TYPE_2} (2)
+     * @return the {@code struct ibv_mw}
      * @throws RdmaException ENOTSUP when the provider has no memory windows (the slot is NULL, as verbs.h's
      *     EOPNOTSUPP), or the provider's errno
      */
@@ -61,7 +63,11 @@ public final class MemoryWindows {
         return mw;
     }
 
-    /** {@code ibv_dealloc_mw(mw)} ({@code mw->context->ops.dealloc_mw}): ends any binding. */
+    /**
+     * {@code ibv_dealloc_mw(mw)} ({@code mw->context->ops.dealloc_mw}): ends any binding.
+     *
+     * @param mw what {@link #allocMw} returned
+     */
     public static void deallocMw(MemorySegment mw) {
         Pointers.require(mw, "mw", "ibv_dealloc_mw");
         MemorySegment fn = IbvContext.deallocMwFn(IbvMw.context(mw));
@@ -81,6 +87,9 @@ public final class MemoryWindows {
      * arrives on the send CQ) and updates {@code mw->rkey}. The checks verbs.h makes before calling the provider are
      * made here too: a type 2 window, or a range without a region, is EINVAL; a region of another PD is EPERM.
      *
+     * @param qp the QP whose send queue carries the bind
+     * @param mw the window
+     * @param mwBind the {@code struct ibv_mw_bind}: WR id, send flags, region, range and access
      * @return 0, or an errno value (as the C function)
      */
     public static int bindMw(MemorySegment qp, MemorySegment mw, MemorySegment mwBind) {

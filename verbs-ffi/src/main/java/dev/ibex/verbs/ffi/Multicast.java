@@ -20,12 +20,24 @@ public final class Multicast {
         static final MethodHandle DETACH_MCAST = D.errno("ibv_detach_mcast", FunctionDescriptor.of(JAVA_INT, PTR, PTR, JAVA_SHORT));
     }
 
-    /** {@code ibv_attach_mcast}: attach a UD QP to multicast group {@code gid}/{@code lid}. */
+    /**
+     * {@code ibv_attach_mcast}: attach a UD QP to multicast group {@code gid}/{@code lid}.
+     *
+     * @param qp the UD QP
+     * @param gid the group's 16-byte GID
+     * @param lid the group's LID, 0 to 0xFFFF
+     */
     public static void attachMcast(MemorySegment qp, MemorySegment gid, int lid) {
         mcast("ibv_attach_mcast", H.ATTACH_MCAST, qp, gid, lid);
     }
 
-    /** {@code ibv_detach_mcast}. */
+    /**
+     * {@code ibv_detach_mcast}.
+     *
+     * @param qp the UD QP
+     * @param gid the group's 16-byte GID
+     * @param lid the group's LID, 0 to 0xFFFF
+     */
     public static void detachMcast(MemorySegment qp, MemorySegment gid, int lid) {
         mcast("ibv_detach_mcast", H.DETACH_MCAST, qp, gid, lid);
     }

@@ -35,12 +35,21 @@ public final class ProtectionDomains {
         static final MethodHandle DEREG_MR = D.errno("ibv_dereg_mr", FunctionDescriptor.of(JAVA_INT, PTR));
     }
 
-    /** {@code ibv_alloc_pd}. */
+    /**
+     * {@code ibv_alloc_pd}.
+     *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @return the {@code struct ibv_pd}
+     */
     public static MemorySegment allocPd(MemorySegment context) {
         return pointerResult("ibv_alloc_pd", H.ALLOC_PD, context);
     }
 
-    /** {@code ibv_dealloc_pd}: fails with EBUSY while QPs, MRs, AHs or SRQs use it. */
+    /**
+     * {@code ibv_dealloc_pd}: fails with EBUSY while QPs, MRs, AHs or SRQs use it.
+     *
+     * @param pd what {@link #allocPd} returned
+     */
     public static void deallocPd(MemorySegment pd) {
         intResult("ibv_dealloc_pd", H.DEALLOC_PD, pd);
     }
@@ -50,7 +59,10 @@ public final class ProtectionDomains {
      * {@code ibv_reg_mr}, or {@code ibv_reg_mr_iova2} (iova = address) when {@code access} has bits in
      * {@code IBV_ACCESS_OPTIONAL_RANGE} such as {@code IBV_ACCESS_RELAXED_ORDERING}.
      *
+     * @param pd the protection domain
+     * @param memory the memory to register, all of it
      * @param access {@code IbvAccessFlags} bits; remote write/atomic need {@code IBV_ACCESS_LOCAL_WRITE}
+     * @return the {@code struct ibv_mr}, with its keys
      */
     public static MemorySegment regMr(MemorySegment pd, MemorySegment memory, int access) {
         Pointers.require(pd, "pd", "ibv_reg_mr");
@@ -70,12 +82,24 @@ public final class ProtectionDomains {
         return mr;
     }
 
-    /** Whether {@code ibv_reg_mr_iova2} (IBVERBS_1.8, rdma-core 29+) is exported here. */
+    /**
+     * Whether {@code ibv_reg_mr_iova2} (IBVERBS_1.8, rdma-core 29+) is exported here.
+     *
+     * @return whether {@link #regMrIova2} can be called
+     */
     public static boolean hasRegMrIova2() {
         return Libraries.ibverbs().hasSymbol("ibv_reg_mr_iova2");
     }
 
-    /** {@code ibv_reg_mr_iova2}: registers {@code memory}, addressed remotely as {@code iova}. Optional symbol. */
+    /**
+     * {@code ibv_reg_mr_iova2}: registers {@code memory}, addressed remotely as {@code iova}. Optional symbol.
+     *
+     * @param pd the protection domain
+     * @param memory the memory to register, all of it
+     * @param iova the address the remote side uses for its first byte
+     * @param access {@code IbvAccessFlags} bits
+     * @return the {@code struct ibv_mr}, with its keys
+     */
     public static MemorySegment regMrIova2(MemorySegment pd, MemorySegment memory, long iova, int access) {
         Pointers.require(pd, "pd", "ibv_reg_mr_iova2");
         CallState cs = CallState.current();
@@ -91,7 +115,11 @@ public final class ProtectionDomains {
         return mr;
     }
 
-    /** {@code ibv_dereg_mr}. */
+    /**
+     * {@code ibv_dereg_mr}.
+     *
+     * @param mr what {@link #regMr} or {@link #regMrIova2} returned
+     */
     public static void deregMr(MemorySegment mr) {
         intResult("ibv_dereg_mr", H.DEREG_MR, mr);
     }

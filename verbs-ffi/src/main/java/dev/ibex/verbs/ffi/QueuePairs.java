@@ -40,7 +40,13 @@ public final class QueuePairs {
         static final boolean HAS_QP_TO_QP_EX = D.present("ibv_qp_to_qp_ex");
     }
 
-    /** {@code ibv_create_qp}: the QP starts in RESET; {@code initAttr.cap} returns the granted sizes. */
+    /**
+     * {@code ibv_create_qp}: the QP starts in RESET; {@code initAttr.cap} returns the granted sizes.
+     *
+     * @param pd the protection domain
+     * @param initAttr the {@code struct ibv_qp_init_attr}
+     * @return the {@code struct ibv_qp}
+     */
     public static MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
         return pointerResult("ibv_create_qp", H.CREATE_QP, pd, initAttr);
     }
@@ -49,6 +55,9 @@ public final class QueuePairs {
      * {@code ibv_create_qp_ex}: a QP made from a {@code struct ibv_qp_init_attr_ex} through the context's extended op
      * ({@code verbs_context.create_qp_ex}); the QP starts in RESET and {@code initAttrEx.cap} returns the granted sizes.
      *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param initAttrEx the {@code struct ibv_qp_init_attr_ex}, its PD included
+     * @return the {@code struct ibv_qp}
      * @throws dev.ibex.cm.RdmaException EOPNOTSUPP when the context has no extended op, or what the provider reports
      *     (e.g. EOPNOTSUPP/EINVAL for send-ops flags it cannot do)
      */
@@ -60,6 +69,7 @@ public final class QueuePairs {
     /**
      * {@code ibv_qp_to_qp_ex}: the {@code struct ibv_qp_ex} of a QP made by {@code ibv_create_qp_ex}.
      *
+     * @param qp the QP
      * @return the extended QP, or NULL when libibverbs predates it (before 1.6) or the QP has none
      */
     public static MemorySegment qpToQpEx(MemorySegment qp) {
@@ -74,7 +84,13 @@ public final class QueuePairs {
         }
     }
 
-    /** {@code ibv_modify_qp} with an {@code IbvQpAttrMask} mask. */
+    /**
+     * {@code ibv_modify_qp} with an {@code IbvQpAttrMask} mask.
+     *
+     * @param qp the QP
+     * @param attr the {@code struct ibv_qp_attr}
+     * @param attrMask the fields of {@code attr} to apply
+     */
     public static void modifyQp(MemorySegment qp, MemorySegment attr, int attrMask) {
         Pointers.require(qp, "qp", "ibv_modify_qp");
         Pointers.require(attr, "attr", "ibv_modify_qp");
@@ -88,7 +104,14 @@ public final class QueuePairs {
         check("ibv_modify_qp", rc, cs);
     }
 
-    /** {@code ibv_query_qp}: fills {@code attr} ({@code ibv_qp_attr}) and {@code initAttr} ({@code ibv_qp_init_attr}). */
+    /**
+     * {@code ibv_query_qp}: fills {@code attr} ({@code ibv_qp_attr}) and {@code initAttr} ({@code ibv_qp_init_attr}).
+     *
+     * @param qp the QP
+     * @param attr the {@code struct ibv_qp_attr} to fill
+     * @param attrMask the fields asked for
+     * @param initAttr the {@code struct ibv_qp_init_attr} to fill
+     */
     public static void queryQp(MemorySegment qp, MemorySegment attr, int attrMask, MemorySegment initAttr) {
         Pointers.require(qp, "qp", "ibv_query_qp");
         Pointers.require(attr, "attr", "ibv_query_qp");
@@ -103,7 +126,11 @@ public final class QueuePairs {
         check("ibv_query_qp", rc, cs);
     }
 
-    /** {@code ibv_destroy_qp}. */
+    /**
+     * {@code ibv_destroy_qp}.
+     *
+     * @param qp the QP
+     */
     public static void destroyQp(MemorySegment qp) {
         intResult("ibv_destroy_qp", H.DESTROY_QP, qp);
     }

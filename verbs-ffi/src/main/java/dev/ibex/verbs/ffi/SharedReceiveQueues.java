@@ -35,7 +35,13 @@ public final class SharedReceiveQueues {
                 FunctionDescriptor.of(ADDRESS.withTargetLayout(IbvSrq.LAYOUT), PTR, PTR));
     }
 
-    /** {@code ibv_create_srq}. */
+    /**
+     * {@code ibv_create_srq}.
+     *
+     * @param pd the protection domain
+     * @param srqInitAttr the {@code struct ibv_srq_init_attr}; {@code attr} returns the granted sizes
+     * @return the {@code struct ibv_srq}
+     */
     public static MemorySegment createSrq(MemorySegment pd, MemorySegment srqInitAttr) {
         return pointerResult("ibv_create_srq", H.CREATE_SRQ, pd, srqInitAttr);
     }
@@ -44,6 +50,9 @@ public final class SharedReceiveQueues {
      * {@code ibv_create_srq_ex} for a request that needs the extended op (a TM-SRQ): {@code verbs_context.create_srq_ex}
      * (a provider without it has libibverbs' dummy op, which answers EOPNOTSUPP).
      *
+     * @param context an opened device (a {@code struct ibv_context})
+     * @param initAttrEx the {@code struct ibv_srq_init_attr_ex}
+     * @return the {@code struct ibv_srq}
      * @throws dev.ibex.cm.RdmaException ENOTSUP when the context has no extended op, or what the device reports
      */
     public static MemorySegment createSrqEx(MemorySegment context, MemorySegment initAttrEx) {
@@ -51,7 +60,13 @@ public final class SharedReceiveQueues {
                 H.VCTX_CREATE_SRQ_EX, context, initAttrEx);
     }
 
-    /** {@code ibv_modify_srq} with an {@code IbvSrqAttrMask} mask (re-arm the limit with {@code IBV_SRQ_LIMIT}). */
+    /**
+     * {@code ibv_modify_srq} with an {@code IbvSrqAttrMask} mask (re-arm the limit with {@code IBV_SRQ_LIMIT}).
+     *
+     * @param srq the SRQ
+     * @param srqAttr the {@code struct ibv_srq_attr}
+     * @param attrMask the fields of {@code srqAttr} to apply
+     */
     public static void modifySrq(MemorySegment srq, MemorySegment srqAttr, int attrMask) {
         Pointers.require(srq, "srq", "ibv_modify_srq");
         Pointers.require(srqAttr, "srq_attr", "ibv_modify_srq");
@@ -65,12 +80,21 @@ public final class SharedReceiveQueues {
         check("ibv_modify_srq", rc, cs);
     }
 
-    /** {@code ibv_query_srq}. */
+    /**
+     * {@code ibv_query_srq}.
+     *
+     * @param srq the SRQ
+     * @param srqAttr the {@code struct ibv_srq_attr} to fill
+     */
     public static void querySrq(MemorySegment srq, MemorySegment srqAttr) {
         intResult("ibv_query_srq", H.QUERY_SRQ, srq, srqAttr);
     }
 
-    /** {@code ibv_destroy_srq}. */
+    /**
+     * {@code ibv_destroy_srq}.
+     *
+     * @param srq the SRQ
+     */
     public static void destroySrq(MemorySegment srq) {
         intResult("ibv_destroy_srq", H.DESTROY_SRQ, srq);
     }

@@ -66,6 +66,15 @@ final class NetLink implements Link {
     }
 
     @Override
+    public void sendSegments(ByteBuffer datagrams, int segmentSize, int dstIp, InetSocketAddress destination) {
+        try {
+            port.sendSegments(datagrams, segmentSize, dstIp, destination);
+        } catch (IllegalStateException closed) {
+            // the device is going away: the datagrams are lost, as on a dead link
+        }
+    }
+
+    @Override
     public void joinMulticast(int group) {
         try {
             port.joinMulticast(group);

@@ -10,7 +10,9 @@ package dev.ibex.softroce.net;
  * @param oversize received datagrams that filled a whole receive buffer and were dropped as possibly truncated
  * @param handlerErrors handler calls that threw
  * @param receiveBufferBytes the socket receive buffer the kernel granted
+ * @param segmentedSends system calls that sent several datagrams at once (UDP segmentation offload, see
+ *     {@link SoftPort#sendSegments})
  */
 public record PortStats(long sent, long received, long delivered, long sendFailures, long oversize,
-        long handlerErrors, int receiveBufferBytes) {
+        long handlerErrors, int receiveBufferBytes, long segmentedSends) {
 }

@@ -2,6 +2,7 @@ package dev.ibex.softroce.net;
 
 import dev.ibex.softroce.net.FaultRules.Verdict;
 import dev.ibex.softroce.pcap.PcapWriter;
+import dev.ibex.softroce.wire.Ipv4;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -34,15 +35,21 @@ final class PortTransmission {
     private final String name;
     private final TransmitLock transmitLock = new TransmitLock();
     private final AtomicReference<Pending> held = new AtomicReference<>();
-    private final LongAdder sent = new LongAdder(), sendFailures = new LongAdder();
+    private final LongAdder sent = new LongAdder(), sendFailures = new LongAdder(), segmentedCalls = new LongAdder();
+    /** The segmentation-offload socket, or null: then every datagram is its own send. Cleared when refused. */
+    private volatile GsoSocket gso;
+    /** The buffer of the last segmented send and a view of all of it (guarded by the transmit lock). */
+    private ByteBuffer viewed;
+    private MemorySegment view;
 
     private record Pending(ByteBuffer datagram, int dstIp, InetSocketAddress destination) {
     }
 
-    PortTransmission(SoftPort port, DatagramChannel channel, FaultInjector faults, PortTap tap, FaultTimer timer,
-            String name) {
+    PortTransmission(SoftPort port, DatagramChannel channel, GsoSocket gso, FaultInjector faults, PortTap tap,
+            FaultTimer timer, String name) {
         this.port = port;
         this.channel = channel;
+        this.gso = gso;
         this.ip = port.ip();
         this.udpPort = port.udpPort();
         this.faults = faults;
@@ -57,6 +64,93 @@ final class PortTransmission {
 
     long sendFailures() {
         return sendFailures.sum();
+    }
+
+    /** System calls that sent several datagrams at once (segmentation offload). */
+    long segmentedCalls() {
+        return segmentedCalls.sum();
+    }
+
+    /** Whether runs of datagrams leave in one call (see {@link GsoSocket}). */
+    boolean segmenting() {
+        return gso != null;
+    }
+
+    /**
+     * {@link SoftPort#sendSegments}: one segmented call when the port has a {@link GsoSocket}, no fault is active,
+     * no tap records and the destination is unicast; else each datagram through {@link #send}.
+     */
+    SendResult sendSegments(ByteBuffer datagrams, int segmentSize, int dstIp, InetSocketAddress destination) {
+        int start = datagrams.position(), end = datagrams.limit(), length = end - start;
+        if (segmentSize <= 0) {
+            throw new IllegalArgumentException("segment size must be positive, not " + segmentSize);
+        }
+        int count = (length + segmentSize - 1) / segmentSize;
+        GsoSocket g = gso;
+        if (g != null && count > 1 && datagrams.isDirect() && count <= GsoSocket.MAX_SEGMENTS && length <= GsoSocket.MAX_BYTES
+                && !faults.isActive() && tap.writer() == null && !Ipv4.isMulticast(dstIp)) {
+            GsoSocket.Outcome outcome;
+            boolean interrupted = Thread.interrupted();
+            transmitLock.lock();
+            try {
+                if (!port.isOpen()) {
+                    throw new IllegalStateException("soft port " + name + " is closed");
+                }
+                if (datagrams != viewed) { // a sender's batch buffer is reused: view it once, not per call
+                    viewed = datagrams;
+                    view = MemorySegment.ofBuffer(datagrams.duplicate().clear());
+                }
+                outcome = g.send(view, start, length, segmentSize, dstIp, destination.getPort());
+            } finally {
+                transmitLock.unlock();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            switch (outcome) {
+                case SENT -> {
+                    sent.add(count);
+                    segmentedCalls.increment();
+                    return SendResult.SENT;
+                }
+                case DROPPED -> {
+                    sendFailures.add(count);
+                    return SendResult.FAILED;
+                }
+                default -> {
+                    LOG.info("port {}: the kernel refused UDP segmentation offload; sending datagram by datagram",
+                            name);
+                    gso = null;
+                }
+            }
+        }
+        SendResult result = SendResult.SENT;
+        try {
+            for (int at = start; at < end; at += segmentSize) {
+                datagrams.limit(Math.min(end, at + segmentSize)).position(at);
+                SendResult r = send(datagrams, dstIp, destination);
+                if (r != SendResult.SENT) {
+                    result = r;
+                }
+            }
+        } finally {
+            datagrams.limit(end).position(start);
+        }
+        return result;
+    }
+
+    /** Closes the segmentation-offload socket (the port closed; no send runs past its open check). */
+    void closeSegmenting() {
+        GsoSocket g = gso;
+        gso = null;
+        if (g != null) {
+            transmitLock.lock();
+            try {
+                g.close();
+            } finally {
+                transmitLock.unlock();
+            }
+        }
     }
 
     /** {@link SoftPort#send(ByteBuffer, int, InetSocketAddress)} once the port was found open. */

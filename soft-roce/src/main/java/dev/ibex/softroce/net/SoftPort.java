@@ -63,7 +63,7 @@ public final class SoftPort implements AutoCloseable {
     private final Object closeLock = new Object();
     private volatile boolean open = true;
 
-    private SoftPort(Builder b, DatagramChannel channel, NetworkInterface nif) throws IOException {
+    private SoftPort(Builder b, DatagramChannel channel, GsoSocket gso, NetworkInterface nif) throws IOException {
         this.address = b.address;
         this.ip = Ipv4.toInt(b.address);
         this.channel = channel;
@@ -78,7 +78,7 @@ public final class SoftPort implements AutoCloseable {
         this.name = Ipv4.toString(ip) + ":" + udpPort;
         this.tap = new PortTap(b.tap, name);
         this.timer = new FaultTimer(this, name);
-        this.transmission = new PortTransmission(this, channel, faults, tap, timer, name);
+        this.transmission = new PortTransmission(this, channel, gso, faults, tap, timer, name);
         this.reception = new PortReception(this, channel, pool, b.handler, faults, tap, timer, name);
         this.groups = new GroupReceiver(this, name);
         reception.start();
@@ -184,7 +184,8 @@ public final class SoftPort implements AutoCloseable {
      */
     public PortStats stats() {
         return new PortStats(transmission.sent(), reception.received(), reception.delivered(),
-                transmission.sendFailures(), reception.oversize(), reception.handlerErrors(), receiveBufferBytes);
+                transmission.sendFailures(), reception.oversize(), reception.handlerErrors(), receiveBufferBytes,
+                transmission.segmentedCalls());
     }
 
     /**
@@ -250,6 +251,36 @@ public final class SoftPort implements AutoCloseable {
     public SendResult send(PacketBuffer buffer, int length, UdpAddress to) {
         requireOpen();
         return transmission.send(buffer, length, to);
+    }
+
+    /**
+     * Sends the datagrams laid end to end between {@code datagrams}' position and limit, each {@code segmentSize}
+     * bytes but the last (which may be shorter), to {@code destination}: in one system call where the port can
+     * (UDP segmentation offload, {@link #segmenting()}; a direct buffer, no active fault, no tap, a unicast
+     * destination, at most 64 datagrams and 65,507 bytes), else one send each as {@link #send(ByteBuffer, int,
+     * InetSocketAddress)}. The buffer's position and limit are as they were when it returns.
+     *
+     * @param datagrams   the datagrams, from position to limit
+     * @param segmentSize the size of every datagram but the last
+     * @param dstIp       the destination IPv4 address as a big-endian int
+     * @param destination the same address with the destination UDP port
+     * @return {@link SendResult#SENT} when every datagram was sent, else what became of one that was not
+     * @throws IllegalStateException if the port is closed
+     * @throws IllegalArgumentException if {@code segmentSize} is not positive
+     */
+    public SendResult sendSegments(ByteBuffer datagrams, int segmentSize, int dstIp, InetSocketAddress destination) {
+        requireOpen();
+        return transmission.sendSegments(datagrams, segmentSize, dstIp, destination);
+    }
+
+    /**
+     * Whether runs of datagrams leave in one system call ({@link #sendSegments}): Linux with native access enabled
+     * for soft-roce ({@code --enable-native-access}), unless {@code -Dibex.softroce.gso=false}.
+     *
+     * @return whether this port sends with UDP segmentation offload
+     */
+    public boolean segmenting() {
+        return transmission.segmenting();
     }
 
     // ---- multicast ----------------------------------------------------------------------------------
@@ -393,6 +424,7 @@ public final class SoftPort implements AutoCloseable {
             open = false;
         }
         closeQuietly(channel);
+        transmission.closeSegmenting();
         groups.close();
         reception.awaitReceiver();
         timer.close();
@@ -564,16 +596,36 @@ public final class SoftPort implements AutoCloseable {
             if (pathMtu == null) {
                 Mtu.fromNetdevMtu(nif.getMTU()); // fail before binding if the interface cannot carry RoCE
             }
+            boolean segmenting = GsoSocket.available();
+            int port = udpPort;
+            if (segmenting) {
+                // the channel and the offload socket share the address in an SO_REUSEPORT group: first make sure
+                // nobody holds it, as a plain bind would (another fabric, kernel rxe on 4791)
+                try (DatagramChannel probe = DatagramChannel.open(StandardProtocolFamily.INET)) {
+                    probe.bind(new InetSocketAddress(address, udpPort));
+                    port = ((InetSocketAddress) probe.getLocalAddress()).getPort();
+                }
+            }
             DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
+            GsoSocket gso = null;
             try {
                 ch.setOption(StandardSocketOptions.SO_RCVBUF, receiveBufferBytes);
                 ch.setOption(StandardSocketOptions.SO_SNDBUF, sendBufferBytes);
                 ch.setOption(StandardSocketOptions.IP_MULTICAST_IF, nif);
                 ch.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, true);
-                ch.bind(new InetSocketAddress(address, udpPort));
-                return new SoftPort(this, ch, nif);
+                if (segmenting) {
+                    ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+                }
+                ch.bind(new InetSocketAddress(address, port));
+                if (segmenting) {
+                    gso = GsoSocket.open(Ipv4.toInt(address), port, sendBufferBytes);
+                }
+                return new SoftPort(this, ch, gso, nif);
             } catch (IOException | RuntimeException e) {
                 ch.close();
+                if (gso != null) {
+                    gso.close();
+                }
                 throw e;
             }
         }

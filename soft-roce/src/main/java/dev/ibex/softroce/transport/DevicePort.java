@@ -129,6 +129,13 @@ final class DevicePort {
         }
 
         @Override
+        public void sendSegments(ByteBuffer datagrams, int segmentSize, int dstIp, InetSocketAddress destination) {
+            if (active) {
+                raw.sendSegments(datagrams, segmentSize, dstIp, destination);
+            }
+        }
+
+        @Override
         public void joinMulticast(int group) {
             raw.joinMulticast(group);
         }

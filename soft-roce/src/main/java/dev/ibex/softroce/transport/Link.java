@@ -48,6 +48,24 @@ public interface Link extends AutoCloseable {
     void send(ByteBuffer datagram, int dstIp, InetSocketAddress destination);
 
     /**
+     * Sends the UDP payloads laid end to end between {@code datagrams}' position and limit, each
+     * {@code segmentSize} bytes but the last (which may be shorter), to {@code dstIp}: in one system call where
+     * the network layer can (UDP segmentation offload), else one {@link #send} each. Position and limit are as
+     * they were on return.
+     */
+    default void sendSegments(ByteBuffer datagrams, int segmentSize, int dstIp, InetSocketAddress destination) {
+        int start = datagrams.position(), end = datagrams.limit();
+        try {
+            for (int at = start; at < end; at += segmentSize) {
+                datagrams.limit(Math.min(end, at + segmentSize)).position(at);
+                send(datagrams, dstIp, destination);
+            }
+        } finally {
+            datagrams.limit(end).position(start);
+        }
+    }
+
+    /**
      * Joins IPv4 multicast group {@code group} on this address's interface: datagrams sent to the group (and the
      * fabric's port) then reach the handler with {@code dstIp} = the group.
      *

@@ -5,9 +5,11 @@ import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.SendFlags;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
+import dev.ibex.softroce.wire.Icrc;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.Opcode.Position;
 import dev.ibex.softroce.wire.PacketBuilder;
+import dev.ibex.softroce.wire.Padding;
 import dev.ibex.softroce.wire.Psn;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -35,6 +37,8 @@ final class Requester {
     private final PacketBuilder builder = new PacketBuilder();
     private final ByteBuffer txBuffer;
     private final MemorySegment tx;
+    /** The batch packets are built in during {@link #run}, or null: then {@link #tx}, sent one by one. */
+    private SegmentBatch batch;
 
     int psn;
     /**
@@ -85,11 +89,25 @@ final class Requester {
     }
 
     /**
-     * Sends what the window allows, at most {@code budget} packets.
+     * Sends what the window allows, at most {@code budget} packets: built into this thread's {@link SegmentBatch}
+     * so that runs of them leave in one system call, all sent before this returns.
      *
      * @return whether anything was sent or completed locally
      */
     boolean run(int budget) {
+        batch = SegmentBatch.take();
+        try {
+            return transmit(budget);
+        } finally {
+            SegmentBatch b = batch;
+            batch = null;
+            if (b != null) {
+                b.release();
+            }
+        }
+    }
+
+    private boolean transmit(int budget) {
         budgetExhausted = false;
         int state = qp.stateCode();
         if (state != QpState.RTS.ordinal() && state != QpState.SQD.ordinal()) {
@@ -260,7 +278,15 @@ final class Requester {
                 && (op.operation() == Opcode.Operation.SEND || (op.operation() == Opcode.Operation.RDMA_WRITE
                         && op.hasImmDt()));
         int destQp = qp.type() == QpType.UD ? w.remoteQpn : qp.destQpn();
-        builder.begin(tx, 0, op).destQp(destQp).psn(psn).ackReq(ackReq).solicitedEvent(solicited)
+        SegmentBatch b = batch;
+        MemorySegment into = tx;
+        long at = 0;
+        if (b != null) {
+            into = b.segment();
+            at = b.offsetFor(route.link(), route.dstIp(), route.destination(),
+                    op.headerLength() + payload + Padding.count(payload) + Icrc.SIZE);
+        }
+        builder.begin(into, at, op).destQp(destQp).psn(psn).ackReq(ackReq).solicitedEvent(solicited)
                 .migReq(rc && paths.migReq()); // UD: 0, like rxe (IBA leaves it unused)
         if (op.hasReth()) {
             builder.reth(w.iova, w.rkey, (int) w.resid);
@@ -284,7 +310,7 @@ final class Requester {
             builder.deth(qkey, qp.qpNum());
         }
         if (payload > 0) {
-            if (!Dma.gather(qp.device(), qp.softPd(), w, tx, builder.payloadOffset(), payload)) {
+            if (!Dma.gather(qp.device(), qp.softPd(), w, into, builder.payloadOffset(), payload)) {
                 builder.payloadLength(0);
                 return false;
             }
@@ -292,8 +318,12 @@ final class Requester {
         }
         int port = route.link().port();
         int length = builder.finishIpv4(route.srcIp(), route.dstIp(), port, port);
-        txBuffer.clear().limit(length);
-        route.link().send(txBuffer, route.dstIp(), route.destination());
+        if (b != null) {
+            b.added(length);
+        } else {
+            txBuffer.clear().limit(length);
+            route.link().send(txBuffer, route.dstIp(), route.destination());
+        }
         packetsSent++;
         return true;
     }

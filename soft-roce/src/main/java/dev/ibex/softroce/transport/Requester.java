@@ -284,7 +284,7 @@ final class Requester {
         if (b != null) {
             into = b.segment();
             at = b.offsetFor(route.link(), route.dstIp(), route.destination(),
-                    op.headerLength() + payload + Padding.count(payload) + Icrc.SIZE);
+                    op.headerLength() + payload + Padding.count(payload) + Icrc.SIZE, end);
         }
         builder.begin(into, at, op).destQp(destQp).psn(psn).ackReq(ackReq).solicitedEvent(solicited)
                 .migReq(rc && paths.migReq()); // UD: 0, like rxe (IBA leaves it unused)

@@ -8,6 +8,7 @@ import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.softroce.wire.Aeth;
+import dev.ibex.softroce.wire.Icrc;
 import dev.ibex.softroce.wire.MalformedPacketException;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.Opcode.Operation;
@@ -534,7 +535,7 @@ public final class Responder {
             if (ackDeferred != null) {
                 ackDeferred = null;
                 if (isReceiving(qp.stateCode())) {
-                    sendAck(ACK_UNLIMITED, Psn.add(ackPsn, -1));
+                    sendHeldAck(Psn.add(ackPsn, -1));
                 }
             }
         } finally {
@@ -594,6 +595,23 @@ public final class Responder {
     private void sendAck(int syndrome, int ackedPsn) {
         builder.begin(tx, 0, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn).aeth(syndrome, msn);
         transmit(qp.paths().current());
+    }
+
+    /** A noted ACK: into the loop's held batch, behind the replies its callbacks posted (else sent at once). */
+    private void sendHeldAck(int ackedPsn) {
+        SegmentBatch b = SegmentBatch.held();
+        if (b == null) {
+            sendAck(ACK_UNLIMITED, ackedPsn);
+            return;
+        }
+        PathMigration.Paths paths = qp.paths().current();
+        Route route = paths.route();
+        long at = b.offsetFor(route.link(), route.dstIp(), route.destination(),
+                Opcode.RC_ACKNOWLEDGE.headerLength() + Icrc.SIZE, true);
+        builder.begin(b.segment(), at, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn)
+                .aeth(ACK_UNLIMITED, msn).migReq(paths.migReq());
+        int port = route.link().port();
+        b.added(builder.finishIpv4(route.srcIp(), route.dstIp(), port, port));
     }
 
     private void sendAtomicAck(int ackedPsn, long original) {

@@ -75,16 +75,20 @@ class SegmentBatchTest {
     }
 
     private void add(InetSocketAddress to, int length) {
-        long at = batch.offsetFor(link, to == toB ? 3 : 4, to, length);
+        add(to, length, true);
+    }
+
+    private void add(InetSocketAddress to, int length, boolean last) {
+        long at = batch.offsetFor(link, to == toB ? 3 : 4, to, length, last);
         assertThat(at + length).isLessThanOrEqualTo(batch.segment().byteSize());
         batch.added(length);
     }
 
     @Test
     void a64KiBWriteLeavesAsItsFirstPacketAndOneRunOfTheRest() {
-        add(toB, 4128); // WRITE FIRST: BTH + RETH + 4096 + ICRC
+        add(toB, 4128, false); // WRITE FIRST: BTH + RETH + 4096 + ICRC
         for (int i = 0; i < 15; i++) {
-            add(toB, 4112); // MIDDLE and LAST
+            add(toB, 4112, i == 14); // MIDDLE, then LAST
         }
         batch.flush();
         assertThat(link.calls).containsExactly(new RecordingLink.Call(false, 4128, 4128, 3),
@@ -126,6 +130,43 @@ class SegmentBatchTest {
         assertThat(link.calls).containsExactly(new RecordingLink.Call(true, 80, 64 * 80, 3),
                 new RecordingLink.Call(false, 80, 80, 3), new RecordingLink.Call(true, 4112, 15 * 4112, 4),
                 new RecordingLink.Call(false, 4112, 4112, 4));
+    }
+
+    @Test
+    void aShorterPacketThatEndsItsMessageJoinsASinglePacket() {
+        add(toB, 80); // a reply
+        add(toB, 20); // the ACK of the request it answers
+        add(toB, 4128, false);
+        add(toB, 4112, true); // a two-packet WRITE
+        batch.flush();
+        assertThat(link.calls).containsExactly(new RecordingLink.Call(true, 80, 100, 3),
+                new RecordingLink.Call(true, 4128, 8240, 3));
+    }
+
+    @Test
+    void aHeldBatchKeepsItsRunsPastReleaseUntilFlushed() {
+        batch.release();
+        SegmentBatch held = SegmentBatch.holdOnThisThread();
+        try {
+            assertThat(held).isSameAs(batch);
+            batch = SegmentBatch.take();
+            add(toB, 80);
+            batch.release();
+            assertThat(link.calls).isEmpty();
+            assertThat(SegmentBatch.held()).isSameAs(held);
+            held.offsetFor(link, 3, toB, 20, true);
+            held.added(20);
+            held.flush();
+            assertThat(link.calls).containsExactly(new RecordingLink.Call(true, 80, 100, 3));
+        } finally {
+            held.stopHolding();
+        }
+        assertThat(SegmentBatch.held()).isNull();
+        batch = SegmentBatch.take();
+        add(toB, 80);
+        batch.release();
+        assertThat(link.calls).hasSize(2);
+        batch = null;
     }
 
     @Test

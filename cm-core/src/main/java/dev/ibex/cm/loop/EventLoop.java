@@ -20,7 +20,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -83,7 +82,7 @@ public final class EventLoop implements Executor {
     private final Object leftovers = new Object();
     /** How many times a thread that is not a loop found the queue full and waited (racy count). */
     private volatile long producerWaits;
-    private final PriorityQueue<ScheduledTask> timers = new PriorityQueue<>();
+    private final TimerHeap timers = new TimerHeap();
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
     /** The values of {@link #devices}, indexable: the CQ spin walks them without an iterator. */
     private final List<LoopDevice> deviceList = new ArrayList<>();

@@ -9,6 +9,8 @@ public final class ScheduledTask implements Comparable<ScheduledTask> {
     final Runnable task;
     final long deadlineNanos;
     long seq;
+    /** Its slot in the loop's {@link TimerHeap}, -1 when in none (loop thread only). */
+    int heapIndex = -1;
     private volatile boolean cancelled;
     boolean done;
 

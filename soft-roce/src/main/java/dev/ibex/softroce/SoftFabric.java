@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -50,6 +51,7 @@ public final class SoftFabric implements Fabric {
     private final Timers timers;
     private final WorkQueue workQueue;
     private final ScheduledExecutorService scheduler;
+    private final ScheduledThreadPoolExecutor schedulerPool;
     private final PcapWriter pcap;
     private final FaultInjector faults;
     private final List<SoftDevice> devices = new ArrayList<>();
@@ -73,8 +75,14 @@ public final class SoftFabric implements Fabric {
         this.config = config;
         this.timers = new Timers("soft-roce-timers");
         this.workQueue = new WorkQueue("soft-roce-work");
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(
+        ScheduledThreadPoolExecutor events = new ScheduledThreadPoolExecutor(1,
                 Thread.ofPlatform().daemon().name("soft-roce-events").factory());
+        // a cancelled CM timer leaves the queue at once: nearly every REQ, REP and DREQ retry timer is cancelled by
+        // the answer, and each kept its slot (and its id) until its deadline, seconds later, growing the queue
+        // every schedule sifts through by a few thousand entries per second of connection setup
+        events.setRemoveOnCancelPolicy(true);
+        this.schedulerPool = events;
+        this.scheduler = Executors.unconfigurableScheduledExecutorService(events);
         this.faults = FaultSettings.apply(config.faults(), new FaultInjector(config.faults().getLong(
                 FaultSettings.SEED, 0)));
         PcapWriter p = null;
@@ -311,12 +319,21 @@ public final class SoftFabric implements Fabric {
 
     /**
      * A single-thread scheduler for the CM's timers and event work; async-event listeners also run on it. Never
-     * block it.
+     * block it. A cancelled task leaves its queue at once.
      *
      * @return the CM's scheduler
      */
     public ScheduledExecutorService scheduler() {
         return scheduler;
+    }
+
+    /**
+     * Tasks waiting in the {@link #scheduler()}'s queue (diagnostics and tests).
+     *
+     * @return how many tasks are scheduled and not yet run or cancelled
+     */
+    public int scheduledTasks() {
+        return schedulerPool.getQueue().size();
     }
 
     /**

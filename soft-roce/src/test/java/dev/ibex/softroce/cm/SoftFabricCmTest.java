@@ -84,6 +84,22 @@ class SoftFabricCmTest {
     }
 
     @Test
+    void theRetryTimersAnAnsweredHandshakeCancelsLeaveTheSchedulerAtOnce() {
+        listener(7479, PortSpace.TCP);
+        CmId c = routed(7479, PortSpace.TCP);
+        new Endpoint(c, h.b, QpType.RC);
+        int before = h.fabric.scheduledTasks();
+        c.connect(ConnParam.DEFAULT); // arms the REQ's retry timer (256 ms here)
+        CmId s = expect(ch, CmEventType.CONNECT_REQUEST).id();
+        new Endpoint(s, h.a, QpType.RC);
+        s.accept(ConnParam.DEFAULT); // arms the REP's (128 ms); the REP cancels the REQ's, the RTU the REP's
+        expect(ch, CmEventType.ESTABLISHED);
+        expect(ch, CmEventType.ESTABLISHED);
+        // both were cancelled by their answers: kept until their deadlines they were 2 more here
+        assertThat(h.fabric.scheduledTasks()).isEqualTo(before);
+    }
+
+    @Test
     void connectSendDisconnectOverTheSoftFabric() {
         CmId l = listener(7471, PortSpace.TCP);
         CmId c = routed(7471, PortSpace.TCP);

@@ -13,7 +13,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -48,7 +49,13 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final AtomicLongArray sequence;
     private final AtomicLong tail = new AtomicLong();
     private final AtomicInteger armed = new AtomicInteger();
-    private final CopyOnWriteArrayList<SoftQueuePair> queuePairs = new CopyOnWriteArrayList<>();
+    /**
+     * The QPs completing here (once each, also when both of a QP's CQs are this one): a concurrent set, as attach
+     * and detach come once per QP created and destroyed and the set is read only on overrun and close; a
+     * copy-on-write list copied all of a loop's QPs at each of them (Arrays.copyOf under attach in the connection
+     * setup profile, issue 17).
+     */
+    private final Set<SoftQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
     /** Tag-matching SRQs whose completions come here ({@code ibv_destroy_cq} is EBUSY while one is open). */
     private final AtomicInteger srqUsers = new AtomicInteger();
     /** Notifications queued on the channel and not yet taken by {@link SoftCompletionChannel#poll()}. */
@@ -269,7 +276,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
     }
 
     void attach(SoftQueuePair qp) {
-        queuePairs.addIfAbsent(qp);
+        queuePairs.add(qp);
     }
 
     void detach(SoftQueuePair qp) {

@@ -175,6 +175,28 @@ class VerbsObjectsTest {
     }
 
     @Test
+    void aCqCountsEachQpUsingItOnceAndClosesOnlyWhenTheLastIsDestroyed() {
+        ProtectionDomain pd = h.a.allocPd();
+        CompletionQueue cq = h.a.createCompletionQueue(16, null, 0);
+        CompletionQueue other = h.a.createCompletionQueue(16, null, 0);
+        QpCap cap = new QpCap(4, 4, 1, 1, 0);
+        QueuePair both = pd.createQueuePair(new QpInitAttr(cq, cq, null, cap, QpType.RC, true, null));
+        QueuePair sendOnly = pd.createQueuePair(new QpInitAttr(cq, other, null, cap, QpType.RC, true, null));
+        QueuePair recvOnly = pd.createQueuePair(new QpInitAttr(other, cq, null, cap, QpType.RC, true, null));
+        int using = 3; // "both" once, though it completes there on both sides
+        for (QueuePair qp : new QueuePair[] {both, sendOnly, recvOnly}) {
+            assertThatThrownBy(cq::close).isInstanceOf(RdmaException.class)
+                    .hasMessageContaining(using-- + " QP(s) still use the completion queue")
+                    .satisfies(e -> assertThat(((RdmaException) e).errno()).isEqualTo(Errno.EBUSY));
+            qp.close();
+        }
+        cq.close();
+        other.close();
+        pd.close();
+        assertThat(h.fabric.resources().userResources()).isZero();
+    }
+
+    @Test
     void cqOverrunRaisesCqErrAndFailsItsQps() {
         Harness.Side x = h.side(h.a, 1 << 16);
         ProtectionDomain pd = h.b.allocPd();

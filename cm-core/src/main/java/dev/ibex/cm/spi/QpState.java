@@ -30,6 +30,9 @@ public enum QpState {
      * @throws ArrayIndexOutOfBoundsException for another value
      */
     public static QpState ofCode(int code) {
-        return values()[code];
+        return BY_CODE[code];
     }
+
+    /** {@code values()} once: each call of it copies the array (a QP modify asked twice per transition). */
+    private static final QpState[] BY_CODE = values();
 }

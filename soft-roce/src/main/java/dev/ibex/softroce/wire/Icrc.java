@@ -31,7 +31,8 @@ public final class Icrc {
 
     private final CRC32 crc = new CRC32();
     private final byte[] head = new byte[IPV4_PREFIX + Bth.SIZE];
-    private final byte[] chunk = new byte[512];
+    /** Scratch for segments no byte buffer can view (heap segments over long[] …), made on first use: rare. */
+    private byte[] chunk;
     // Byte-buffer view of the last segment seen: packet buffers are long-lived, so one view per buffer
     // serves every packet, and the CRC runs on the intrinsic without a per-packet view object.
     private MemorySegment viewed;
@@ -114,6 +115,9 @@ public final class Icrc {
             v.clear().position((int) offset).limit((int) offset + length);
             crc.update(v);
             return;
+        }
+        if (chunk == null) { // every QP holds several instances and most never meet such a segment
+            chunk = new byte[512];
         }
         for (int done = 0; done < length; ) { // heap segments over long[] etc. cannot be viewed as bytes
             int n = Math.min(chunk.length, length - done);

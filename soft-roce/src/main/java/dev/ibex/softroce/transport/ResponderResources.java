@@ -15,12 +15,13 @@ final class ResponderResources {
     private ResponderResource[] ring = new ResponderResource[0];
     private int head;
 
-    /** Empties the ring and sizes it for {@code maxDestRdAtomic} outstanding requests (a QP entering RTR or RESET). */
+    /**
+     * Empties the ring and sizes it for {@code maxDestRdAtomic} outstanding requests (a QP entering RTR or RESET).
+     * A slot's resource is made when a READ or atomic first takes it: most connections never take one, and every
+     * QP entering RTR made them all (5 % of what a connection's setup allocated, issue 17).
+     */
     void reset(int maxDestRdAtomic) {
         ring = new ResponderResource[maxDestRdAtomic];
-        for (int i = 0; i < maxDestRdAtomic; i++) {
-            ring[i] = new ResponderResource();
-        }
         head = 0;
     }
 
@@ -94,13 +95,16 @@ final class ResponderResources {
 
     private ResponderResource next() {
         ResponderResource res = ring[head];
+        if (res == null) {
+            res = ring[head] = new ResponderResource();
+        }
         head = (head + 1) % ring.length;
         return res;
     }
 
     private ResponderResource find(int p, int type) {
         for (ResponderResource r : ring) {
-            if (r.type == type && Psn.compare(p, r.firstPsn) >= 0 && Psn.compare(p, r.lastPsn) <= 0) {
+            if (r != null && r.type == type && Psn.compare(p, r.firstPsn) >= 0 && Psn.compare(p, r.lastPsn) <= 0) {
                 return r;
             }
         }
@@ -112,7 +116,7 @@ final class ResponderResources {
     public String toString() {
         StringBuilder sb = new StringBuilder("[");
         for (ResponderResource r : ring) {
-            if (r.type != ResponderResource.NONE) {
+            if (r != null && r.type != ResponderResource.NONE) {
                 sb.append(r.type == ResponderResource.READ ? 'R' : 'A').append(Integer.toHexString(r.firstPsn));
                 if (r.lastPsn != r.firstPsn) {
                     sb.append('-').append(Integer.toHexString(r.lastPsn));

@@ -50,8 +50,12 @@ public final class Responder {
     private final PacketInbox inbox = new PacketInbox(16, Sender.MAX_PACKET);
     private final RocePacket queued = new RocePacket();
     private final PacketBuilder builder = new PacketBuilder();
-    private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(Sender.MAX_PACKET);
-    private final MemorySegment tx = MemorySegment.ofBuffer(txBuffer);
+    /**
+     * The packet buffer of READ responses, atomic ACKs, NAKs and ACKs sent at once, made on first use: on a loop that
+     * receives its own packets the ACKs go into its held batch, so most QPs never hold these 4 KiB.
+     */
+    private ByteBuffer txBuffer;
+    private MemorySegment tx;
     /** The receive WQE a message fills. */
     private final ResponderReceive receive;
     /** The UD path (a UD QP's every request). */
@@ -412,7 +416,7 @@ public final class Responder {
             boolean last = res.resid <= mtu;
             Opcode op = Opcode.rcReadResponse(Opcode.Position.of(first, last));
             int payload = (int) Math.min(res.resid, mtu);
-            builder.begin(tx, 0, op).destQp(qp.destQpn()).psn(res.curPsn);
+            builder.begin(tx(), 0, op).destQp(qp.destQpn()).psn(res.curPsn);
             if (op.hasAeth()) {
                 builder.aeth(ACK_UNLIMITED, msn);
             }
@@ -593,7 +597,7 @@ public final class Responder {
     }
 
     private void sendAck(int syndrome, int ackedPsn) {
-        builder.begin(tx, 0, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn).aeth(syndrome, msn);
+        builder.begin(tx(), 0, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn).aeth(syndrome, msn);
         transmit(qp.paths().current());
     }
 
@@ -614,8 +618,22 @@ public final class Responder {
         b.added(builder.finishIpv4(route.srcIp(), route.dstIp(), port, port));
     }
 
+    private MemorySegment tx() {
+        MemorySegment t = tx;
+        if (t == null) {
+            txBuffer = ByteBuffer.allocateDirect(Sender.MAX_PACKET);
+            t = tx = MemorySegment.ofBuffer(txBuffer);
+        }
+        return t;
+    }
+
+    /** Whether this responder made its own packet buffer (for tests). */
+    boolean ownsPacketBuffer() {
+        return tx != null;
+    }
+
     private void sendAtomicAck(int ackedPsn, long original) {
-        builder.begin(tx, 0, Opcode.RC_ATOMIC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn)
+        builder.begin(tx(), 0, Opcode.RC_ATOMIC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn)
                 .aeth(ACK_UNLIMITED, msn).atomicAckEth(original);
         transmit(qp.paths().current());
     }

@@ -622,4 +622,9 @@ public final class SoftQueuePair implements QueuePair {
     public String toString() {
         return "SoftQueuePair[" + type + " 0x" + Integer.toHexString(qpn) + " " + state() + "]";
     }
+
+    /** Whether the requester or responder made its own packet buffer (for tests: most QPs need neither). */
+    boolean ownsPacketBuffers() {
+        return sender.requester.ownsPacketBuffer() || responder.ownsPacketBuffer();
+    }
 }

@@ -143,6 +143,9 @@ class AckCoalescingTest {
                 }
                 assertThat(replies).as("the reply at x").isEqualTo(1);
                 assertThat(acked).as("the request's completion at x (its ACK arrived)").isEqualTo(1);
+                // everything went through the loop's batch: neither QP made its own 4 KiB packet buffer
+                assertThat(((SoftQueuePair) x.qp).ownsPacketBuffers()).as("x's packet buffers").isFalse();
+                assertThat(((SoftQueuePair) y.qp).ownsPacketBuffers()).as("y's packet buffers").isFalse();
             }
         }
     }

@@ -321,7 +321,7 @@ final class ConnectionSetup {
         }
         c.qp.context(c.events);
         if (srq != null) {
-            device.bindQp(c.qp.qpNum(), c.events);
+            device.bindQp(c.qp.qpNum(), c.events, o.receiveWindow());
         }
         c.sq = new SendQueue(c.loop, c.qp, c.handle, o.signalInterval(), reserve, fragmentSlots, c.events);
         if (srq == null) {

@@ -54,11 +54,27 @@ public final class LoopDevice implements BufferOwner, Flushable {
     private boolean srqIdle;
     private long srqIdleSince;
     /**
-     * The SRQ's depth: {@link LoopOptions#srqDepth()}, at most a quarter of the pool, so that shared receives never
-     * take the buffers sends and held messages need.
+     * The SRQ's least depth: {@link LoopOptions#srqDepth()}, at most a quarter of the pool, so that shared receives
+     * never take the buffers sends and held messages need.
      */
     private final int srqDepth;
-    /** Receives missing from the SRQ before the loop tops it up (an eighth of it: posts go in batches). */
+    /**
+     * The most receives the SRQ holds (its {@code max_wr}): it is kept filled to {@link #srqTarget()}, which follows
+     * the receive windows its connections granted, up to this — still at most a quarter of the pool, the device's
+     * {@code max_srq_wr} and half a default shared CQ (every shared CQ keeps room for all of them).
+     */
+    private final int srqCapacity;
+    /**
+     * The receive windows of the connections bound to the SRQ, summed: what their peers may have in flight toward it
+     * at once. Receives posted below that meet a burst with RNR NAKs and retransmissions (issue 17: 256 connections
+     * on 2 loops, 4 messages each in flight against an SRQ of 512 and a refill batch of 64).
+     */
+    private int srqGrants;
+    /** {@link #srqGrants} per bound QP, taken off again when it is unbound. */
+    private final java.util.Map<Integer, Integer> grantOfQp = new java.util.HashMap<>();
+    /** The grants outgrew {@link #srqCapacity} (said once per device: RNR NAKs may come from here on). */
+    private boolean srqOvercommitLogged;
+    /** Receives missing from the SRQ before the loop tops it up (an eighth of its least depth: posts go in batches). */
     private final int refillBatch;
     private boolean flushQueued;
     /** Waiting for the pool to free a buffer to refill the SRQ with. */
@@ -74,6 +90,9 @@ public final class LoopDevice implements BufferOwner, Flushable {
         this.srqDepth = loop.options().srqDepth() == 0 ? 0
                 : Math.max(1, Math.min(loop.options().srqDepth(), loop.options().buffers().maxBuffers() / 4));
         this.refillBatch = Math.max(1, srqDepth / 8);
+        int maxSrqWr = attributes.maxSrqWr() > 0 ? attributes.maxSrqWr() : Integer.MAX_VALUE;
+        this.srqCapacity = srqDepth == 0 ? 0 : Math.max(srqDepth, Math.min(Math.min(maxSrqWr,
+                loop.options().buffers().maxBuffers() / 4), loop.options().cqEntries() / 2));
         try {
             pd = context.allocPd();
             channel = context.createCompletionChannel();
@@ -195,7 +214,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 return reserve(w, entries);
             }
         }
-        return reserve(watch(Math.max(entries + srqDepth, loop.options().cqEntries()), true), entries);
+        return reserve(watch(Math.max(entries + srqCapacity, loop.options().cqEntries()), true), entries);
     }
 
     private CompletionQueue reserve(WatchedCq w, int entries) {
@@ -298,7 +317,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
     public SharedReceiveQueue sharedReceives() {
         if (srq == null && srqDepth > 0 && !closed && !srqUnavailable) {
             try {
-                srq = pd.createSharedReceiveQueue(srqDepth, 1, 0);
+                srq = pd.createSharedReceiveQueue(srqCapacity, 1, 0);
                 srq.context(this);
                 flush();
                 srq.modify(0, Math.max(1, srqDepth / 4), SharedReceiveQueue.LIMIT);
@@ -378,7 +397,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         WatchedCq w = new WatchedCq(cq, this, shared);
         if (shared) {
             // any QP on a shared CQ may take receives from the SRQ: room for all of them, whoever consumes them
-            w.reserved = srqDepth;
+            w.reserved = srqCapacity;
         }
         cqs.add(w);
         cq.requestNotify(false);
@@ -405,14 +424,36 @@ public final class LoopDevice implements BufferOwner, Flushable {
     }
 
     /**
-     * Routes SRQ receive completions of {@code qpNum} to {@code endpoint}. Loop thread.
+     * Routes SRQ receive completions of {@code qpNum} to {@code endpoint}, and keeps room in the SRQ for the
+     * {@code receiveWindow} messages its peer may send before it hears back (the SRQ is topped up to the sum of its
+     * connections' windows, within {@link #srqCapacity}). Loop thread.
      *
      * @param qpNum the number of a QP attached to the SRQ
      * @param endpoint the endpoint that owns it
+     * @param receiveWindow the messages the connection lets its peer have in flight toward the SRQ (its credit grant)
      */
-    public void bindQp(int qpNum, LoopEndpoint endpoint) {
+    public void bindQp(int qpNum, LoopEndpoint endpoint, int receiveWindow) {
         qps.put(qpNum, endpoint);
         srqTouched = true;
+        int grant = Math.max(0, receiveWindow);
+        Integer before = grantOfQp.put(qpNum, grant);
+        srqGrants += grant - (before == null ? 0 : before);
+        if (srqGrants + refillBatch > srqCapacity && !srqOvercommitLogged) {
+            srqOvercommitLogged = true;
+            LOG.info("{}: the receive windows granted on a loop's shared receive queue ({} messages) exceed what it "
+                    + "holds ({}: a quarter of the pool's {} buffers, at most {}); a burst beyond it meets RNR NAKs "
+                    + "and retransmissions (raise the pool's maxBuffers or lower the connections' receiveWindow)",
+                    context.device().name(), srqGrants, srqCapacity, loop.options().buffers().maxBuffers(),
+                    loop.options().cqEntries() / 2);
+        }
+        if (srqPosted < srqTarget()) {
+            requestFlush(); // at the end of this turn: before the peer can hear that it may send
+        }
+    }
+
+    /** How many receives the SRQ is kept filled to: its connections' windows and a refill batch, within its bounds. */
+    private int srqTarget() {
+        return Math.min(srqCapacity, Math.max(srqDepth, srqGrants + refillBatch));
     }
 
     /**
@@ -422,6 +463,10 @@ public final class LoopDevice implements BufferOwner, Flushable {
      */
     public void unbindQp(int qpNum) {
         qps.remove(qpNum);
+        Integer grant = grantOfQp.remove(qpNum);
+        if (grant != null) {
+            srqGrants -= grant; // receives posted beyond the target now are consumed and not replaced
+        }
         if (qps.size() == 0 && reclaim != null) {
             reclaim.start(); // the SRQ may go once idle
         }
@@ -505,7 +550,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         if (index >= 0 && index < inSrq.length) {
             inSrq[index] = false;
         }
-        if (srqDepth - srqPosted >= refillBatch) {
+        if (srqTarget() - srqPosted >= refillBatch) {
             requestFlush();
         }
     }
@@ -543,7 +588,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
             return;
         }
         RecvBatch batch = loop.recvBatch();
-        int want = srqDepth - srqPosted;
+        int want = srqTarget() - srqPosted;
         while (want > 0) {
             int n = 0;
             while (n < batch.capacity() && n < want) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.fake.FakeQp;
 import dev.ibex.cm.fake.LoopBlockHound;
 import java.util.ArrayList;
 import java.util.List;
@@ -167,6 +168,42 @@ class CreditsTest {
         }
         await().until(() -> fastServer.messages.size() == 40);
         slowServer.held.forEach(Buffer::release);
+    }
+
+    /**
+     * Regression (issue 17: 256 connections echoing on 2 loops drew RNR NAKs and retransmissions with no fault): the
+     * SRQ was kept at its configured depth whatever its connections granted, so a burst of what the credits allowed
+     * found it empty. It is kept filled to the windows of the connections bound to it: here two connections granted
+     * 16 each against an SRQ of 8, and both senders spend every credit in one turn of the loop, before it can refill.
+     */
+    @Test
+    void theSrqHoldsWhatItsConnectionsGrantedSoAFullBurstMeetsNoRnr() throws Exception {
+        h.start(dev.ibex.cm.loop.LoopOptions.DEFAULT.withLoops(1).withSrqDepth(8));
+        ConnectionOptions window16 = ConnectionOptions.DEFAULT.withReceiveWindow(16);
+        h.listen(window16, true);
+        h.server.hold = true;
+        Recorder first = new Recorder();
+        Recorder second = new Recorder();
+        Connection a = h.connect(first, null, window16);
+        Connection b = h.connect(second, null, window16);
+        first.established.get(5, TimeUnit.SECONDS);
+        second.established.get(5, TimeUnit.SECONDS);
+        assertThat(ConnectionLoopbackTest.on(a.loop(), a::sendCredits)).isEqualTo(16);
+        assertThat(ConnectionLoopbackTest.on(b.loop(), b::sendCredits)).isEqualTo(16);
+
+        int blocked = ConnectionLoopbackTest.on(a.loop(), () -> { // one turn: no refill in between
+            for (Connection c : List.of(a, b)) {
+                for (int i = 0; i < 16; i++) {
+                    Buffer m = c.allocate();
+                    c.send(m, Recorder.put(m, "m" + i), i);
+                }
+                c.flush();
+            }
+            return ((FakeQp) a.qp()).blockedSends() + ((FakeQp) b.qp()).blockedSends();
+        });
+        assertThat(blocked).as("sends that found no receive (RNR)").isZero();
+        await().until(() -> h.server.messages.size() == 32);
+        h.server.held.forEach(Buffer::release);
     }
 
     @Test

@@ -57,14 +57,17 @@ class LoopResourceOptionsTest {
         ConnectionLoopbackTest.send(cb, "to b's peer", 2);
         await().until(() -> t.server.messages.size() == 2);
         assertThat(t.server.held).as("both used the SRQ, and the application holds both").hasSize(2);
-        // consumption drives the refill (from the pool), not the release: the queue is full again while both are held
-        await().until(() -> ((dev.ibex.cm.fake.FakeQp) ca.qp()).postedReceives() == 8);
+        // the SRQ is kept filled to what its four QPs (two clients, two children) granted, beyond the configured
+        // least depth of 8, plus a refill batch (an eighth of 8); consumption drives the refill (from the pool), not
+        // the release: the queue is full again while both are held
+        int target = 4 * ConnectionOptions.DEFAULT.receiveWindow() + 1;
+        await().until(() -> ((dev.ibex.cm.fake.FakeQp) ca.qp()).postedReceives() == target);
         List<Buffer> held = List.copyOf(t.server.held);
         t.server.held.clear();
         held.forEach(Buffer::release);
         ConnectionLoopbackTest.send(ca, "again", 3);
         await().until(() -> t.server.messages.size() == 3);
-        await().until(() -> ((dev.ibex.cm.fake.FakeQp) ca.qp()).postedReceives() == 8);
+        await().until(() -> ((dev.ibex.cm.fake.FakeQp) ca.qp()).postedReceives() == target);
         t.server.held.forEach(Buffer::release);
         ca.close();
         cb.close();

@@ -79,9 +79,11 @@ public final class LoopOptions {
     }
 
     /**
-     * Receives kept posted on a per-loop, per-device shared receive queue, which the RC connections in
+     * Receives kept posted at least on a per-loop, per-device shared receive queue, which the RC connections in
      * {@code ReceiveMode.SHARED} (the default) take their receives from; 0 for no SRQ (every connection then has a
-     * window of its own).
+     * window of its own). Beyond it the SRQ is kept filled to the receive windows its connections granted (what their
+     * peers may have in flight toward it), up to a quarter of the pool, the device's {@code max_srq_wr} and half of
+     * {@link #cqEntries()}.
      *
      * @return the SRQ's depth in receives, 0 for none
      */
@@ -214,7 +216,7 @@ public final class LoopOptions {
     /**
      * A copy with another shared receive queue depth.
      *
-     * @param depth receives kept posted on each loop's SRQ per device; 0 for no SRQ
+     * @param depth receives kept posted at least on each loop's SRQ per device; 0 for no SRQ
      * @return the new options
      * @throws IllegalArgumentException when {@code depth} is negative
      */

@@ -8,7 +8,6 @@ import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.softroce.wire.Aeth;
-import dev.ibex.softroce.wire.Icrc;
 import dev.ibex.softroce.wire.MalformedPacketException;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.Opcode.Operation;
@@ -51,8 +50,8 @@ public final class Responder {
     private final RocePacket queued = new RocePacket();
     private final PacketBuilder builder = new PacketBuilder();
     /**
-     * The packet buffer of READ responses, atomic ACKs, NAKs and ACKs sent at once, made on first use: on a loop that
-     * receives its own packets the ACKs go into its held batch, so most QPs never hold these 4 KiB.
+     * The packet buffer of ACKs, NAKs, READ responses and atomic ACKs, made on first use: a QP that never responds
+     * (a sender only) never holds these 4 KiB.
      */
     private ByteBuffer txBuffer;
     private MemorySegment tx;
@@ -539,7 +538,7 @@ public final class Responder {
             if (ackDeferred != null) {
                 ackDeferred = null;
                 if (isReceiving(qp.stateCode())) {
-                    sendHeldAck(Psn.add(ackPsn, -1));
+                    sendAck(ACK_UNLIMITED, Psn.add(ackPsn, -1));
                 }
             }
         } finally {
@@ -601,23 +600,6 @@ public final class Responder {
         transmit(qp.paths().current());
     }
 
-    /** A noted ACK: into the loop's held batch, behind the replies its callbacks posted (else sent at once). */
-    private void sendHeldAck(int ackedPsn) {
-        SegmentBatch b = SegmentBatch.held();
-        if (b == null) {
-            sendAck(ACK_UNLIMITED, ackedPsn);
-            return;
-        }
-        PathMigration.Paths paths = qp.paths().current();
-        Route route = paths.route();
-        long at = b.offsetFor(route.link(), route.dstIp(), route.destination(),
-                Opcode.RC_ACKNOWLEDGE.headerLength() + Icrc.SIZE, true);
-        builder.begin(b.segment(), at, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn)
-                .aeth(ACK_UNLIMITED, msn).migReq(paths.migReq());
-        int port = route.link().port();
-        b.added(builder.finishIpv4(route.srcIp(), route.dstIp(), port, port));
-    }
-
     private MemorySegment tx() {
         MemorySegment t = tx;
         if (t == null) {
@@ -625,11 +607,6 @@ public final class Responder {
             t = tx = MemorySegment.ofBuffer(txBuffer);
         }
         return t;
-    }
-
-    /** Whether this responder made its own packet buffer (for tests). */
-    boolean ownsPacketBuffer() {
-        return tx != null;
     }
 
     private void sendAtomicAck(int ackedPsn, long original) {

@@ -13,11 +13,6 @@ import java.nio.ByteBuffer;
  * <p>One batch per thread, made on the thread's first send of a run and kept (about 68 KiB of direct memory).
  * A batch is taken for one {@link Requester#run} and {@link #release released}, sending what it holds, before
  * that returns; a run on a thread whose batch is taken (a nested call) builds and sends packet by packet.
- *
- * <p>A loop that receives its own packets ({@link SoftPoller} with {@link InlineReception}) holds its batch instead:
- * what its requesters build while the loop runs the application's callbacks stays in the batch, the ACKs the loop
- * noted ({@link AckDeferral}) join it, and all of it leaves when the loop polls again — the reply and the ACK of the
- * request it answers in one system call, which the peer then reads in one wake-up.
  */
 final class SegmentBatch {
     /** UDP payload bytes one run may hold (a UDP datagram's most, 65,507, less room for rounding). */
@@ -26,14 +21,10 @@ final class SegmentBatch {
     static final int MAX_SEGMENTS = 64;
 
     private static final ThreadLocal<SegmentBatch> PER_THREAD = ThreadLocal.withInitial(SegmentBatch::new);
-    /** The batch of a polling thread that holds its runs until it polls ({@link #holdOnThisThread}). */
-    private static final ThreadLocal<SegmentBatch> HOLDING = new ThreadLocal<>();
 
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(CAPACITY + Sender.MAX_PACKET);
     private final MemorySegment segment = MemorySegment.ofBuffer(buffer);
     private boolean taken;
-    /** Runs outlive {@link #release}: the polling thread sends them at its next poll, with its noted ACKs. */
-    private boolean holding;
     private Link link;
     private int dstIp;
     private InetSocketAddress destination;
@@ -43,7 +34,6 @@ final class SegmentBatch {
     /** The run's last packet was shorter than the others: nothing may follow it. */
     private boolean ended;
     private long runsSent;
-    private long packetsSent;
 
     private SegmentBatch() {
     }
@@ -58,35 +48,13 @@ final class SegmentBatch {
         return b;
     }
 
-    /** Gives the batch back, sending what it holds unless this thread {@link #holdOnThisThread holds} it. */
+    /** Sends what the batch holds and gives it back. */
     void release() {
-        taken = false;
-        if (!holding) {
+        try {
             flush();
+        } finally {
+            taken = false;
         }
-    }
-
-    /** Makes the calling (polling) thread's batch keep its runs until {@link #flush}. */
-    static SegmentBatch holdOnThisThread() {
-        SegmentBatch b = PER_THREAD.get();
-        b.holding = true;
-        HOLDING.set(b);
-        return b;
-    }
-
-    /** Sends what the batch holds and stops holding (the poller closed). */
-    void stopHolding() {
-        holding = false;
-        if (HOLDING.get() == this) {
-            HOLDING.remove();
-        }
-        flush();
-    }
-
-    /** The calling thread's held batch when no run has it taken, else null (then send at once). */
-    static SegmentBatch held() {
-        SegmentBatch b = HOLDING.get();
-        return b != null && !b.taken ? b : null;
     }
 
     /** The memory packets are built in. */
@@ -145,7 +113,6 @@ final class SegmentBatch {
         link = null;
         destination = null;
         runsSent++;
-        packetsSent += (buffer.remaining() + size - 1) / size;
         if (buffer.remaining() == size) {
             l.send(buffer, ip, to);
         } else {
@@ -156,11 +123,6 @@ final class SegmentBatch {
     /** Runs this batch sent (for tests). */
     long runsSent() {
         return runsSent;
-    }
-
-    /** Packets the runs this batch sent held (for tests). */
-    long packetsSent() {
-        return packetsSent;
     }
 
     /** Packets waiting in the run (for tests). */

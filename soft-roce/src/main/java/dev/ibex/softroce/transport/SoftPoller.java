@@ -31,9 +31,6 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private final InlineReception reception;
     private final AckDeferral acks = new AckDeferral();
     private final NextTurn nextTurn = new NextTurn();
-    /** The polling thread's held batch (see {@link SegmentBatch}), and that thread. */
-    private SegmentBatch batch;
-    private Thread batchThread;
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private volatile ReadySource[] sources = NO_SOURCES;
     private volatile Object[] attachments = NO_ATTACHMENTS;
@@ -121,21 +118,14 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     public int poll(long timeoutNanos, ReadyHandler handler) {
         if (closed) {
             nextTurn.handOff(); // on the polling thread: what it noted last goes to the work queues
-            releaseBatch();
             requireOpen();
         }
-        Thread current = Thread.currentThread();
-        thread = current;
+        thread = Thread.currentThread();
         InlineReception r = reception;
         if (r != null) {
             acks.install();
             nextTurn.install();
-            if (batchThread != current) {
-                releaseBatch();
-                batch = SegmentBatch.holdOnThisThread();
-                batchThread = current;
-            }
-            sendNoted(); // what the handlers of the last batch sent, then its ACKs: one call per peer
+            acks.flush(); // the ACKs of the last batch leave after what its handlers sent (replies first)
             nextTurn.run(); // bursts and replies the last turn's budget cut short go on here, not on another thread
             receive(r); // what arrived is processed here; its completions are then ready for the scan
         }
@@ -160,7 +150,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return n;
                 }
                 if (r != null) {
-                    sendNoted(); // nothing handed to the loop, so no reply to wait for: the noted ACKs go now
+                    acks.flush(); // nothing handed to the loop, so no reply to wait for: the noted ACKs go now
                 }
             } while (System.nanoTime() - spinEnd < 0);
         }
@@ -169,9 +159,8 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 return 0;
             }
             if (r != null) {
-                // no read here: the poll read its sockets above, or after the last wait, and the selector reports
-                // anything that arrived since at once (a read that finds nothing is a system call per socket)
                 nextTurn.run();
+                receive(r); // before parked is set: a completion it makes needs no wake-up
             }
             parked = true; // publish before re-testing, see ReadySource
             n = scan(handler);
@@ -191,7 +180,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 }
             }
             if (r != null) {
-                sendNoted(); // nothing to hand to the loop: the held packets and noted ACKs go before it sleeps
+                acks.flush(); // nothing to hand to the loop: the noted ACKs go before it sleeps
                 r.await(left); // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
             } else if (left < 0) {
                 LockSupport.park(this);
@@ -209,25 +198,6 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             if (timeoutNanos > 0 && System.nanoTime() - start >= timeoutNanos) {
                 return 0;
             }
-        }
-    }
-
-    /** Sends the packets the held batch holds with the noted ACKs behind them (ACKs last: they are the shortest). */
-    private void sendNoted() {
-        acks.flush();
-        SegmentBatch b = batch;
-        if (b != null) {
-            b.flush();
-        }
-    }
-
-    /** On the polling thread: sends what its batch holds and lets it send at once again. */
-    private void releaseBatch() {
-        SegmentBatch b = batch;
-        if (b != null && batchThread == Thread.currentThread()) {
-            batch = null;
-            batchThread = null;
-            b.stopHolding();
         }
     }
 
@@ -298,7 +268,6 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
         if (reception != null) {
             if (t == Thread.currentThread()) {
                 acks.flush(); // elsewhere the requesters' retransmissions get them acknowledged again
-                releaseBatch();
                 nextTurn.handOff();
             }
             reception.close(); // ends a blocked await too; the links read on their own threads again

@@ -623,8 +623,8 @@ public final class SoftQueuePair implements QueuePair {
         return "SoftQueuePair[" + type + " 0x" + Integer.toHexString(qpn) + " " + state() + "]";
     }
 
-    /** Whether the requester or responder made its own packet buffer (for tests: most QPs need neither). */
-    boolean ownsPacketBuffers() {
-        return sender.requester.ownsPacketBuffer() || responder.ownsPacketBuffer();
+    /** Whether the requester made its own packet buffer (for tests: its packets are built in the thread's batch). */
+    boolean requesterOwnsPacketBuffer() {
+        return sender.requester.ownsPacketBuffer();
     }
 }

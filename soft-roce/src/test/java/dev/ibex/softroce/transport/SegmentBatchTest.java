@@ -144,32 +144,6 @@ class SegmentBatchTest {
     }
 
     @Test
-    void aHeldBatchKeepsItsRunsPastReleaseUntilFlushed() {
-        batch.release();
-        SegmentBatch held = SegmentBatch.holdOnThisThread();
-        try {
-            assertThat(held).isSameAs(batch);
-            batch = SegmentBatch.take();
-            add(toB, 80);
-            batch.release();
-            assertThat(link.calls).isEmpty();
-            assertThat(SegmentBatch.held()).isSameAs(held);
-            held.offsetFor(link, 3, toB, 20, true);
-            held.added(20);
-            held.flush();
-            assertThat(link.calls).containsExactly(new RecordingLink.Call(true, 80, 100, 3));
-        } finally {
-            held.stopHolding();
-        }
-        assertThat(SegmentBatch.held()).isNull();
-        batch = SegmentBatch.take();
-        add(toB, 80);
-        batch.release();
-        assertThat(link.calls).hasSize(2);
-        batch = null;
-    }
-
-    @Test
     void aThreadsBatchIsTakenOnceAndReleasingSendsWhatItHolds() {
         assertThat(SegmentBatch.take()).as("taken already: a nested run sends packet by packet").isNull();
         add(toB, 80);

@@ -33,7 +33,6 @@ final class SegmentBatch {
     private int used;
     /** The run's last packet was shorter than the others: nothing may follow it. */
     private boolean ended;
-    private long runsSent;
 
     private SegmentBatch() {
     }
@@ -112,17 +111,11 @@ final class SegmentBatch {
         ended = false;
         link = null;
         destination = null;
-        runsSent++;
         if (buffer.remaining() == size) {
             l.send(buffer, ip, to);
         } else {
             l.sendSegments(buffer, size, ip, to);
         }
-    }
-
-    /** Runs this batch sent (for tests). */
-    long runsSent() {
-        return runsSent;
     }
 
     /** Packets waiting in the run (for tests). */

@@ -1,6 +1,5 @@
 package dev.ibex.cm.loop;
 
-import dev.ibex.cm.queue.MpscQueue;
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventSource;
 import dev.ibex.cm.spi.CmEvent;
@@ -25,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +44,6 @@ public final class EventLoop implements Executor {
     private static final long BROKEN_POLL_MS = 10;
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
-    private static final int MAX_TASKS_PER_TURN = 1024;
     private static final long OUTBOX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /** A pollable source's reader (the poller's attachment). */
@@ -69,20 +66,14 @@ public final class EventLoop implements Executor {
     private final EventLoopGroup group;
     private final int index;
     private final LoopOptions options;
-    /** {@link LoopOptions#cqPollSpin()} in nanoseconds (0: the loop never spins on its CQs). */
-    private final long cqPollSpinNanos;
     private final Fabric fabric;
     private final Poller poller;
     private final EventChannel cmChannel;
     private final LoopThread thread;
-    /** Tasks from every thread (this one included): bounded, allocation-free; see {@link #execute}. */
-    private final MpscQueue<Runnable> tasks;
-    /** This thread's tasks for loops (itself included) whose queue was full. */
-    private final Outbox outbox = new Outbox();
-    private final Object leftovers = new Object();
-    /** How many times a thread that is not a loop found the queue full and waited (racy count). */
-    private volatile long producerWaits;
-    private final TimerHeap timers = new TimerHeap();
+    /** Tasks from every thread, with their back-pressure; see {@link #execute}. */
+    private final LoopTasks tasks;
+    private final LoopTimers timers = new LoopTimers(this);
+    private final CqSpin cqSpin;
     private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
     /** The values of {@link #devices}, indexable: the CQ spin walks them without an iterator. */
     private final List<LoopDevice> deviceList = new ArrayList<>();
@@ -97,9 +88,7 @@ public final class EventLoop implements Executor {
     private final Poller.ReadyHandler readyHandler = a -> ((Source) a).onReady();
     private final Arena arena = Arena.ofShared();
     private final RecvBatch recvBatch;
-    private volatile boolean sleeping;
     private volatile int phase = RUNNING;
-    private long timerSeq;
     private long shutdownDeadline;
     private long pollFailures;
     /** Written on the loop only (single writer), read from any thread by metrics. */
@@ -109,13 +98,13 @@ public final class EventLoop implements Executor {
         this.group = group;
         this.index = index;
         this.options = options;
-        this.cqPollSpinNanos = options.cqPollSpin().toNanos();
-        this.tasks = new MpscQueue<>(options.taskQueueCapacity());
         this.fabric = group.fabric();
         this.completions = new LoopCompletions(this, endpoints,
                 CompletionBatch.allocate(arena, Math.min(32, options.completionBudget())), options.completionBudget());
         this.recvBatch = RecvBatch.allocate(arena, 64, 1);
         this.poller = fabric.createLoopPoller(); // polled without pause: the provider may work inline on it
+        this.tasks = new LoopTasks(this, poller, options.taskQueueCapacity());
+        this.cqSpin = new CqSpin(options.cqPollSpin().toNanos(), deviceList, completions, tasks, poller, readyHandler);
         try {
             this.cmChannel = fabric.createEventChannel();
             poller.register(cmChannel, (Source) this::readCmEvents);
@@ -202,82 +191,27 @@ public final class EventLoop implements Executor {
         if (phase == TERMINATED) {
             throw new RejectedExecutionException("event loop " + thread.getName() + " has terminated");
         }
-        if (Thread.currentThread() instanceof LoopThread t) {
-            t.loop.outbox.send(this, task);
-        } else if (!offerTask(task)) {
-            offerWaiting(task);
-        }
+        tasks.add(task);
     }
 
-    /** Queues {@code task} if there is room and wakes the loop if it sleeps. Any thread. */
-    boolean offerTask(Runnable task) {
-        if (!tasks.offer(task)) {
-            return false;
-        }
-        if (phase == TERMINATED) { // the loop's last drain may have run before this offer: nothing may stay behind
-            runLeftovers();
-        } else if (sleeping && !inEventLoop()) {
-            // the offer's CAS on the tail, then this volatile read: waitForEvents stores sleeping, then reads the tail
-            poller.wakeup();
-        }
-        return true;
+    /** {@return whether the loop has terminated: it runs no more tasks of its own} */
+    boolean isTerminated() {
+        return phase == TERMINATED;
     }
 
-    /**
-     * After termination: runs what is queued, on the calling thread, as tasks that raced in before TERMINATED was
-     * visible always did. The lock makes the threads that may get here consumers one at a time (the queue has a
-     * single consumer); it waits for a slot a producer claimed but has not written yet, which takes nanoseconds.
-     */
-    private void runLeftovers() {
-        synchronized (leftovers) {
-            while (!tasks.isEmpty()) {
-                Runnable r = tasks.poll();
-                if (r != null) {
-                    guarded(r);
-                }
-            }
-        }
-    }
-
-    /** A thread that is not a loop found the queue full: waits for room, or fails once the loop has terminated. */
-    private void offerWaiting(Runnable task) {
-        producerWaits++; // racy: a statistic
-        for (int spins = 0; !offerTask(task); spins++) {
-            if (phase == TERMINATED) {
-                throw new RejectedExecutionException("event loop " + thread.getName() + " has terminated");
-            }
-            if (spins < 100) {
-                Thread.onSpinWait();
-            } else if (spins < 1_000) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(50_000);
-            }
-        }
-    }
-
-    /**
-     * A terminating loop's thread hands over what it kept for another loop: it serves nothing any more, so it may
-     * wait, but as a loop thread it must not call what BlockHound counts as blocking; the other loop drains its queue
-     * every turn, and once terminated it takes no more (the task then runs here).
-     */
-    private void offerSpinning(Runnable task) {
-        while (!offerTask(task)) {
-            if (phase == TERMINATED) {
-                guarded(task); // as a task that raced in before TERMINATED was visible
-                return;
-            }
-        }
+    /** {@return the loop's task queue (a loop thread's outbox sends to it)} */
+    LoopTasks tasks() {
+        return tasks;
     }
 
     /** {@return how many times a thread that is not a loop waited for room in this loop's full task queue} */
     long producerWaits() {
-        return producerWaits;
+        return tasks.producerWaits();
     }
 
     /** {@return how many tasks this loop's thread had to keep in its outbox because a task queue was full} */
     long outboxDeferred() {
-        return outbox.deferred();
+        return tasks.outboxDeferred();
     }
 
     /**
@@ -326,18 +260,11 @@ public final class EventLoop implements Executor {
         long deadline = System.nanoTime() + Math.max(0, unit.toNanos(delay));
         ScheduledTask t = new ScheduledTask(this, task, deadline);
         if (inEventLoop()) {
-            addTimer(t);
+            timers.add(t);
         } else {
-            execute(() -> addTimer(t));
+            execute(() -> timers.add(t));
         }
         return t;
-    }
-
-    private void addTimer(ScheduledTask t) {
-        if (!t.isCancelled()) {
-            t.seq = timerSeq++; // FIFO among equal deadlines, in the order they reach the loop
-            timers.add(t);
-        }
     }
 
     void removeTimer(ScheduledTask t) {
@@ -485,9 +412,9 @@ public final class EventLoop implements Executor {
     private void run() {
         try {
             while (true) {
-                runTasks();
-                runTimers();
-                if (phase == SHUTTING_DOWN && outbox.isEmpty() && shutdownDone()) { // kept tasks delivered first
+                tasks.runTurn();
+                timers.runDue();
+                if (phase == SHUTTING_DOWN && !tasks.keepsTasks() && shutdownDone()) { // kept tasks delivered first
                     break;
                 }
                 waitForEvents();
@@ -501,126 +428,42 @@ public final class EventLoop implements Executor {
         }
     }
 
-    private void runTasks() {
-        outbox.flush(); // this thread's tasks that found a queue full, first in line again
-        // only the tasks queued when the turn began: tasks that keep submitting tasks must not starve I/O
-        int n = Math.min(tasks.size(), MAX_TASKS_PER_TURN);
-        for (int i = 0; i < n; i++) {
-            Runnable r = tasks.poll();
-            if (r == null) {
-                break; // a producer claimed a slot and is still writing it: the next turn takes it
-            }
-            guarded(r);
-        }
-    }
-
-    private void runTimers() {
-        long now = System.nanoTime();
-        ScheduledTask t;
-        while ((t = timers.peek()) != null && t.deadlineNanos - now <= 0) {
-            timers.poll();
-            if (!t.isCancelled()) {
-                t.done = true;
-                guarded(t.task);
-            }
-        }
-    }
-
     private void waitForEvents() {
         long timeout;
-        if (!tasks.isEmpty() || completions.hasReady() || !flushes.isEmpty() || outbox.headIsFor(this)) {
+        if (tasks.pending() || completions.hasReady() || !flushes.isEmpty()) {
             timeout = 0;
         } else {
-            ScheduledTask next = timers.peek();
-            long untilNext = next == null ? -1 : next.deadlineNanos - System.nanoTime();
-            timeout = next == null ? -1 : Math.max(0, untilNext);
+            timeout = timers.untilNext();
             if (phase == SHUTTING_DOWN) {
                 long left = Math.max(1, shutdownDeadline - System.nanoTime());
                 timeout = timeout < 0 ? left : Math.min(timeout, left);
             }
-            if (!outbox.isEmpty()) { // another loop's full queue: offer again soon
+            if (tasks.keepsTasks()) { // another loop's full queue: offer again soon
                 timeout = timeout < 0 ? OUTBOX_RETRY_NANOS : Math.min(timeout, OUTBOX_RETRY_NANOS);
             }
         }
-        if (cqPollSpinNanos > 0) {
+        if (cqSpin.enabled()) {
             if (timeout == 0) {
-                for (int i = 0; i < deviceList.size(); i++) {
-                    deviceList.get(i).pollUnarmed(completions); // they raise no event: read them each busy turn
-                }
-            } else if (spinOnCqs(timeout) || rearmCqs()) {
+                cqSpin.pollUnarmed();
+            } else if (cqSpin.spinThenRearm(timeout)) {
                 return; // a completion, a task or a ready source came while spinning (or before re-arming): no wait
             }
         }
-        if (timeout != 0) {
-            sleeping = true;
-            if (!tasks.isEmpty()) { // a task raced in before the flag was visible
-                timeout = 0;
-            }
+        if (timeout != 0 && !tasks.sleep()) { // a task raced in before the flag was visible
+            timeout = 0;
         }
         try {
             poller.poll(timeout, readyHandler);
         } catch (RuntimeException e) {
             pollFailed(e, timeout);
         } finally {
-            sleeping = false;
+            tasks.awake();
         }
     }
 
     /** Whether this loop busy-polls its CQs ({@link LoopOptions#cqPollSpin()}): it leaves them unarmed meanwhile. */
     boolean spinsOnCqs() {
-        return cqPollSpinNanos > 0;
-    }
-
-    /**
-     * Before blocking after a spin: arms again the CQs a notification left unarmed (a spinning loop reads its CQs
-     * without their events, so it does not pay an event per completion) and polls each once.
-     *
-     * @return whether one held completions (dispatched; the loop then does not block)
-     */
-    private boolean rearmCqs() {
-        boolean found = false;
-        for (int i = 0; i < deviceList.size(); i++) {
-            found |= deviceList.get(i).rearm(completions);
-        }
-        return found;
-    }
-
-    /** How many CQ polls pass between two looks at the loop's other sources while it spins. */
-    private static final int SPIN_POLLS_PER_LOOK = 16;
-
-    /**
-     * Busy-polls the loop's CQs for up to {@link LoopOptions#cqPollSpin()} (never beyond {@code timeout}), looking at
-     * the tasks each round and, every {@value #SPIN_POLLS_PER_LOOK} rounds, at the poller without waiting. The first
-     * CQ that holds completions has them dispatched here.
-     *
-     * @return true when work came (completions dispatched, a task queued, a source ready), false when the spin ended
-     */
-    private boolean spinOnCqs(long timeout) {
-        long spin = timeout < 0 ? cqPollSpinNanos : Math.min(cqPollSpinNanos, timeout);
-        long start = System.nanoTime();
-        for (int round = 1;; round++) {
-            for (int i = 0; i < deviceList.size(); i++) {
-                if (deviceList.get(i).pollOnce(completions)) {
-                    return true;
-                }
-            }
-            if (!tasks.isEmpty() || outbox.headIsFor(this)) {
-                return true;
-            }
-            if (round % SPIN_POLLS_PER_LOOK == 0) {
-                try {
-                    if (poller.poll(0, readyHandler) > 0) {
-                        return true;
-                    }
-                } catch (RuntimeException e) {
-                    return false; // the blocking poll reports it
-                }
-                if (System.nanoTime() - start >= spin) {
-                    return false;
-                }
-            }
-            // no Thread.onSpinWait(): each round is a poll of every CQ already, and BlockHound counts it as blocking
-        }
+        return cqSpin.enabled();
     }
 
     /**
@@ -731,7 +574,7 @@ public final class EventLoop implements Executor {
         }
     }
 
-    private void guarded(Runnable r) {
+    void guarded(Runnable r) {
         try {
             r.run();
         } catch (Throwable t) {
@@ -872,16 +715,7 @@ public final class EventLoop implements Executor {
         quietly(cmChannel::close);
         quietly(poller::close);
         phase = TERMINATED;
-        runLeftovers(); // raced in before TERMINATED was visible
-        EventLoop target;
-        while ((target = outbox.peekTarget()) != null) { // kept while closing the devices above: rare
-            Runnable kept = outbox.take();
-            if (target == this) {
-                guarded(kept);
-            } else {
-                target.offerSpinning(kept);
-            }
-        }
+        tasks.terminate(); // what raced in before TERMINATED was visible, and what this thread kept
         quietly(arena::close);
         terminated.complete(null);
     }

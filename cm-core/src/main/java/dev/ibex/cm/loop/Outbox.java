@@ -12,13 +12,13 @@ import java.util.ArrayDeque;
  * <p>Threading: the owner loop's thread only.
  */
 final class Outbox {
-    private final ArrayDeque<EventLoop> targets = new ArrayDeque<>();
+    private final ArrayDeque<LoopTasks> targets = new ArrayDeque<>();
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>(); // tasks[i] is for targets[i]
     private long deferred;
 
     /** Hands {@code task} to {@code target}'s queue now if nothing waits here and there is room, else keeps it. */
-    void send(EventLoop target, Runnable task) {
-        if (targets.isEmpty() && target.offerTask(task)) {
+    void send(LoopTasks target, Runnable task) {
+        if (targets.isEmpty() && target.offer(task)) {
             return;
         }
         targets.addLast(target);
@@ -28,9 +28,9 @@ final class Outbox {
 
     /** Offers the kept tasks again, oldest first, until one still does not fit. */
     void flush() {
-        EventLoop target;
+        LoopTasks target;
         while ((target = targets.peekFirst()) != null) {
-            if (!target.offerTask(tasks.peekFirst())) {
+            if (!target.offer(tasks.peekFirst())) {
                 return;
             }
             targets.pollFirst();
@@ -43,9 +43,9 @@ final class Outbox {
         return targets.isEmpty();
     }
 
-    /** {@return whether the oldest kept task is for {@code loop}} */
-    boolean headIsFor(EventLoop loop) {
-        return targets.peekFirst() == loop;
+    /** {@return whether the oldest kept task is for {@code queue}} */
+    boolean headIsFor(LoopTasks queue) {
+        return targets.peekFirst() == queue;
     }
 
     /** {@return how many tasks ever had to wait here} */
@@ -53,8 +53,8 @@ final class Outbox {
         return deferred;
     }
 
-    /** {@return the loop the oldest kept task is for, or {@code null}} */
-    EventLoop peekTarget() {
+    /** {@return the task queue of the loop the oldest kept task is for, or {@code null}} */
+    LoopTasks peekTarget() {
         return targets.peekFirst();
     }
 

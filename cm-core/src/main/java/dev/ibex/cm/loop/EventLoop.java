@@ -2,8 +2,6 @@ package dev.ibex.cm.loop;
 
 import dev.ibex.cm.spi.AsyncEvent;
 import dev.ibex.cm.spi.AsyncEventSource;
-import dev.ibex.cm.spi.CmEvent;
-import dev.ibex.cm.spi.CmEventType;
 import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.CompletionBatch;
 import dev.ibex.cm.spi.CompletionQueue;
@@ -74,13 +72,9 @@ public final class EventLoop implements Executor {
     private final LoopTasks tasks;
     private final LoopTimers timers = new LoopTimers(this);
     private final CqSpin cqSpin;
-    private final Map<DeviceContext, LoopDevice> devices = new IdentityHashMap<>();
-    /** The values of {@link #devices}, indexable: the CQ spin walks them without an iterator. */
-    private final List<LoopDevice> deviceList = new ArrayList<>();
-    private final List<AsyncEventSource> asyncSources = new ArrayList<>();
-    private final List<dev.ibex.cm.spi.EventSource> watched = new ArrayList<>();
-    private final List<DeviceContext> removedDevices = new ArrayList<>(1);
     private final EndpointTable endpoints = new EndpointTable();
+    private final LoopDevices devices = new LoopDevices(this, endpoints);
+    private final List<dev.ibex.cm.spi.EventSource> watched = new ArrayList<>();
     private final Map<Class<?>, Object> attachments = new IdentityHashMap<>();
     private final LoopCompletions completions;
     private final ArrayDeque<Flushable> flushes = new ArrayDeque<>();
@@ -104,10 +98,11 @@ public final class EventLoop implements Executor {
         this.recvBatch = RecvBatch.allocate(arena, 64, 1);
         this.poller = fabric.createLoopPoller(); // polled without pause: the provider may work inline on it
         this.tasks = new LoopTasks(this, poller, options.taskQueueCapacity());
-        this.cqSpin = new CqSpin(options.cqPollSpin().toNanos(), deviceList, completions, tasks, poller, readyHandler);
+        this.cqSpin = new CqSpin(options.cqPollSpin().toNanos(), devices.list(), completions, tasks, poller,
+                readyHandler);
         try {
             this.cmChannel = fabric.createEventChannel();
-            poller.register(cmChannel, (Source) this::readCmEvents);
+            poller.register(cmChannel, new CmDispatch(this, cmChannel));
         } catch (RuntimeException e) {
             poller.close();
             throw e;
@@ -297,9 +292,7 @@ public final class EventLoop implements Executor {
             if (phase != RUNNING) {
                 throw new IllegalStateException("event loop " + thread.getName() + " is shutting down");
             }
-            d = new LoopDevice(this, context);
-            devices.put(context, d);
-            deviceList.add(d);
+            d = devices.create(context);
             group.ensureAsyncReader(context);
         }
         return d;
@@ -329,9 +322,7 @@ public final class EventLoop implements Executor {
     public void unregister(int handle, LoopEndpoint endpoint) {
         checkInLoop();
         endpoints.remove(handle, endpoint);
-        if (!removedDevices.isEmpty()) {
-            releaseRemovedDevices();
-        }
+        devices.endpointGone();
     }
 
     /** {@return how many endpoints are registered now} */
@@ -490,51 +481,6 @@ public final class EventLoop implements Executor {
         java.util.concurrent.locks.LockSupport.parkNanos(this, nanos);
     }
 
-    private void readCmEvents() {
-        CmEvent e;
-        while ((e = cmChannel.poll()) != null) {
-            dispatch(e);
-        }
-    }
-
-    private void dispatch(CmEvent e) {
-        DeviceContext removed = e.type() == CmEventType.DEVICE_REMOVAL ? deviceOf(e.id()) : null;
-        dispatchToEndpoint(e);
-        if (removed != null) {
-            deviceRemoved(removed); // after the endpoint ended on the event, so that its resources can go at once
-        }
-    }
-
-    private static DeviceContext deviceOf(CmId id) {
-        try {
-            return id == null ? null : id.device();
-        } catch (RuntimeException closed) {
-            return null;
-        }
-    }
-
-    private void dispatchToEndpoint(CmEvent e) {
-        CmId target = e.type() == CmEventType.CONNECT_REQUEST ? e.listenId() : e.id();
-        Object context = target == null ? null : target.context();
-        if (context instanceof LoopEndpoint ep) {
-            EventLoop owner = ep.loop();
-            if (owner == this) {
-                try {
-                    ep.onCmEvent(e);
-                } catch (Throwable t) {
-                    reportUncaught(t);
-                }
-            } else {
-                owner.execute(() -> ep.onCmEvent(e)); // the id moved loops while its event was queued here
-            }
-        } else if (e.type() == CmEventType.CONNECT_REQUEST) {
-            LOG.debug("rejecting a connection request for a listener that is gone");
-            rejectStray(e.id());
-        } else {
-            LOG.debug("dropping {} for an id without endpoint", e);
-        }
-    }
-
     /**
      * Rejects and destroys a request id nobody will answer; a failing reject is ignored. Loop thread.
      *
@@ -584,30 +530,14 @@ public final class EventLoop implements Executor {
 
     // ---- async events ----
 
+    /** Reads {@code source} on this loop for the group. Loop thread. */
     void registerAsync(AsyncEventSource source) {
-        asyncSources.add(source);
-        poller.register(source, (Source) () -> {
-            AsyncEvent ev;
-            while ((ev = source.poll()) != null) {
-                group.route(ev);
-            }
-        });
+        devices.readAsync(source);
     }
 
     /** Gives a port, device, CQ or SRQ event to every endpoint of this loop on the event's device. */
     void broadcast(AsyncEvent e) {
-        for (LoopEndpoint ep : endpoints.snapshot()) {
-            if (ep.device() == e.device()) {
-                try {
-                    ep.onAsyncEvent(e);
-                } catch (Throwable t) {
-                    reportUncaught(t);
-                }
-            }
-        }
-        if (e.type() == dev.ibex.cm.spi.AsyncEventType.DEVICE_FATAL) {
-            deviceRemoved(e.device());
-        }
+        devices.broadcast(e);
     }
 
     /**
@@ -626,41 +556,12 @@ public final class EventLoop implements Executor {
             return;
         }
         group.stopAsyncReader(device);
-        if (devices.containsKey(device) && !removedDevices.contains(device)) {
-            removedDevices.add(device);
-        }
-        releaseRemovedDevices();
+        devices.removed(device);
     }
 
     /** Stops reading {@code source} (its device was removed). Loop thread. */
     void deregisterAsync(AsyncEventSource source) {
-        if (asyncSources.remove(source)) {
-            quietly(() -> poller.deregister(source));
-        }
-    }
-
-    /**
-     * A device that raised DEVICE_FATAL is gone: once no endpoint of this loop uses it any more (they end on the
-     * event or on the CM's DEVICE_REMOVAL), its loop resources (SRQ, CQs, completion channel, buffers, PD) are
-     * released at once rather than at shutdown, so the provider can let the device go.
-     */
-    private void releaseRemovedDevices() {
-        for (java.util.Iterator<DeviceContext> it = removedDevices.iterator(); it.hasNext(); ) {
-            DeviceContext d = it.next();
-            boolean used = false;
-            for (LoopEndpoint ep : endpoints.snapshot()) {
-                used |= ep.device() == d;
-            }
-            if (!used) {
-                it.remove();
-                LoopDevice ld = devices.remove(d);
-                deviceList.remove(ld);
-                if (ld != null) {
-                    LOG.debug("{}: releasing the resources on removed device {}", thread.getName(), d.device().name());
-                    ld.close();
-                }
-            }
-        }
+        devices.stopReadingAsync(source);
     }
 
     // ---- shutdown ----
@@ -699,14 +600,7 @@ public final class EventLoop implements Executor {
     }
 
     private void terminate() {
-        for (LoopDevice d : devices.values()) {
-            d.close();
-        }
-        devices.clear();
-        deviceList.clear();
-        for (AsyncEventSource s : asyncSources) {
-            quietly(() -> poller.deregister(s));
-        }
+        devices.close();
         for (dev.ibex.cm.spi.EventSource s : watched) { // their owners close them; the poller must let go first
             quietly(() -> poller.deregister(s));
         }
@@ -720,7 +614,7 @@ public final class EventLoop implements Executor {
         terminated.complete(null);
     }
 
-    private void quietly(Runnable r) {
+    void quietly(Runnable r) {
         try {
             r.run();
         } catch (RuntimeException e) {
@@ -749,6 +643,6 @@ public final class EventLoop implements Executor {
 
     /** The loop devices (for leak checks), loop thread. */
     List<LoopDevice> devices() {
-        return new ArrayList<>(devices.values());
+        return devices.snapshot();
     }
 }

@@ -10,7 +10,7 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * Installs BlockHound once per test JVM, before any test class of this module runs (auto-detected JUnit
  * extension): event loop threads are non-blocking. Allowed: the pollers' waits — the fake poller's {@code await},
  * and the soft provider's {@code SoftPoller.poll}, which parks inside the method that also scans its sources, so
- * blocking is disallowed again below it where the loop dispatches CM events ({@code EventLoop.dispatch}) and async
+ * blocking is disallowed again below it where the loop dispatches CM events ({@code CmDispatch.dispatch}) and async
  * events ({@code EventLoopGroup.route}) to endpoint callbacks; completions are delivered outside the poll. Also
  * allowed: logback's console writes. The soft provider's own I/O threads are not loop threads.
  *
@@ -41,7 +41,7 @@ public final class ReactiveBlockHound implements BeforeAllCallback, BlockHoundIn
                 .allowBlockingCallsInside("dev.ibex.cm.fake.FakePoller", "await")
                 .allowBlockingCallsInside(EventLoop.class.getName(), "brokenPollerWait")
                 .allowBlockingCallsInside("dev.ibex.softroce.transport.SoftPoller", "poll")
-                .disallowBlockingCallsInside(EventLoop.class.getName(), "dispatch")
+                .disallowBlockingCallsInside("dev.ibex.cm.loop.CmDispatch", "dispatch")
                 .disallowBlockingCallsInside("dev.ibex.cm.loop.EventLoopGroup", "route")
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.IbCm", "randomPsn")
                 .allowBlockingCallsInside("dev.ibex.softroce.cm.IbCm", "locked")

@@ -39,7 +39,6 @@ public final class EventLoop implements Executor {
     private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
 
     private static final int RUNNING = 0;
-    private static final long BROKEN_POLL_MS = 10;
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
     private static final long OUTBOX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -48,17 +47,6 @@ public final class EventLoop implements Executor {
     @FunctionalInterface
     interface Source {
         void onReady();
-    }
-
-    /** The threads of event loops (what BlockHound is told are non-blocking). */
-    static final class LoopThread extends Thread {
-        final EventLoop loop;
-
-        LoopThread(EventLoop loop, Runnable r, String name) {
-            super(r, name);
-            this.loop = loop;
-            setDaemon(true);
-        }
     }
 
     private final EventLoopGroup group;
@@ -84,7 +72,7 @@ public final class EventLoop implements Executor {
     private final RecvBatch recvBatch;
     private volatile int phase = RUNNING;
     private long shutdownDeadline;
-    private long pollFailures;
+    private final PollFailures pollFailures = new PollFailures(this);
     /** Written on the loop only (single writer), read from any thread by metrics. */
     private volatile long creditStalls;
 
@@ -446,7 +434,7 @@ public final class EventLoop implements Executor {
         try {
             poller.poll(timeout, readyHandler);
         } catch (RuntimeException e) {
-            pollFailed(e, timeout);
+            pollFailures.failed(e, timeout);
         } finally {
             tasks.awake();
         }
@@ -455,30 +443,6 @@ public final class EventLoop implements Executor {
     /** Whether this loop busy-polls its CQs ({@link LoopOptions#cqPollSpin()}): it leaves them unarmed meanwhile. */
     boolean spinsOnCqs() {
         return cqSpin.enabled();
-    }
-
-    /**
-     * A poller that fails fails again at once — its fabric was closed under the loop — so the loop must not spin on
-     * it: it reports the 1st, 2nd, 4th, 8th … failure and waits as the poll would have, at most {@value #BROKEN_POLL_MS}
-     * ms, so tasks and timers (closing the group among them) still run.
-     */
-    private void pollFailed(RuntimeException e, long timeoutNanos) {
-        pollFailures++;
-        if (Long.bitCount(pollFailures) == 1) {
-            LOG.warn("polling on {} failed ({} time(s) so far): {}", thread.getName(), pollFailures, e.toString());
-        }
-        long wait = TimeUnit.MILLISECONDS.toNanos(BROKEN_POLL_MS);
-        if (timeoutNanos >= 0) {
-            wait = Math.min(wait, timeoutNanos);
-        }
-        if (wait > 0) {
-            brokenPollerWait(wait);
-        }
-    }
-
-    /** The poller's wait when the poller cannot wait (a test's BlockHound allows this method, as the poller's wait). */
-    private void brokenPollerWait(long nanos) {
-        java.util.concurrent.locks.LockSupport.parkNanos(this, nanos);
     }
 
     /**

@@ -41,7 +41,7 @@ final class LoopTasks {
      * thread through its outbox, another thread waiting for room when the queue is full. Any thread.
      */
     void add(Runnable task) {
-        if (Thread.currentThread() instanceof EventLoop.LoopThread t) {
+        if (Thread.currentThread() instanceof LoopThread t) {
             t.loop.tasks().outbox.send(this, task);
         } else if (!offer(task)) {
             offerWaiting(task);

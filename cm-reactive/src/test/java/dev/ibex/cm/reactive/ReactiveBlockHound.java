@@ -39,7 +39,7 @@ public final class ReactiveBlockHound implements BeforeAllCallback, BlockHoundIn
     public void applyTo(BlockHound.Builder builder) {
         builder.nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
                 .allowBlockingCallsInside("dev.ibex.cm.fake.FakePoller", "await")
-                .allowBlockingCallsInside(EventLoop.class.getName(), "brokenPollerWait")
+                .allowBlockingCallsInside("dev.ibex.cm.loop.PollFailures", "brokenPollerWait")
                 .allowBlockingCallsInside("dev.ibex.softroce.transport.SoftPoller", "poll")
                 .disallowBlockingCallsInside("dev.ibex.cm.loop.CmDispatch", "dispatch")
                 .disallowBlockingCallsInside("dev.ibex.cm.loop.EventLoopGroup", "route")

@@ -6,7 +6,7 @@ import reactor.blockhound.BlockHound;
 /**
  * Installs BlockHound once per JVM with Ibex's event loop threads marked non-blocking. The fake poller's wait (the
  * loop's one legitimate blocking call; only the wait, not {@code poll}, which dispatches the loop's handlers), the
- * loop's own wait when its poller fails ({@code brokenPollerWait}) and
+ * loop's own wait when its poller fails ({@code PollFailures.brokenPollerWait}) and
  * logback's console writes (test logging) are allowed. A provider's poller needs the same: allow its wait method,
  * never the method that calls the ready handler.
  */
@@ -23,7 +23,7 @@ public final class LoopBlockHound {
         BlockHound.builder()
                 .nonBlockingThreadPredicate(p -> p.or(EventLoop::isLoopThread))
                 .allowBlockingCallsInside(FakePoller.class.getName(), "await")
-                .allowBlockingCallsInside(EventLoop.class.getName(), "brokenPollerWait")
+                .allowBlockingCallsInside("dev.ibex.cm.loop.PollFailures", "brokenPollerWait")
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .install();
         installed = true;

@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The loop timer that gives back what load left behind on one {@link LoopDevice}: an SRQ no QP uses any more
- * ({@link LoopDevice#trimSrq}), shared CQs without QPs ({@link LoopDevice#trimCqs}) and idle buffer pool slabs
+ * ({@link LoopSrq#trim}), shared CQs without QPs ({@link LoopDevice#trimCqs}) and idle buffer pool slabs
  * ({@code BufferPool.trim}). It ticks a quarter of the shorter idle time apart (10 ms to 1 s) only while something
  * could go — the pool holds more than its minimum, a second shared CQ exists or the SRQ has no QP — so a loop at
  * rest has no periodic wake-up; the pool's growth, a new shared CQ and the SRQ's last QP going start it again. Never
@@ -43,10 +43,10 @@ final class IdleReclaim {
             return;
         }
         long now = System.nanoTime();
-        device.trimSrq(now); // before the pool: its buffers come back first
+        device.loopSrq().trim(now); // before the pool: its buffers come back first
         device.trimCqs(now);
         device.pool().trim(now);
-        if (device.pool().trimmable() || device.extraSharedCqs() > 0 || device.srqUnused()) {
+        if (device.pool().trimmable() || device.extraSharedCqs() > 0 || device.loopSrq().unused()) {
             start();
         }
     }

@@ -131,12 +131,13 @@ final class LoopCompletions {
         LoopEndpoint ep;
         if (kind == WrId.SRQ_RECV) {
             LoopDevice d = w.device;
-            d.srqConsumed(WrId.slot(wrId));
-            ep = d.endpointOfQp(wcs.qpNum(i));
+            LoopSrq srq = d.loopSrq();
+            srq.consumed(WrId.slot(wrId));
+            ep = srq.endpointOfQp(wcs.qpNum(i));
             if (ep == null) {
                 var b = d.pool().buffer(WrId.slot(wrId));
                 if (b != null) {
-                    d.returnSrqBuffer(b);
+                    srq.returnBuffer(b);
                 }
                 return;
             }

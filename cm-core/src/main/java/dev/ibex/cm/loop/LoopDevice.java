@@ -5,15 +5,12 @@ import dev.ibex.cm.buffer.BufferOwner;
 import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.AsyncEvent;
-import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.DeviceAttributes;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.MemoryWindow;
-import dev.ibex.cm.spi.PostException;
 import dev.ibex.cm.spi.ProtectionDomain;
-import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -25,12 +22,12 @@ import org.slf4j.LoggerFactory;
 /**
  * What one loop holds on one device, created the first time an endpoint of the loop uses the device: a
  * protection domain, a completion channel registered with the loop's poller, a shared CQ (per-connection CQs
- * are created on the same channel), an optional SRQ kept filled from the pool, the registered buffer pool and the
- * free type 2 memory windows exposures reuse. What load grew goes again after it ({@link IdleReclaim}): idle pool
- * slabs, shared CQs beyond the first that stayed without QPs for {@link LoopOptions#queueIdleTime()}, and the SRQ
- * once no QP has used it for as long (its posted buffers back to the pool; made again on next use). Closed with
- * the loop, in verbs order: SRQ, CQs (after acknowledging their events), channel, windows, memory, PD.
- * Loop-confined.
+ * are created on the same channel), an optional SRQ kept filled from the pool ({@code LoopSrq}), the registered
+ * buffer pool and the free type 2 memory windows exposures reuse. What load grew goes again after it
+ * ({@link IdleReclaim}): idle pool slabs, shared CQs beyond the first that stayed without QPs for
+ * {@link LoopOptions#queueIdleTime()}, and the SRQ once no QP has used it for as long (its posted buffers back to
+ * the pool; made again on next use). Closed with the loop, in verbs order: SRQ, CQs (after acknowledging their
+ * events), channel, windows, memory, PD. Loop-confined.
  */
 public final class LoopDevice implements BufferOwner, Flushable {
     private static final Logger LOG = LoggerFactory.getLogger(LoopDevice.class);
@@ -39,47 +36,12 @@ public final class LoopDevice implements BufferOwner, Flushable {
     private final DeviceContext context;
     private final DeviceAttributes attributes;
     private final List<WatchedCq> cqs = new ArrayList<>();
-    private final QpDirectory qps = new QpDirectory();
     private ProtectionDomain pd;
     private CompletionChannel channel;
     private CompletionQueue sharedCq;
     private BufferPool pool;
-    private SharedReceiveQueue srq;
+    private final LoopSrq srq;
     private final ArrayDeque<Window> freeWindows = new ArrayDeque<>();
-    private int srqPosted;
-    /** Buffer indexes posted to the SRQ now: what comes back when an idle SRQ is destroyed. */
-    private boolean[] inSrq = new boolean[0];
-    /** A QP was bound to the SRQ since the last idle check; seen without QPs since {@link #srqIdleSince}. */
-    private boolean srqTouched;
-    private boolean srqIdle;
-    private long srqIdleSince;
-    /**
-     * The SRQ's least depth: {@link LoopOptions#srqDepth()}, at most a quarter of the pool, so that shared receives
-     * never take the buffers sends and held messages need.
-     */
-    private final int srqDepth;
-    /**
-     * The most receives the SRQ holds (its {@code max_wr}): it is kept filled to {@link #srqTarget()}, which follows
-     * the receive windows its connections granted, up to this — still at most a quarter of the pool, the device's
-     * {@code max_srq_wr} and half a default shared CQ (every shared CQ keeps room for all of them).
-     */
-    private final int srqCapacity;
-    /**
-     * The receive windows of the connections bound to the SRQ, summed: what their peers may have in flight toward it
-     * at once. Receives posted below that meet a burst with RNR NAKs and retransmissions (issue 17: 256 connections
-     * on 2 loops, 4 messages each in flight against an SRQ of 512 and a refill batch of 64).
-     */
-    private int srqGrants;
-    /** {@link #srqGrants} per bound QP, taken off again when it is unbound. */
-    private final java.util.Map<Integer, Integer> grantOfQp = new java.util.HashMap<>();
-    /** The grants outgrew {@link #srqCapacity} (said once per device: RNR NAKs may come from here on). */
-    private boolean srqOvercommitLogged;
-    /** Receives missing from the SRQ before the loop tops it up (an eighth of its least depth: posts go in batches). */
-    private final int refillBatch;
-    private boolean flushQueued;
-    /** Waiting for the pool to free a buffer to refill the SRQ with. */
-    private boolean waitingForBuffers;
-    private boolean srqUnavailable;
     private boolean closed;
     private IdleReclaim reclaim;
 
@@ -87,12 +49,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         this.loop = loop;
         this.context = context;
         this.attributes = context.queryDevice();
-        this.srqDepth = loop.options().srqDepth() == 0 ? 0
-                : Math.max(1, Math.min(loop.options().srqDepth(), loop.options().buffers().maxBuffers() / 4));
-        this.refillBatch = Math.max(1, srqDepth / 8);
-        int maxSrqWr = attributes.maxSrqWr() > 0 ? attributes.maxSrqWr() : Integer.MAX_VALUE;
-        this.srqCapacity = srqDepth == 0 ? 0 : Math.max(srqDepth, Math.min(Math.min(maxSrqWr,
-                loop.options().buffers().maxBuffers() / 4), loop.options().cqEntries() / 2));
+        this.srq = new LoopSrq(this, attributes.maxSrqWr());
         try {
             pd = context.allocPd();
             channel = context.createCompletionChannel();
@@ -214,7 +171,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
                 return reserve(w, entries);
             }
         }
-        return reserve(watch(Math.max(entries + srqCapacity, loop.options().cqEntries()), true), entries);
+        return reserve(watch(Math.max(entries + srq.capacity(), loop.options().cqEntries()), true), entries);
     }
 
     private CompletionQueue reserve(WatchedCq w, int entries) {
@@ -301,9 +258,28 @@ public final class LoopDevice implements BufferOwner, Flushable {
         return closed;
     }
 
+    /** {@return the shared receive queue's keeper (made or not)} */
+    LoopSrq loopSrq() {
+        return srq;
+    }
+
+    /** Something may become idle (an SRQ without QPs): the reclaim timer ticks until it is gone. */
+    void startReclaim() {
+        if (reclaim != null) {
+            reclaim.start();
+        }
+    }
+
+    /** Polls every CQ of this device until it is empty now (a copy: the callbacks may change the list). */
+    void pollEveryCq() {
+        for (WatchedCq w : new ArrayList<>(cqs)) {
+            loop.pollCq(w.cq);
+        }
+    }
+
     /** {@return the shared receive queue, or {@code null} while no connection has wanted one (or the loop runs without)} */
     public SharedReceiveQueue srq() {
-        return srq;
+        return srq.queue();
     }
 
     /**
@@ -315,24 +291,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
      * @return the SRQ, or {@code null}
      */
     public SharedReceiveQueue sharedReceives() {
-        if (srq == null && srqDepth > 0 && !closed && !srqUnavailable) {
-            try {
-                srq = pd.createSharedReceiveQueue(srqCapacity, 1, 0);
-                srq.context(this);
-                flush();
-                srq.modify(0, Math.max(1, srqDepth / 4), SharedReceiveQueue.LIMIT);
-            } catch (RuntimeException e) {
-                srqUnavailable = true;
-                LOG.warn("{}: no shared receive queue ({}); connections take receive windows of their own",
-                        context.device().name(), e.toString());
-                if (srq != null) {
-                    SharedReceiveQueue failed = srq;
-                    srq = null;
-                    quietly("destroying the SRQ", failed::close);
-                }
-            }
-        }
-        return srq;
+        return srq.sharedReceives();
     }
 
     /**
@@ -397,7 +356,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         WatchedCq w = new WatchedCq(cq, this, shared);
         if (shared) {
             // any QP on a shared CQ may take receives from the SRQ: room for all of them, whoever consumes them
-            w.reserved = srqCapacity;
+            w.reserved = srq.capacity();
         }
         cqs.add(w);
         cq.requestNotify(false);
@@ -426,34 +385,14 @@ public final class LoopDevice implements BufferOwner, Flushable {
     /**
      * Routes SRQ receive completions of {@code qpNum} to {@code endpoint}, and keeps room in the SRQ for the
      * {@code receiveWindow} messages its peer may send before it hears back (the SRQ is topped up to the sum of its
-     * connections' windows, within {@link #srqCapacity}). Loop thread.
+     * connections' windows, within the SRQ's capacity). Loop thread.
      *
      * @param qpNum the number of a QP attached to the SRQ
      * @param endpoint the endpoint that owns it
      * @param receiveWindow the messages the connection lets its peer have in flight toward the SRQ (its credit grant)
      */
     public void bindQp(int qpNum, LoopEndpoint endpoint, int receiveWindow) {
-        qps.put(qpNum, endpoint);
-        srqTouched = true;
-        int grant = Math.max(0, receiveWindow);
-        Integer before = grantOfQp.put(qpNum, grant);
-        srqGrants += grant - (before == null ? 0 : before);
-        if (srqGrants + refillBatch > srqCapacity && !srqOvercommitLogged) {
-            srqOvercommitLogged = true;
-            LOG.info("{}: the receive windows granted on a loop's shared receive queue ({} messages) exceed what it "
-                    + "holds ({}: a quarter of the pool's {} buffers, at most {}); a burst beyond it meets RNR NAKs "
-                    + "and retransmissions (raise the pool's maxBuffers or lower the connections' receiveWindow)",
-                    context.device().name(), srqGrants, srqCapacity, loop.options().buffers().maxBuffers(),
-                    loop.options().cqEntries() / 2);
-        }
-        if (srqPosted < srqTarget()) {
-            requestFlush(); // at the end of this turn: before the peer can hear that it may send
-        }
-    }
-
-    /** How many receives the SRQ is kept filled to: its connections' windows and a refill batch, within its bounds. */
-    private int srqTarget() {
-        return Math.min(srqCapacity, Math.max(srqDepth, srqGrants + refillBatch));
+        srq.bind(qpNum, endpoint, receiveWindow);
     }
 
     /**
@@ -462,97 +401,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
      * @param qpNum the QP's number, as given to {@link #bindQp}
      */
     public void unbindQp(int qpNum) {
-        qps.remove(qpNum);
-        Integer grant = grantOfQp.remove(qpNum);
-        if (grant != null) {
-            srqGrants -= grant; // receives posted beyond the target now are consumed and not replaced
-        }
-        if (qps.size() == 0 && reclaim != null) {
-            reclaim.start(); // the SRQ may go once idle
-        }
-    }
-
-    /**
-     * Destroys the SRQ once no QP has been attached to it across idle checks spanning
-     * {@link LoopOptions#queueIdleTime()}, and gives its posted buffers back to the pool: an SRQ refilled under load
-     * holds buffers in whatever slabs were free then, and would pin them for good. Every CQ is polled first, so
-     * receives completed before the last QP went are dispatched; then nothing can reach the buffers. The next
-     * connection that wants shared receives makes a new one ({@link #sharedReceives()}). From a timer.
-     *
-     * @return whether it was destroyed
-     */
-    boolean trimSrq(long nowNanos) {
-        if (srq == null || closed) {
-            return false;
-        }
-        boolean idle = qps.size() == 0 && !srqTouched;
-        srqTouched = false;
-        if (!idle) {
-            srqIdle = false;
-            return false;
-        }
-        if (!srqIdle) {
-            srqIdle = true;
-            srqIdleSince = nowNanos;
-        }
-        if (nowNanos - srqIdleSince < loop.options().queueIdleTime().toNanos()) {
-            return false;
-        }
-        for (WatchedCq w : new ArrayList<>(cqs)) {
-            loop.pollCq(w.cq);
-        }
-        if (srq == null || qps.size() != 0 || closed) { // callbacks run by the polls changed things
-            srqIdle = false;
-            return false;
-        }
-        try {
-            srq.close();
-        } catch (RuntimeException e) {
-            LOG.warn("destroying the idle SRQ of {} failed; it stays: {}", context.device().name(), e.toString());
-            srqIdle = false;
-            return false;
-        }
-        srq = null;
-        srqIdle = false;
-        int back = 0;
-        for (int i = 0; i < inSrq.length; i++) {
-            if (inSrq[i]) {
-                inSrq[i] = false;
-                Buffer b = pool.buffer(i);
-                b.reclaim();
-                b.release();
-                back++;
-            }
-        }
-        srqPosted = 0;
-        LOG.debug("{}: destroyed the idle SRQ; {} posted buffers back to the pool", context.device().name(), back);
-        return true;
-    }
-
-    /** Whether the SRQ exists with no QP attached (what {@link #trimSrq} may destroy once idle). */
-    boolean srqUnused() {
-        return srq != null && qps.size() == 0;
-    }
-
-    LoopEndpoint endpointOfQp(int qpNum) {
-        return qps.get(qpNum);
-    }
-
-    /**
-     * An SRQ receive completed into buffer {@code index} (the loop counts it before dispatching). The SRQ is topped
-     * up at the end of the turn once a batch is missing: consumption drives the refill, not only returned buffers or
-     * {@code SRQ_LIMIT_REACHED} — a slow consumer may hold every buffer it took, and the event may be handled before
-     * the completions it warned of were polled (the count here still high, so nothing posted, and the re-armed limit
-     * never crossed again by an empty queue).
-     */
-    void srqConsumed(int index) {
-        srqPosted--;
-        if (index >= 0 && index < inSrq.length) {
-            inSrq[index] = false;
-        }
-        if (srqTarget() - srqPosted >= refillBatch) {
-            requestFlush();
-        }
+        srq.unbind(qpNum);
     }
 
     /**
@@ -562,97 +411,24 @@ public final class LoopDevice implements BufferOwner, Flushable {
      * @param b the buffer, lent to the SRQ until now
      */
     public void returnSrqBuffer(Buffer b) {
-        b.reclaim();
-        b.release();
-        requestFlush();
+        srq.returnBuffer(b);
     }
 
     /** The application released an SRQ buffer: re-post. */
     @Override
     public void released(Buffer buffer) {
-        requestFlush();
-    }
-
-    private void requestFlush() {
-        if (!flushQueued && srq != null && !closed) {
-            flushQueued = true;
-            loop.requestFlush(this);
-        }
+        srq.requestFlush();
     }
 
     /** Tops the SRQ up to its depth from the pool. */
     @Override
     public void flush() {
-        flushQueued = false;
-        if (srq == null || closed) {
-            return;
-        }
-        RecvBatch batch = loop.recvBatch();
-        int want = srqTarget() - srqPosted;
-        while (want > 0) {
-            int n = 0;
-            while (n < batch.capacity() && n < want) {
-                Buffer b = pool.tryAcquireForReceive(srqPosted + n == 0); // sends keep the pool's reserve
-                if (b == null) {
-                    break;
-                }
-                b.lend();
-                batch.wrId(n, WrId.encode(WrId.SRQ_RECV, 0, b.index())).single(n, b.address(), b.capacity(), b.lkey());
-                n++;
-            }
-            if (n == 0) {
-                if (!waitingForBuffers) {
-                    // the pool is dry: refill as soon as any buffer comes back, not only an SRQ buffer
-                    waitingForBuffers = true;
-                    Runnable refill = () -> {
-                        waitingForBuffers = false;
-                        requestFlush();
-                    };
-                    pool.whenReceivable(refill, srqPosted == 0); // empty: any buffer; else past the send reserve
-                }
-                return;
-            }
-            int posted = n;
-            try {
-                srq.postRecv(batch, n);
-            } catch (PostException e) {
-                posted = e.failedIndex();
-                LOG.warn("refilling the SRQ of {} stopped: {}", context.device().name(), e.getMessage());
-            } catch (RuntimeException e) {
-                posted = 0; // the SRQ went away under us (its device closed): nothing to refill any more
-                LOG.debug("refilling the SRQ of {} stopped: {}", context.device().name(), e.toString());
-            }
-            for (int i = posted; i < n; i++) { // what was not posted goes back to the pool
-                Buffer b = pool.buffer(WrId.slot(batch.wrId(i)));
-                b.reclaim();
-                b.release();
-            }
-            srqPosted += posted;
-            markPosted(batch, posted);
-            if (posted < n) {
-                return;
-            }
-            want -= posted;
-        }
-    }
-
-    private void markPosted(RecvBatch batch, int n) {
-        for (int i = 0; i < n; i++) {
-            int index = WrId.slot(batch.wrId(i));
-            if (index >= inSrq.length) {
-                inSrq = java.util.Arrays.copyOf(inSrq, Math.max(index + 1, pool.options().maxBuffers()));
-            }
-            inSrq[index] = true;
-        }
+        srq.flush();
     }
 
     /** SRQ events: refill and re-arm the one-shot limit event. */
     void onSrqEvent(AsyncEvent e) {
-        if (e.type() == AsyncEventType.SRQ_LIMIT_REACHED && srq != null && !closed) {
-            LOG.debug("SRQ of {} below its limit ({} posted): refilling", context.device().name(), srqPosted);
-            flush();
-            srq.modify(0, Math.max(1, srqDepth / 4), SharedReceiveQueue.LIMIT);
-        }
+        srq.onEvent(e);
         loop.broadcast(e);
     }
 
@@ -676,9 +452,7 @@ public final class LoopDevice implements BufferOwner, Flushable {
         if (reclaim != null) {
             reclaim.stop();
         }
-        if (srq != null) {
-            quietly("destroying the SRQ", srq::close);
-        }
+        srq.close();
         for (WatchedCq w : cqs) {
             quietly("destroying a CQ", w::destroy);
         }

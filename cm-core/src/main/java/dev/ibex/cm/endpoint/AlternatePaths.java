@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * PATH_MIG_ERR into path events that name the path now primary, forces migrations only from ARMED, and re-arms with
  * the former primary — on request ({@link #rearm}) or, with {@code rearmAfterMigration}, after every migration.
  * Loop-confined, except {@link #state}, {@link #primary} and {@link #checkSupported}, which query the QP and the
- * device from any thread.
+ * device from any thread, and {@link #command}, which hands a command over to the loop.
  */
 final class AlternatePaths implements RouteLookup.Callback {
     private static final long POLL_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -227,6 +227,19 @@ final class AlternatePaths implements RouteLookup.Callback {
     void close() {
         cancelLookup();
         cancelPoll();
+    }
+
+    /**
+     * An APM command given on any thread: refused at once, typed, when the device or port cannot migrate paths
+     * ({@link #checkSupported}); run on the loop only if the connection is still established by then.
+     */
+    void command(Runnable onLoop) {
+        checkSupported();
+        connection.loop().run(() -> {
+            if (connection.state() == ConnectionState.ESTABLISHED) {
+                onLoop.run();
+            }
+        });
     }
 
     /** Refuses, typed, when the connection's device or port cannot load an alternate path (any thread). */

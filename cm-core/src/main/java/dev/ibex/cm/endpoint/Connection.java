@@ -178,20 +178,8 @@ public final class Connection {
         Objects.requireNonNull(remote, "remote");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(handler, "handler");
-        byte[] data = privateData == null ? NONE : privateData.clone();
-        int max = options.receiveMode() == ReceiveMode.SHARED ? CreditOffer.MAX_CONNECT_DATA
-                : CmId.MAX_CONNECT_PRIVATE_DATA_TCP;
-        if (data.length > max) {
-            throw new IllegalArgumentException("connect carries at most " + max + " bytes of private data on an RC "
-                    + "(RDMA_PS_TCP) id" + (max < CmId.MAX_CONNECT_PRIVATE_DATA_TCP ? " with shared receives (Ibex "
-                    + "uses the last " + CreditOffer.SIZE + "; ReceiveMode.WINDOW leaves all "
-                    + CmId.MAX_CONNECT_PRIVATE_DATA_TCP + ")" : "") + ", got " + data.length);
-        }
-        if (source != null && (source.isUnresolved() || (!remote.isUnresolved()
-                && source.getAddress().getClass() != remote.getAddress().getClass()))) {
-            throw new IllegalArgumentException("source " + source + " and remote " + remote
-                    + " must be resolved addresses of the same family");
-        }
+        byte[] data = ConnectionSetup.connectData(privateData, options);
+        ConnectionSetup.checkSource(source, remote);
         Connection c = new Connection(loop, options, remote, null, handler);
         c.source = source;
         c.outData = data;
@@ -373,11 +361,7 @@ public final class Connection {
 
     /** Rejects the request (any thread; {@link ConnectionRequest}). */
     void reject(byte[] data) {
-        byte[] d = data == null ? NONE : data.clone();
-        if (d.length > CmId.MAX_REJECT_PRIVATE_DATA) {
-            throw new IllegalArgumentException("reject carries at most " + CmId.MAX_REJECT_PRIVATE_DATA
-                    + " bytes of private data, got " + d.length);
-        }
+        byte[] d = ConnectionSetup.rejectData(data);
         loop.run(() -> {
             if (state == REQUESTED) {
                 outData = d;
@@ -681,12 +665,7 @@ public final class Connection {
         Objects.requireNonNull(localAlternate, "localAlternate");
         Objects.requireNonNull(remoteAlternate, "remoteAlternate");
         checkEstablished();
-        paths.checkSupported();
-        loop.run(() -> {
-            if (state == ESTABLISHED) {
-                paths.load(localAlternate, remoteAlternate);
-            }
-        });
+        paths.command(() -> paths.load(localAlternate, remoteAlternate));
     }
 
     /**
@@ -698,12 +677,7 @@ public final class Connection {
      */
     public void migrate() {
         checkEstablished();
-        paths.checkSupported();
-        loop.run(() -> {
-            if (state == ESTABLISHED) {
-                paths.force();
-            }
-        });
+        paths.command(paths::force);
     }
 
     /**
@@ -715,12 +689,7 @@ public final class Connection {
      */
     public void rearm() {
         checkEstablished();
-        paths.checkSupported();
-        loop.run(() -> {
-            if (state == ESTABLISHED) {
-                paths.rearm();
-            }
-        });
+        paths.command(paths::rearm);
     }
 
     /**

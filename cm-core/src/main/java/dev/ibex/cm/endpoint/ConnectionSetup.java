@@ -22,6 +22,7 @@ import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.SharedReceiveQueue;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -48,6 +49,44 @@ final class ConnectionSetup {
 
     ConnectionSetup(Connection c) {
         this.c = c;
+    }
+
+    // ---- what connect and reject may carry (any thread, before the loop) ----
+
+    /**
+     * A copy of the private data a connect carries, within its bound: {@value CmId#MAX_CONNECT_PRIVATE_DATA_TCP}
+     * bytes on an RC id, less the credit offer Ibex appends with shared receives.
+     */
+    static byte[] connectData(byte[] privateData, ConnectionOptions options) {
+        byte[] data = privateData == null ? NONE : privateData.clone();
+        int max = options.receiveMode() == ReceiveMode.SHARED ? CreditOffer.MAX_CONNECT_DATA
+                : CmId.MAX_CONNECT_PRIVATE_DATA_TCP;
+        if (data.length > max) {
+            throw new IllegalArgumentException("connect carries at most " + max + " bytes of private data on an RC "
+                    + "(RDMA_PS_TCP) id" + (max < CmId.MAX_CONNECT_PRIVATE_DATA_TCP ? " with shared receives (Ibex "
+                    + "uses the last " + CreditOffer.SIZE + "; ReceiveMode.WINDOW leaves all "
+                    + CmId.MAX_CONNECT_PRIVATE_DATA_TCP + ")" : "") + ", got " + data.length);
+        }
+        return data;
+    }
+
+    /** A connect's source address, when given, must be resolved and of the (resolved) remote's family. */
+    static void checkSource(InetSocketAddress source, InetSocketAddress remote) {
+        if (source != null && (source.isUnresolved() || (!remote.isUnresolved()
+                && source.getAddress().getClass() != remote.getAddress().getClass()))) {
+            throw new IllegalArgumentException("source " + source + " and remote " + remote
+                    + " must be resolved addresses of the same family");
+        }
+    }
+
+    /** A copy of the private data a reject carries, within {@value CmId#MAX_REJECT_PRIVATE_DATA} bytes. */
+    static byte[] rejectData(byte[] data) {
+        byte[] d = data == null ? NONE : data.clone();
+        if (d.length > CmId.MAX_REJECT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("reject carries at most " + CmId.MAX_REJECT_PRIVATE_DATA
+                    + " bytes of private data, got " + d.length);
+        }
+        return d;
     }
 
     // ---- active side: the connect, the gate ----

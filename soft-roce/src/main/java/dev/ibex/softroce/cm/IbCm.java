@@ -130,7 +130,7 @@ public final class IbCm {
             removedPorts.put(port, Boolean.TRUE);
             for (IbCmId id : new ArrayList<>(localIds.values())) {
                 if (id.port == port) {
-                    id.stopTimers();
+                    id.timers.stop();
                 }
             }
             listeners.keySet().removeIf(k -> k.device() == port.deviceKey());

@@ -7,15 +7,12 @@ import dev.ibex.cm.spi.QpAttr;
 import dev.ibex.cm.spi.QpState;
 import dev.ibex.softroce.mad.CmDrep;
 import dev.ibex.softroce.mad.CmDreq;
-import dev.ibex.softroce.mad.CmMessageKind;
 import dev.ibex.softroce.mad.CmMra;
 import dev.ibex.softroce.mad.CmPath;
-import dev.ibex.softroce.mad.CmRej;
 import dev.ibex.softroce.mad.CmRejectReason;
 import dev.ibex.softroce.mad.CmRep;
 import dev.ibex.softroce.mad.CmReq;
 import dev.ibex.softroce.mad.CmRtu;
-import dev.ibex.softroce.mad.CmSidrRep;
 import dev.ibex.softroce.mad.CmSidrReq;
 import dev.ibex.softroce.mad.Octets;
 import dev.ibex.softroce.mad.SidrStatus;
@@ -25,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An IB CM communication identifier ({@code struct ib_cm_id} + {@code cm_id_private}). Every change of state
- * goes through {@link IbCmTable}; this class carries out the table's actions (formatting and sending MADs with
- * the TIDs of wire.md §2.1, timers, table bookkeeping) and reports its events.
+ * goes through {@link IbCmTable}; this class carries out the table's actions — the MADs it formats
+ * ({@link IbCmMads}, with the TIDs of wire.md §2.1), its resends and timewait ({@link IbCmTimers}), the table
+ * bookkeeping — and reports its events.
  *
  * <p>Consumer calls return 0 or a negative errno like their kernel counterparts (-EINVAL when the table refuses
  * the call in the current state).
@@ -73,9 +71,9 @@ public final class IbCmId {
     PathRecord path;
     int serviceTimeout;
     /** Private data of our last RTU, MRA or DREP, sent again when a duplicate asks for it. */
-    private Octets storedData = Octets.EMPTY;
-    private Outstanding outstanding;
-    private CmTimer.Cancellable timewait;
+    Octets storedData = Octets.EMPTY;
+    /** The request awaiting an answer and the timewait. */
+    final IbCmTimers timers;
 
     IbCm.ListenKey listenKey;
     IbCm.RemoteKey remoteKey;
@@ -87,6 +85,7 @@ public final class IbCmId {
         this.localId = localId;
         this.handler = handler;
         this.context = context;
+        this.timers = new IbCmTimers(cm, this);
     }
 
     // ------------------------------------------------------------------------------------------------ accessors
@@ -183,6 +182,15 @@ public final class IbCmId {
         return destroyed;
     }
 
+    /** The state, under the CM's lock (what {@link #state()} takes the lock for). */
+    IbCmState current() {
+        return state;
+    }
+
+    IbCm cm() {
+        return cm;
+    }
+
     // ------------------------------------------------------------------------------------------------ consumer
 
     /** {@code ib_cm_listen} on {@code port} ({@code null}: every port). -EBUSY when the service is taken. */
@@ -271,7 +279,7 @@ public final class IbCmId {
                 apply(IbCmInput.DESTROY, IbCm.Stimulus.NONE);
             }
             destroyed = true;
-            stopTimers();
+            timers.stop();
             cm.forget(this);
         });
     }
@@ -372,7 +380,7 @@ public final class IbCmId {
         }
         state = t.next();
         if (state == IbCmState.IDLE && from != IbCmState.IDLE) {
-            stopTimers();
+            timers.stop();
             cm.removeRemote(this);
         }
         if (t.event() != null) {
@@ -397,8 +405,8 @@ public final class IbCmId {
             case SPAWN_SIDR_REQ -> {
                 return spawnFromSidrReq(s);
             }
-            case SEND_REQ -> sendReq((IbCmReqParam) s.param(), to);
-            case SEND_REP -> sendRep((IbCmRepParam) s.param(), to);
+            case SEND_REQ -> IbCmMads.sendReq(this, (IbCmReqParam) s.param(), to);
+            case SEND_REP -> IbCmMads.sendRep(this, (IbCmRepParam) s.param(), to);
             case SEND_RTU -> {
                 storedData = (Octets) s.param();
                 cm.send(port, remoteAddress, tid, new CmRtu(localId, remoteId, storedData));
@@ -406,11 +414,14 @@ public final class IbCmId {
             case RESEND_RTU -> cm.send(port, remoteAddress, tid, new CmRtu(localId, remoteId, storedData));
             case SEND_REJ -> {
                 Rej r = (Rej) s.param();
-                sendRej(from, r.reason(), r.rejectInfo(), r.privateData());
+                IbCmMads.sendRej(this, from, r.reason(), r.rejectInfo(), r.privateData());
             }
-            case SEND_REJ_TIMEOUT -> sendRej(from, CmRejectReason.TIMEOUT, guidBytes(port.caGuid()), Octets.EMPTY);
-            case SEND_REJ_CONSUMER -> sendRej(from, CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY, Octets.EMPTY);
-            case SEND_REJ_STALE -> sendRej(from, CmRejectReason.STALE_CONN, Octets.EMPTY, Octets.EMPTY);
+            case SEND_REJ_TIMEOUT -> IbCmMads.sendRej(this, from, CmRejectReason.TIMEOUT,
+                    IbCmMads.guidBytes(port.caGuid()), Octets.EMPTY);
+            case SEND_REJ_CONSUMER -> IbCmMads.sendRej(this, from, CmRejectReason.CONSUMER_DEFINED, Octets.EMPTY,
+                    Octets.EMPTY);
+            case SEND_REJ_STALE -> IbCmMads.sendRej(this, from, CmRejectReason.STALE_CONN, Octets.EMPTY,
+                    Octets.EMPTY);
             case PREPARE_MRA -> {
                 Mra m = (Mra) s.param();
                 serviceTimeout = m.serviceTimeout();
@@ -420,10 +431,10 @@ public final class IbCmId {
                 Mra m = (Mra) s.param();
                 serviceTimeout = m.serviceTimeout();
                 storedData = m.privateData();
-                sendMra(to);
+                IbCmMads.sendMra(this, to);
             }
-            case RESEND_MRA -> sendMra(from);
-            case SEND_DREQ -> sendRequest(new CmDreq(localId, remoteId, remoteQpn, (Octets) s.param()),
+            case RESEND_MRA -> IbCmMads.sendMra(this, from);
+            case SEND_DREQ -> timers.sendRequest(new CmDreq(localId, remoteId, remoteQpn, (Octets) s.param()),
                     cm.formTid(port, localId), responseTimeoutMs, maxCmRetries, to);
             case SEND_DREQ_ONCE -> cm.send(port, remoteAddress, cm.formTid(port, localId),
                     new CmDreq(localId, remoteId, remoteQpn, Octets.EMPTY));
@@ -433,112 +444,27 @@ public final class IbCmId {
             }
             case RESEND_DREP -> cm.send(port, s.source() != null ? s.source() : remoteAddress, tid,
                     new CmDrep(localId, remoteId, storedData));
-            case SEND_SIDR_REQ -> sendSidrReq((IbCmSidrReqParam) s.param(), to);
+            case SEND_SIDR_REQ -> IbCmMads.sendSidrReq(this, (IbCmSidrReqParam) s.param(), to);
             case SEND_SIDR_REP -> {
                 SidrRep r = (SidrRep) s.param();
-                transmitSidrRep(r.status(), r.qpn(), r.qkey(), r.privateData());
+                IbCmMads.sendSidrRep(this, r.status(), r.qpn(), r.qkey(), r.privateData());
             }
-            case SEND_SIDR_REP_REJECT -> transmitSidrRep(SidrStatus.REJECT, 0, 0, Octets.EMPTY);
-            case CANCEL_SEND -> cancelSend();
+            case SEND_SIDR_REP_REJECT -> IbCmMads.sendSidrRep(this, SidrStatus.REJECT, 0, 0, Octets.EMPTY);
+            case CANCEL_SEND -> timers.cancelSend();
             case EXTEND_SEND -> {
-                if (outstanding != null && s.message() instanceof CmMra mra) {
-                    outstanding.extend(CmTimings.toMillis(mra.serviceTimeout()) + CmTimings.toMillis(avTimeout), to);
+                if (s.message() instanceof CmMra mra) {
+                    timers.extendSend(CmTimings.toMillis(mra.serviceTimeout()) + CmTimings.toMillis(avTimeout), to);
                 }
             }
-            case RECORD_REP -> recordRep((CmRep) s.message());
+            case RECORD_REP -> IbCmMads.recordRep(this, (CmRep) s.message());
             case RECORD_DREQ_TID -> tid = s.tid();
-            case ENTER_TIMEWAIT -> enterTimewait();
-            case CANCEL_TIMEWAIT -> cancelTimewait();
+            case ENTER_TIMEWAIT -> {
+                cm.removeRemoteQpn(this);
+                timers.enterTimewait(CmTimings.toMillis(avTimeout));
+            }
+            case CANCEL_TIMEWAIT -> timers.cancelTimewait();
         }
         return null;
-    }
-
-    private void sendReq(IbCmReqParam p, IbCmState to) {
-        CmTimings timings = cm.timings;
-        port = p.port();
-        remoteAddress = p.destination();
-        serviceId = p.serviceId();
-        path = p.path();
-        localQpn = p.qpn();
-        rqPsn = p.startingPsn();
-        responderResources = p.responderResources();
-        initiatorDepth = p.initiatorDepth();
-        retryCount = p.retryCount();
-        rnrRetryCount = p.rnrRetryCount();
-        pathMtu = path.mtu();
-        pkey = path.pkey();
-        maxCmRetries = timings.maxCmRetries();
-        avTimeout = path.packetLifeTime() + 1;
-        responseTimeoutMs = 2 * CmTimings.toMillis(path.packetLifeTime())
-                + CmTimings.toMillis(timings.cmResponseTimeout());
-        tid = cm.formTid(port, localId);
-        boolean global = path.hopLimit() > 1;
-        // RoCE: hop limit 64 > 1, so both LIDs are permissive and "subnet local" is clear (cm_format_req).
-        CmPath primary = new CmPath(global ? 0xFFFF : path.slid(), global ? 0xFFFF : path.dlid(),
-                Gids.toWire(path.sgid()), Gids.toWire(path.dgid()), path.flowLabel() & 0xFFFFF, path.rate() & 0x3F,
-                path.trafficClass(), path.hopLimit(), path.sl(), !global,
-                CmTimings.ackTimeout(timings.caAckDelay(), path.packetLifeTime()));
-        CmReq req = new CmReq(localId, 0, serviceId, port.caGuid(), 0, localQpn, responderResources, 0,
-                initiatorDepth, 0, timings.cmResponseTimeout(), 0, p.flowControl(), rqPsn,
-                timings.cmResponseTimeout(), Math.min(7, retryCount), pkey, pathMtu.code(), false,
-                Math.min(7, rnrRetryCount), maxCmRetries, p.srq(), 0, primary, CmPath.ABSENT, false, p.privateData());
-        sendRequest(req, tid, responseTimeoutMs, maxCmRetries, to);
-    }
-
-    private void sendRep(IbCmRepParam p, IbCmState to) {
-        localQpn = p.qpn();
-        rqPsn = p.startingPsn();
-        initiatorDepth = p.initiatorDepth();
-        responderResources = p.responderResources();
-        CmRep rep = new CmRep(localId, remoteId, 0, localQpn, 0, rqPsn, 0, responderResources, initiatorDepth,
-                cm.timings.caAckDelay(), 0, p.flowControl(), Math.min(7, p.rnrRetryCount()), p.srq(), port.caGuid(),
-                p.privateData());
-        sendRequest(rep, tid, responseTimeoutMs, maxCmRetries, to);
-    }
-
-    private void sendSidrReq(IbCmSidrReqParam p, IbCmState to) {
-        port = p.port();
-        remoteAddress = p.destination();
-        serviceId = p.serviceId();
-        pkey = p.pkey();
-        maxCmRetries = cm.timings.maxCmRetries();
-        responseTimeoutMs = CmTimings.toMillis(cm.timings.cmResponseTimeout());
-        tid = cm.formTid(port, localId);
-        sendRequest(new CmSidrReq(localId, pkey, serviceId, p.privateData()), tid, responseTimeoutMs, maxCmRetries,
-                to);
-    }
-
-    private void transmitSidrRep(SidrStatus status, int qpn, int qkey, Octets privateData) {
-        cm.send(port, remoteAddress, tid, new CmSidrRep(remoteId, status, 0, qpn, serviceId, qkey, Octets.EMPTY,
-                privateData));
-    }
-
-    /** {@code cm_format_rej}: the comm IDs and "message rejected" depend on the state the REJ leaves. */
-    private void sendRej(IbCmState from, CmRejectReason reason, Octets rejectInfo, Octets privateData) {
-        int local = from == IbCmState.REQ_RCVD ? 0 : localId;
-        CmMessageKind kind = switch (from) {
-            case REQ_RCVD, MRA_REQ_SENT -> CmMessageKind.REQ;
-            case REP_RCVD, MRA_REP_SENT -> CmMessageKind.REP;
-            default -> CmMessageKind.OTHER;
-        };
-        cm.send(port, remoteAddress, tid, new CmRej(local, remoteId, kind, reason, rejectInfo, privateData));
-    }
-
-    private void sendMra(IbCmState mraState) {
-        CmMessageKind kind = mraState == IbCmState.MRA_REQ_SENT ? CmMessageKind.REQ : CmMessageKind.REP;
-        cm.send(port, remoteAddress, tid, new CmMra(localId, remoteId, kind, serviceTimeout & 0x1F, storedData));
-    }
-
-    private void recordRep(CmRep rep) {
-        remoteId = rep.localCommId();
-        remoteQpn = rep.localQpn();
-        remoteCaGuid = rep.localCaGuid();
-        initiatorDepth = rep.responderResources();
-        responderResources = rep.initiatorDepth();
-        sqPsn = rep.startingPsn();
-        rnrRetryCount = rep.rnrRetryCount();
-        targetAckDelay = rep.targetAckDelay();
-        avTimeout = CmTimings.ackTimeout(targetAckDelay, avTimeout - 1);
     }
 
     private IbCmId spawnFromReq(IbCm.Stimulus s) {
@@ -587,113 +513,6 @@ public final class IbCmId {
 
     private static Mtu mtu(int code) {
         return code >= 1 && code <= 5 ? Mtu.ofCode(code) : Mtu.MTU_1024;
-    }
-
-    private static Octets guidBytes(long guid) {
-        byte[] b = new byte[8];
-        for (int i = 7; i >= 0; i--) {
-            b[i] = (byte) guid;
-            guid >>>= 8;
-        }
-        return Octets.of(b);
-    }
-
-    // ------------------------------------------------------------------------------------------------ timers
-
-    private void sendRequest(dev.ibex.softroce.mad.CmMessage message, long requestTid, long timeoutMs, int retries,
-            IbCmState expect) {
-        cancelSend();
-        outstanding = new Outstanding(message, requestTid, timeoutMs, retries, expect);
-        outstanding.transmit();
-    }
-
-    private void cancelSend() {
-        if (outstanding != null) {
-            outstanding.cancel();
-            outstanding = null;
-        }
-    }
-
-    private void enterTimewait() {
-        cm.removeRemoteQpn(this);
-        cancelTimewait();
-        CmTimer.Cancellable[] self = new CmTimer.Cancellable[1];
-        self[0] = cm.timer.schedule(CmTimings.toMillis(avTimeout), () -> cm.locked(() -> {
-            if (!destroyed && state == IbCmState.TIMEWAIT && timewait == self[0]) {
-                timewait = null;
-                apply(IbCmInput.TIMEWAIT_EXPIRED, IbCm.Stimulus.NONE);
-            }
-        }));
-        timewait = self[0];
-    }
-
-    private void cancelTimewait() {
-        if (timewait != null) {
-            timewait.cancel();
-            timewait = null;
-        }
-    }
-
-    void stopTimers() {
-        cancelSend();
-        cancelTimewait();
-    }
-
-    /** The request awaiting an answer (REQ, REP, DREQ or SIDR_REQ), resent until answered or out of retries. */
-    private final class Outstanding {
-        private final dev.ibex.softroce.mad.CmMessage message;
-        private final long requestTid;
-        private long timeoutMs;
-        private int retriesLeft;
-        private IbCmState expect;
-        private CmTimer.Cancellable timer;
-        private boolean cancelled;
-
-        Outstanding(dev.ibex.softroce.mad.CmMessage message, long requestTid, long timeoutMs, int retries,
-                IbCmState expect) {
-            this.message = message;
-            this.requestTid = requestTid;
-            this.timeoutMs = timeoutMs;
-            this.retriesLeft = retries;
-            this.expect = expect;
-        }
-
-        void transmit() {
-            cm.send(port, remoteAddress, requestTid, message);
-            arm();
-        }
-
-        void arm() {
-            timer = cm.timer.schedule(timeoutMs, () -> cm.locked(this::expired));
-        }
-
-        /** An MRA arrived: wait longer for this try and each remaining one (ib_modify_mad). */
-        void extend(long newTimeoutMs, IbCmState newExpect) {
-            timer.cancel();
-            timeoutMs = newTimeoutMs;
-            expect = newExpect;
-            arm();
-        }
-
-        void expired() {
-            if (cancelled || outstanding != this || destroyed) {
-                return;
-            }
-            if (retriesLeft > 0) {
-                retriesLeft--;
-                transmit();
-                return;
-            }
-            outstanding = null;
-            if (state == expect) {
-                apply(IbCmInput.RETRIES_EXHAUSTED, IbCm.Stimulus.NONE);
-            }
-        }
-
-        void cancel() {
-            cancelled = true;
-            timer.cancel();
-        }
     }
 
     // ------------------------------------------------------------------------------------------------ params

@@ -23,8 +23,10 @@ public interface InlineReception {
      * timeout); reads nothing.
      *
      * @param timeoutNanos the longest wait, or a negative value to wait without a timeout
+     * @return whether a link is readable (else the wait ended by a wake-up, the timeout or an error: a read would
+     *     find nothing)
      */
-    void await(long timeoutNanos);
+    boolean await(long timeoutNanos);
 
     /** Ends a current or the next {@link #await} at once. */
     void wake();

@@ -127,7 +127,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             nextTurn.install();
             acks.flush(); // the ACKs of the last batch leave after what its handlers sent (replies first)
             nextTurn.run(); // bursts and replies the last turn's budget cut short go on here, not on another thread
-            receive(r); // what arrived is processed here; its completions are then ready for the scan
+            if (timeoutNanos == 0 || spinNanos > 0) {
+                receive(r); // what arrived is processed here; its completions are then ready for the scan
+            } // else the wait below reports at once what arrived: a read that finds nothing is a system call
         }
         int n = scan(handler);
         if (n > 0 || timeoutNanos == 0 || !nextTurn.isEmpty()) {
@@ -159,8 +161,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 return 0;
             }
             if (r != null) {
-                nextTurn.run();
-                receive(r); // before parked is set: a completion it makes needs no wake-up
+                nextTurn.run(); // (no read: the selector reports what arrived since the last one at once)
             }
             parked = true; // publish before re-testing, see ReadySource
             n = scan(handler);
@@ -179,16 +180,18 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return 0;
                 }
             }
+            boolean readable = false;
             if (r != null) {
                 acks.flush(); // nothing to hand to the loop: the noted ACKs go before it sleeps
-                r.await(left); // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
+                // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
+                readable = r.await(left);
             } else if (left < 0) {
                 LockSupport.park(this);
             } else {
                 LockSupport.parkNanos(this, left);
             }
             parked = false;
-            if (r != null) {
+            if (readable) {
                 receive(r);
             }
             n = scan(handler);

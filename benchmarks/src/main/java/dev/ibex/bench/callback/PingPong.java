@@ -55,7 +55,16 @@ public final class PingPong implements AutoCloseable {
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
         CompletableFuture<Histogram> done = client.newRun();
         pair.client.loop().execute(() -> client.start(pair.client, roundTrips, h, done));
-        return pair.awaitRun(done, timeout, "ping-pong of " + roundTrips + " round trips");
+        try {
+            return pair.awaitRun(done, timeout, "ping-pong of " + roundTrips + " round trips");
+        } catch (IllegalStateException e) {
+            // how far it got tells a stall (no progress: a lost wake-up) from a starved run (a spinning pair on a host
+            // without a free core per side goes on, but at a thousand round trips a second); a racy read, for the text
+            long completed = h.getTotalCount();
+            throw new IllegalStateException((completed == 0 ? "no round trip completed (stalled); "
+                    : completed + " of " + roundTrips + " round trips done (slow, not stalled: starved of CPU?); ")
+                    + e.getMessage(), e);
+        }
     }
 
     /**

@@ -533,9 +533,10 @@ public final class LoopbackBench {
     private static void noteStalls(RatioTable table, Recovering<?>... workloads) {
         for (Recovering<?> w : workloads) {
             if (w.stalls() > 0) {
-                table.note("  " + w.name() + ": " + w.stalls() + " run(s) stalled (no completion for "
-                        + RUN_LIMIT.toSeconds() + " s, a lost CQ wake-up in soft-roce) and were repeated on a fresh "
-                        + "connection");
+                table.note("  " + w.name() + ": " + w.stalls() + " run(s) had no outcome within "
+                        + RUN_LIMIT.toSeconds() + " s and were repeated on a fresh connection (the log line of each says "
+                        + "whether it was stalled, i.e. a lost wake-up, or slow: a host without a free core per "
+                        + "spinning side)");
             }
         }
     }

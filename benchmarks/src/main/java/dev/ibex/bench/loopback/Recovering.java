@@ -6,10 +6,11 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * A workload that is reopened when a run stalls (a soft-roce completion whose wake-up was lost leaves both loops
- * parked with a completion in the CQ: the run times out). The stalled run is repeated on a fresh connection, at
- * most {@code maxStalls} times per workload; how many there were goes into the table's notes, so a figure never
- * hides one.
+ * A workload that is reopened when a run has no outcome within its limit: stalled (a completion whose wake-up was
+ * lost would leave both loops parked with it in the CQ) or too slow (spinning loops on a host without a free core per
+ * side make a thousand round trips a second); the workload's message says which. The run is repeated on a fresh
+ * connection, at most {@code maxStalls} times per workload; how many there were goes into the table's notes, so a
+ * figure never hides one.
  */
 final class Recovering<W extends AutoCloseable> implements AutoCloseable {
     private final String name;

@@ -15,8 +15,15 @@ public record CmtimeResult(Map<String, Double> totalMillis) {
     /** The steps a {@code Connection.connect} covers: everything up to ESTABLISHED. */
     public static final String[] SETUP = {"create id", "resolve addr", "resolve route", "create qp", "connect"};
 
+    /**
+     * A row: the step, then four {@code %11.2f} columns. A value wider than 11 characters runs into the column before
+     * it (no blank between them): cmtime prints the "min us" of a step no connection timed both ends of as
+     * 999999999.00 (the likely reason why a run against a cold Java server in the VM gave a table without its connect
+     * row). Every value has two decimals, so the columns are told apart by those; a step's row that still does not
+     * match is an error naming the line.
+     */
     private static final Pattern ROW = Pattern.compile(
-            "^(\\S.*?)\\s*:\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)\\s+(\\d+\\.\\d+)$");
+            "^(\\S.*?)\\s*:\\s+(\\d+\\.\\d\\d)\\s*(\\d+\\.\\d\\d)\\s*(\\d+\\.\\d\\d)\\s*(\\d+\\.\\d\\d)$");
 
     public static CmtimeResult parse(String output) {
         Map<String, Double> rows = new LinkedHashMap<>();
@@ -29,6 +36,8 @@ public record CmtimeResult(Map<String, Double> totalMillis) {
             Matcher m = ROW.matcher(line.trim());
             if (inTable && m.matches()) {
                 rows.put(m.group(1), Double.parseDouble(m.group(2)));
+            } else if (inTable && isStepRow(line)) {
+                throw new IllegalArgumentException("a cmtime row not understood: '" + line + "' in:\n" + output);
             }
         }
         if (rows.isEmpty()) {
@@ -65,6 +74,15 @@ public record CmtimeResult(Map<String, Double> totalMillis) {
         }
         tables.add(parse(current.toString()));
         return tables;
+    }
+
+    private static boolean isStepRow(String line) {
+        for (String step : STEPS) {
+            if (line.startsWith(step) && line.substring(step.length()).trim().startsWith(":")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The sum of the named steps' totals in ms. */

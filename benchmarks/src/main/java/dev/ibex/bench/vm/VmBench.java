@@ -525,37 +525,52 @@ public final class VmBench {
             int sides = cache == null ? 2 : 3;
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("cmtime steps round " + r);
-                CmtimeResult c = null;
-                List<CmtimeResult> java = null;
-                CmtimeResult fromCache = null;
-                for (int k = 0; k < sides; k++) {
-                    switch ((k + r) % sides) {
-                        case 0 -> c = perftest.cmtime(port, stepConnections);
-                        case 1 -> java = javaCmtime("steps-" + r, List.of(), repeated);
-                        // the cold run only: the first run of a JVM does not depend on the runs after it
-                        default -> fromCache = cachedCmtime(table, "steps-aot-" + r, cache, client);
+                try {
+                    CmtimeResult c = null;
+                    List<CmtimeResult> java = null;
+                    CmtimeResult fromCache = null;
+                    for (int k = 0; k < sides; k++) {
+                        switch ((k + r) % sides) {
+                            case 0 -> c = perftest.cmtime(port, stepConnections);
+                            case 1 -> java = javaCmtime("steps-" + r, List.of(), repeated);
+                            // the cold run only: the first run of a JVM does not depend on the runs after it
+                            default -> fromCache = cachedCmtime(table, "steps-aot-" + r, cache, client);
+                        }
                     }
-                }
-                StringBuilder line = new StringBuilder("steps round " + r + " (ms, C / Java cold"
-                        + (fromCache == null ? "" : " / Java cold + AOT cache") + " / Java warm):");
-                for (String step : CmtimeResult.STEPS) {
-                    double cm = c.sum(step);
-                    double first = java.getFirst().sum(step);
-                    double last = java.getLast().sum(step);
-                    warm.get(step).add(cm, last);
-                    cold.get(step).add(cm, first);
+                    // every figure first (a missing row throws here), then the round goes into all rows at once
+                    CmtimeResult first = java.getFirst();
+                    CmtimeResult last = java.getLast();
+                    for (String step : CmtimeResult.STEPS) {
+                        c.sum(step);
+                        first.sum(step);
+                        last.sum(step);
+                        if (fromCache != null) {
+                            fromCache.sum(step);
+                        }
+                    }
+                    StringBuilder line = new StringBuilder("steps round " + r + " (ms, C / Java cold"
+                            + (fromCache == null ? "" : " / Java cold + AOT cache") + " / Java warm):");
+                    for (String step : CmtimeResult.STEPS) {
+                        double cm = c.sum(step);
+                        warm.get(step).add(cm, last.sum(step));
+                        cold.get(step).add(cm, first.sum(step));
+                        if (fromCache != null) {
+                            cached.get(step).add(cm, fromCache.sum(step));
+                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f/%.1f;", step, cm,
+                                    first.sum(step), fromCache.sum(step), last.sum(step)));
+                        } else {
+                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f;", step, cm, first.sum(step),
+                                    last.sum(step)));
+                        }
+                    }
                     if (fromCache != null) {
-                        cached.get(step).add(cm, fromCache.sum(step));
-                        line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f/%.1f;", step, cm, first,
-                                fromCache.sum(step), last));
-                    } else {
-                        line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f;", step, cm, first, last));
+                        gain.add(first.sum(CmtimeResult.STEPS), fromCache.sum(CmtimeResult.STEPS));
                     }
+                    out.println(line + " (" + HostLoad.describe() + ")");
+                } catch (RuntimeException e) { // one bad round (a C tool's odd output …) keeps the others
+                    e.printStackTrace(out);
+                    table.note("steps round " + r + " failed, no figures from it: " + firstLine(e));
                 }
-                if (fromCache != null) {
-                    gain.add(java.getFirst().sum(CmtimeResult.STEPS), fromCache.sum(CmtimeResult.STEPS));
-                }
-                out.println(line + " (" + HostLoad.describe() + ")");
             }
         }
         for (String step : CmtimeResult.STEPS) {
@@ -649,48 +664,60 @@ public final class VmBench {
             int sides = cache == null ? 2 : 3;
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("accept round " + r);
-                int jPort = 7487 + r;
-                int aotPort = 7487 + rounds + 1 + r;
-                CmtimeResult c = null;
-                CmtimeResult first = null;
-                CmtimeResult second = null;
-                CmtimeResult fromCache = null;
-                for (int k = 0; k < sides; k++) {
-                    switch ((k + r) % sides) {
-                        case 0 -> c = perftest.cmtime(cPort, ACCEPTS);
-                        case 1 -> {
-                            try (ToolRun jServer = Perftest.server(javaCommand("accept-" + r, List.of(),
-                                    serverArgs(jPort)), jPort)) {
-                                first = perftest.cmtime(jPort, ACCEPTS);
-                                second = perftest.cmtime(jPort, ACCEPTS);
+                try {
+                    int jPort = 7487 + r;
+                    int aotPort = 7487 + rounds + 1 + r;
+                    CmtimeResult c = null;
+                    CmtimeResult first = null;
+                    CmtimeResult second = null;
+                    CmtimeResult fromCache = null;
+                    for (int k = 0; k < sides; k++) {
+                        switch ((k + r) % sides) {
+                            case 0 -> c = perftest.cmtime(cPort, ACCEPTS);
+                            case 1 -> {
+                                try (ToolRun jServer = Perftest.server(javaCommand("accept-" + r, List.of(),
+                                        serverArgs(jPort)), jPort)) {
+                                    first = perftest.cmtime(jPort, ACCEPTS);
+                                    second = perftest.cmtime(jPort, ACCEPTS);
+                                }
                             }
-                        }
-                        default -> {
-                            String name = "accept-aot-" + r;
-                            try (ToolRun jServer = Perftest.server(javaCommand(name, AotCache.useFlags(cache),
-                                    serverArgs(aotPort)), aotPort)) {
-                                CmtimeResult f = perftest.cmtime(aotPort, ACCEPTS);
-                                String problem = AotCache.problem(jServer.output());
-                                if (problem == null) {
-                                    fromCache = f;
-                                } else {
-                                    table.note(name + ": the JVM did not use its AOT cache (" + problem
-                                            + "): no figure this round");
+                            default -> {
+                                String name = "accept-aot-" + r;
+                                try (ToolRun jServer = Perftest.server(javaCommand(name, AotCache.useFlags(cache),
+                                        serverArgs(aotPort)), aotPort)) {
+                                    CmtimeResult f = perftest.cmtime(aotPort, ACCEPTS);
+                                    String problem = AotCache.problem(jServer.output());
+                                    if (problem == null) {
+                                        fromCache = f;
+                                    } else {
+                                        table.note(name + ": the JVM did not use its AOT cache (" + problem
+                                                + "): no figure this round");
+                                    }
                                 }
                             }
                         }
                     }
+                    // every figure first (a missing row throws here), then the round goes into all rows at once
+                    double cConnect = c.sum("connect");
+                    double cAll = c.sum(CmtimeResult.STEPS);
+                    double coldConnect = first.sum("connect");
+                    double warmConnect = second.sum("connect");
+                    double warmAll = second.sum(CmtimeResult.STEPS);
+                    double cachedConnect = fromCache == null ? Double.NaN : fromCache.sum("connect");
+                    warm.add(cConnect, warmConnect);
+                    cold.add(cConnect, coldConnect);
+                    whole.add(cAll, warmAll);
+                    if (fromCache != null) {
+                        cached.add(cConnect, cachedConnect);
+                    }
+                    out.printf(Locale.ROOT, "accept round %d: connect step vs C server %.1f | vs Java server cold %.1f, %s"
+                            + "warm %.1f ms (%s)%n", r, c.sum("connect"), first.sum("connect"), fromCache == null ? ""
+                            : String.format(Locale.ROOT, "cold + AOT cache %.1f, ", fromCache.sum("connect")),
+                            second.sum("connect"), HostLoad.describe());
+                } catch (RuntimeException e) { // one bad round (a C tool's odd output …) keeps the others
+                    e.printStackTrace(out);
+                    table.note("accept round " + r + " failed, no figures from it: " + firstLine(e));
                 }
-                warm.add(c.sum("connect"), second.sum("connect"));
-                cold.add(c.sum("connect"), first.sum("connect"));
-                whole.add(c.sum(CmtimeResult.STEPS), second.sum(CmtimeResult.STEPS));
-                if (fromCache != null) {
-                    cached.add(c.sum("connect"), fromCache.sum("connect"));
-                }
-                out.printf(Locale.ROOT, "accept round %d: connect step vs C server %.1f | vs Java server cold %.1f, %s"
-                        + "warm %.1f ms (%s)%n", r, c.sum("connect"), first.sum("connect"), fromCache == null ? ""
-                        : String.format(Locale.ROOT, "cold + AOT cache %.1f, ", fromCache.sum("connect")),
-                        second.sum("connect"), HostLoad.describe());
             }
         }
         table.add(warm.comparison()).add(cold.comparison());

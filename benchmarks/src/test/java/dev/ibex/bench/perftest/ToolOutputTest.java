@@ -70,6 +70,22 @@ class ToolOutputTest {
     }
 
     @Test
+    void aColumnWiderThanItsFieldStillGivesTheStepsTotal() {
+        // cmtime's %11.2f columns run together when a value needs 12 characters: its "min us" of a step that no
+        // connection timed at both ends is 999999999.00
+        String merged = resource("cmtime.txt").replace("connect      :      555.25     511.89  117328.00   27762.35",
+                "connect      :      555.25       0.00999999999.00   27762.35");
+
+        CmtimeResult r = CmtimeResult.parse(merged);
+
+        assertThat(r.sum("connect")).isEqualTo(555.25);
+        assertThat(r.totalMillis()).hasSize(8);
+        String garbled = resource("cmtime.txt").replace("555.25     511.89", "555.25     -11.89");
+        assertThatThrownBy(() -> CmtimeResult.parse(garbled)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a cmtime row not understood: 'connect      :      555.25     -11.89");
+    }
+
+    @Test
     void repeatedRunsGiveOneTableEachInOrder() {
         String one = resource("cmtime.txt");
         String two = one.replace("555.25", "111.50");

@@ -46,16 +46,6 @@ final class NetLink implements Link {
         };
     }
 
-    /** The port's counters (tests read them through the device's link). */
-    dev.ibex.softroce.net.PortStats stats() {
-        return port.stats();
-    }
-
-    /** Whether the port sends runs with UDP segmentation offload (for tests). */
-    boolean segmenting() {
-        return port.segmenting();
-    }
-
     @Override
     public int address() {
         return port.ip();

@@ -87,22 +87,6 @@ public final class Harness implements AutoCloseable {
         }
     }
 
-    /** A side whose receive CQ reports to {@code rcqChannel}. */
-    public Side side(DeviceContext dev, int bufSize, dev.ibex.cm.spi.CompletionChannel rcqChannel) {
-        return new Side(dev, arena, bufSize, new QpCap(256, 256, 4, 4, 64), true, null, null, QpType.RC, null,
-                dev.createCompletionQueue(1024, rcqChannel, 0));
-    }
-
-    /** The counters of the UDP port behind {@code dev}'s first address. */
-    public static dev.ibex.softroce.net.PortStats portStats(DeviceContext dev) {
-        return ((NetLink) ((dev.ibex.softroce.transport.SoftDevice) dev).link(0).network()).stats();
-    }
-
-    /** Whether the UDP port behind {@code dev}'s first address sends runs with UDP segmentation offload. */
-    public static boolean segmenting(DeviceContext dev) {
-        return ((NetLink) ((dev.ibex.softroce.transport.SoftDevice) dev).link(0).network()).segmenting();
-    }
-
     public Side side(DeviceContext dev, int bufSize) {
         return new Side(dev, arena, bufSize, new QpCap(256, 256, 4, 4, 64), true, null, null, QpType.RC);
     }

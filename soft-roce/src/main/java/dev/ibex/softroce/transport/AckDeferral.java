@@ -8,9 +8,7 @@ import java.util.Arrays;
  * once its handlers ran (at its next poll) or before it blocks. One ACK then acknowledges every request the batch
  * held (the IBA lets a responder coalesce: an ACK covers all requests up to its PSN), and it leaves after the
  * application's reply, so the peer wakes once for both. NAKs, RNR NAKs, READ responses and atomic ACKs are never
- * deferred. An ACK waits at most one turn of the loop — far below any retransmission timeout — and often less: when a
- * handler's reply to the same peer leaves first, the ACK rides in that reply's run ({@link Responder#ackWith}), so
- * the reply and the ACK of the request it answers cost one system call, not two.
+ * deferred. An ACK waits at most one turn of the loop — far below any retransmission timeout.
  *
  * <p><b>Threading.</b> Confined to the polling thread it was installed on; a responder notes its ACK only from
  * inside its QP's task on that thread.
@@ -26,11 +24,6 @@ public final class AckDeferral {
     static AckDeferral whileReading() {
         AckDeferral d = CURRENT.get();
         return d != null && d.reading ? d : null;
-    }
-
-    /** The deferral installed on the calling thread (reading or not), or {@code null}. */
-    static AckDeferral ofThisThread() {
-        return CURRENT.get();
     }
 
     /** Makes this the calling thread's deferral (a poller's thread, once). */

@@ -109,9 +109,6 @@ final class Requester {
             SegmentBatch b = batch;
             batch = null;
             if (b != null) {
-                if (b.pending() > 0 && qp.type() == QpType.RC) {
-                    qp.responder().ackWith(b); // the ACK this QP owes its peer leaves with the run, not after it
-                }
                 b.release();
             }
         }

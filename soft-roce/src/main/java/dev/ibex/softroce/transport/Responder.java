@@ -8,7 +8,6 @@ import dev.ibex.cm.spi.WcFlags;
 import dev.ibex.cm.spi.WcOpcode;
 import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.softroce.wire.Aeth;
-import dev.ibex.softroce.wire.Icrc;
 import dev.ibex.softroce.wire.MalformedPacketException;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.Opcode.Operation;
@@ -44,8 +43,6 @@ import java.nio.ByteBuffer;
 public final class Responder {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int ACK_UNLIMITED = Aeth.ack(Aeth.CREDITS_UNLIMITED);
-    /** An ACK's UDP payload: BTH, AETH and ICRC. */
-    private static final int ACK_LENGTH = Opcode.RC_ACKNOWLEDGE.headerLength() + Icrc.SIZE;
 
     private final SoftQueuePair qp;
     private final SerialTask task;
@@ -542,37 +539,6 @@ public final class Responder {
                 ackDeferred = null;
                 if (isReceiving(qp.stateCode())) {
                     sendAck(ACK_UNLIMITED, Psn.add(ackPsn, -1));
-                }
-            }
-        } finally {
-            if (task.leaveForLater(false)) {
-                work.defer(task);
-            }
-        }
-    }
-
-    /**
-     * Builds the ACK this responder noted in the calling thread's {@link AckDeferral} into {@code run} — its
-     * requester's packets to the same peer, about to leave — as the run's last datagram, so that the reply and the
-     * ACK of the request it answers leave in one system call. Nothing when no ACK is owed, the run goes elsewhere or
-     * cannot take it, or the task is busy: the deferral then sends the ACK as before. On the polling thread.
-     */
-    void ackWith(SegmentBatch run) {
-        AckDeferral d = ackDeferred;
-        if (d == null || d != AckDeferral.ofThisThread() || !task.tryEnter()) {
-            return;
-        }
-        try {
-            if (ackDeferred == d && isReceiving(qp.stateCode())) {
-                PathMigration.Paths paths = qp.paths().current();
-                Route route = paths.route();
-                long at = run.tailFor(route.link(), route.dstIp(), route.destination(), ACK_LENGTH);
-                if (at >= 0) {
-                    ackDeferred = null; // the deferral's flush finds nothing left to send for this responder
-                    builder.begin(run.segment(), at, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn())
-                            .psn(Psn.add(ackPsn, -1)).aeth(ACK_UNLIMITED, msn).migReq(paths.migReq());
-                    int port = route.link().port();
-                    run.added(builder.finishIpv4(route.srcIp(), route.dstIp(), port, port));
                 }
             }
         } finally {

@@ -87,19 +87,6 @@ final class SegmentBatch {
         return used;
     }
 
-    /**
-     * Where a packet of {@code length} bytes that ends a run (an ACK) is to be built after the run's packets, or -1
-     * when it cannot join the run as it stands (none, another destination, ended, full, or a longer packet): the
-     * caller then sends it some other way. Call {@link #added} once it is built.
-     */
-    long tailFor(Link link, int dstIp, InetSocketAddress destination, int length) {
-        if (count == 0 || link != this.link || dstIp != this.dstIp || destination != this.destination || ended
-                || length > segmentSize || count == MAX_SEGMENTS || used + length > CAPACITY) {
-            return -1;
-        }
-        return used;
-    }
-
     /** The packet {@link #offsetFor} placed is built: {@code length} bytes. */
     void added(int length) {
         if (count > 0 && length < segmentSize) {

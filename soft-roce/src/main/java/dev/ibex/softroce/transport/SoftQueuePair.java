@@ -273,11 +273,6 @@ public final class SoftQueuePair implements QueuePair {
         return receiveDrops.get();
     }
 
-    /** The QP's responder (its receive side). */
-    Responder responder() {
-        return responder;
-    }
-
     /** The responder dropped {@code n} datagrams of this QP (its task only). */
     public void countReceiveDrops(int n) {
         receiveDrops.addAndGet(n);

@@ -1,9 +1,7 @@
 package dev.ibex.softroce.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
-import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
@@ -11,7 +9,6 @@ import dev.ibex.cm.spi.WcStatus;
 import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import dev.ibex.softroce.SoftRoceConfig;
-import dev.ibex.softroce.net.PortStats;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -131,68 +128,6 @@ class AckCoalescingTest {
                 assertThat(acked).as("the request's completion at x (its ACK arrived)").isEqualTo(1);
                 assertThat(((SoftQueuePair) x.qp).requesterOwnsPacketBuffer()).as("x's requester buffer").isFalse();
                 assertThat(((SoftQueuePair) y.qp).requesterOwnsPacketBuffer()).as("y's requester buffer").isFalse();
-            }
-        }
-    }
-
-    /**
-     * A reply posted by the loop's handler to the peer whose request it answers carries the ACK of that request in its
-     * run: one system call sends both (UDP segmentation offload), where before the ACK left in a second one at the
-     * loop's next poll. The request and the reply both complete, and y sends no other datagram.
-     */
-    @Test
-    void aReplyCarriesTheAckOfTheRequestItAnswersInOneSystemCall() throws Exception {
-        try (Harness h = new Harness(Map.of(SoftRoceConfig.RECEIVE_ON_LOOP, "true"))) {
-            assumeThat(Harness.segmenting(h.b)).as("UDP segmentation offload needs Linux and native access").isTrue();
-            CompletionChannel yEvents = h.b.createCompletionChannel();
-            Harness.Side x = h.side(h.a, 1 << 16);
-            Harness.Side y = h.side(h.b, 1 << 16, yEvents);
-            Harness.connect(x, y, new Harness.Params());
-            try (Poller poller = h.fabric.createLoopPoller()) {
-                poller.register(yEvents, yEvents);
-                y.rcq.requestNotify(false);
-                RecvBatch atY = RecvBatch.allocate(h.arena, 1, 1);
-                atY.wrId(0, 1).single(0, y.mr.address(), 64, y.mr.lkey());
-                y.qp.postRecv(atY, 1);
-                RecvBatch atX = RecvBatch.allocate(h.arena, 1, 1);
-                atX.wrId(0, 2).single(0, x.mr.address() + 4096, 64, x.mr.lkey());
-                x.qp.postRecv(atX, 1);
-                SendBatch reply = SendBatch.allocate(h.arena, 1, 1);
-                reply.wrId(0, 4).opcode(0, WrOpcode.SEND).single(0, y.mr.address() + 4096, 64, y.mr.lkey());
-                PortStats before = Harness.portStats(h.b);
-                SendBatch request = SendBatch.allocate(h.arena, 1, 1);
-                request.wrId(0, 3).opcode(0, WrOpcode.SEND).single(0, x.mr.address(), 64, x.mr.lkey());
-                x.qp.postSend(request, 1);
-
-                boolean[] replied = {false};
-                int replies = 0;
-                int acked = 0;
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while ((replies == 0 || acked == 0 || !replied[0]) && System.nanoTime() < deadline) {
-                    poller.poll(1_000_000, a -> { // as a loop's handler: the request's completion, then the reply
-                        while (yEvents.poll() != null) {
-                            y.rcq.ackEvents(1);
-                        }
-                        if (!replied[0] && y.rcq.poll(y.wc) == 1) {
-                            replied[0] = true;
-                            y.qp.postSend(reply, 1);
-                        }
-                    });
-                    replies += x.rcq.poll(x.wc);
-                    int k = x.scq.poll(x.wc);
-                    for (int i = 0; i < k; i++) {
-                        assertThat(x.wc.status(i)).isEqualTo(WcStatus.SUCCESS);
-                    }
-                    acked += k;
-                }
-                assertThat(replied[0]).as("the request reached y's handler").isTrue();
-                assertThat(replies).as("the reply at x").isEqualTo(1);
-                assertThat(acked).as("the request's completion at x (its ACK arrived)").isEqualTo(1);
-                PortStats after = Harness.portStats(h.b);
-                assertThat(after.sent() - before.sent()).as("datagrams y sent: the reply and one ACK").isEqualTo(2);
-                assertThat(after.segmentedSends() - before.segmentedSends()).as("system calls that sent both")
-                        .isEqualTo(1);
-                poller.deregister(yEvents);
             }
         }
     }

@@ -85,17 +85,17 @@ final class LoopReception implements InlineReception {
     }
 
     @Override
-    public boolean await(long timeoutNanos) {
+    public void await(long timeoutNanos) {
         try {
             if (timeoutNanos < 0) {
-                return selector.select(ignore) > 0;
+                selector.select(ignore);
+            } else {
+                selector.select(ignore, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
             }
-            return selector.select(ignore, Math.max(1, (timeoutNanos + 999_999) / 1_000_000)) > 0;
         } catch (IOException | ClosedSelectorException e) {
             if (!closed) {
                 LOG.warn("soft-roce: the loop's socket selector failed: {}", e.toString());
             }
-            return false;
         }
     }
 

@@ -23,10 +23,8 @@ public interface InlineReception {
      * timeout); reads nothing.
      *
      * @param timeoutNanos the longest wait, or a negative value to wait without a timeout
-     * @return whether a link is readable (else the wait ended by a wake-up, the timeout or an error: a read would
-     *     find nothing)
      */
-    boolean await(long timeoutNanos);
+    void await(long timeoutNanos);
 
     /** Ends a current or the next {@link #await} at once. */
     void wake();

@@ -127,9 +127,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             nextTurn.install();
             acks.flush(); // the ACKs of the last batch leave after what its handlers sent (replies first)
             nextTurn.run(); // bursts and replies the last turn's budget cut short go on here, not on another thread
-            if (timeoutNanos == 0 || spinNanos > 0) {
-                receive(r); // what arrived is processed here; its completions are then ready for the scan
-            } // else the wait below reports at once what arrived: a read that finds nothing is a system call
+            receive(r); // what arrived is processed here; its completions are then ready for the scan
         }
         int n = scan(handler);
         if (n > 0 || timeoutNanos == 0 || !nextTurn.isEmpty()) {
@@ -161,7 +159,8 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 return 0;
             }
             if (r != null) {
-                nextTurn.run(); // (no read: the selector reports what arrived since the last one at once)
+                nextTurn.run();
+                receive(r); // before parked is set: a completion it makes needs no wake-up
             }
             parked = true; // publish before re-testing, see ReadySource
             n = scan(handler);
@@ -180,18 +179,16 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return 0;
                 }
             }
-            boolean readable = false;
             if (r != null) {
                 acks.flush(); // nothing to hand to the loop: the noted ACKs go before it sleeps
-                // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
-                readable = r.await(left);
+                r.await(left); // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
             } else if (left < 0) {
                 LockSupport.park(this);
             } else {
                 LockSupport.parkNanos(this, left);
             }
             parked = false;
-            if (readable) {
+            if (r != null) {
                 receive(r);
             }
             n = scan(handler);

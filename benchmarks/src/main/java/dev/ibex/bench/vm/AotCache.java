@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
  * the training and the measured child differ only in the AOT flag ({@link #commandsMatch}). A JVM that cannot use its
  * cache (missing, corrupt, made with other flags) runs without it and prints {@code [error][aot]} lines, which
  * {@link #problem} finds: the workload notes it and keeps no cold+AOT figure for that JVM. Temurin 25.0.3 does not
- * reject a cache whose jar changed after training (JDK-8377932, fixed in 25.0.4): the bench trains in the same run,
- * from the same jar.
+ * reject a cache whose jar changed after training (a two-class test ran the stale classes): the bench trains in the
+ * same run, from the same jar.
  */
 final class AotCache {
     /** The flag that makes a training JVM write the cache at exit. */

@@ -9,7 +9,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
-import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -24,10 +23,10 @@ import org.slf4j.LoggerFactory;
  * into pooled buffers and hands each datagram to a {@link DatagramHandler}; it sends from any thread; it joins IPv4
  * multicast groups on its interface;
  * it applies the faults of its {@link FaultInjector}; and it can copy everything it sends and receives to
- * a {@link PcapWriter}. The port is the façade: {@code PortReception} receives (and lends its socket to an event
- * loop), {@code PortTransmission} sends, {@code GroupReceiver} serves the multicast groups, {@code FaultTimer}
- * releases delayed datagrams and {@code PortTap} copies to the pcap writer. See the package documentation for the
- * threading model.
+ * a {@link PcapWriter}. The port is the façade: {@code PortSockets} binds its sockets, {@code PortReception}
+ * receives (and lends its socket to an event loop), {@code PortTransmission} sends, {@code GroupReceiver} serves the
+ * multicast groups, {@code FaultTimer} releases delayed datagrams and {@code PortTap} copies to the pcap writer. See
+ * the package documentation for the threading model.
  *
  * <pre>{@code
  * try (SoftPort port = SoftPort.builder(InetAddress.getByName("127.0.0.2")).udpPort(47910)
@@ -87,7 +86,6 @@ public final class SoftPort implements AutoCloseable {
                     b.receiveBufferBytes, receiveBufferBytes);
         }
     }
-
 
     /**
      * Starts configuring a port on {@code address}, a local IPv4 address.
@@ -596,36 +594,11 @@ public final class SoftPort implements AutoCloseable {
             if (pathMtu == null) {
                 Mtu.fromNetdevMtu(nif.getMTU()); // fail before binding if the interface cannot carry RoCE
             }
-            boolean segmenting = GsoSocket.available();
-            int port = udpPort;
-            if (segmenting) {
-                // the channel and the offload socket share the address in an SO_REUSEPORT group: first make sure
-                // nobody holds it, as a plain bind would (another fabric, kernel rxe on 4791)
-                try (DatagramChannel probe = DatagramChannel.open(StandardProtocolFamily.INET)) {
-                    probe.bind(new InetSocketAddress(address, udpPort));
-                    port = ((InetSocketAddress) probe.getLocalAddress()).getPort();
-                }
-            }
-            DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
-            GsoSocket gso = null;
+            PortSockets sockets = PortSockets.bind(address, udpPort, nif, receiveBufferBytes, sendBufferBytes);
             try {
-                ch.setOption(StandardSocketOptions.SO_RCVBUF, receiveBufferBytes);
-                ch.setOption(StandardSocketOptions.SO_SNDBUF, sendBufferBytes);
-                ch.setOption(StandardSocketOptions.IP_MULTICAST_IF, nif);
-                ch.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, true);
-                if (segmenting) {
-                    ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
-                }
-                ch.bind(new InetSocketAddress(address, port));
-                if (segmenting) {
-                    gso = GsoSocket.open(Ipv4.toInt(address), port, sendBufferBytes);
-                }
-                return new SoftPort(this, ch, gso, nif);
+                return new SoftPort(this, sockets.channel(), sockets.gso(), nif);
             } catch (IOException | RuntimeException e) {
-                ch.close();
-                if (gso != null) {
-                    gso.close();
-                }
+                sockets.close();
                 throw e;
             }
         }

@@ -17,7 +17,6 @@ import dev.ibex.softroce.wire.RocePacket;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 
 /**
  * The responder (rxe {@code rxe_resp.c}): executes the requests that arrive for a QP and answers them.
@@ -36,25 +35,20 @@ import java.nio.ByteBuffer;
  *
  * <p>This class keeps the RC protocol (PSN, opcode sequence, execution, ACKs, READ replies); the parts it uses are
  * {@link RequestChecks}, {@link ResponderReceive} (the receive WQE in hand), {@link ResponderResources} (duplicate
- * READs and atomics) and {@link UdReceive} (the UD path).
+ * READs and atomics), {@link ResponsePackets} (what it sends back) and {@link UdReceive} (the UD path).
  *
  * <p>Runs in the QP's receive task, normally on the receive thread in place; allocates nothing.
  */
 public final class Responder {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final int ACK_UNLIMITED = Aeth.ack(Aeth.CREDITS_UNLIMITED);
+    private static final int ACK_UNLIMITED = ResponsePackets.ACK_UNLIMITED;
 
     private final SoftQueuePair qp;
     private final SerialTask task;
     private final PacketInbox inbox = new PacketInbox(16, Sender.MAX_PACKET);
     private final RocePacket queued = new RocePacket();
-    private final PacketBuilder builder = new PacketBuilder();
-    /**
-     * The packet buffer of ACKs, NAKs, READ responses and atomic ACKs, made on first use: a QP that never responds
-     * (a sender only) never holds these 4 KiB.
-     */
-    private ByteBuffer txBuffer;
-    private MemorySegment tx;
+    /** ACKs, NAKs, atomic ACKs and READ responses. */
+    private final ResponsePackets packets;
     /** The receive WQE a message fills. */
     private final ResponderReceive receive;
     /** The UD path (a UD QP's every request). */
@@ -95,6 +89,7 @@ public final class Responder {
         this.work = work;
         this.task = new SerialTask("receive task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
         this.receive = new ResponderReceive(qp);
+        this.packets = new ResponsePackets(qp);
         this.ud = new UdReceive(qp, receive, this::markEstablished);
     }
 
@@ -403,7 +398,6 @@ public final class Responder {
     private boolean readReply(int requestPsn, ResponderResource res, int budget) {
         int mtu = qp.mtuBytes();
         PathMigration.Paths paths = qp.paths().current();
-        Route route = paths.route();
         int sent = 0;
         do {
             if (sent == budget) {
@@ -415,17 +409,15 @@ public final class Responder {
             boolean last = res.resid <= mtu;
             Opcode op = Opcode.rcReadResponse(Opcode.Position.of(first, last));
             int payload = (int) Math.min(res.resid, mtu);
-            builder.begin(tx(), 0, op).destQp(qp.destQpn()).psn(res.curPsn);
-            if (op.hasAeth()) {
-                builder.aeth(ACK_UNLIMITED, msn);
-            }
+            PacketBuilder builder = packets.beginReadResponse(op, res.curPsn, msn);
             if (payload > 0) {
                 // checked per packet: a window invalidated during a long reply stops it at the next packet
                 SoftMemoryRegion mr = rkeys.enter(qp, res.rkey, res.va, payload, Access.REMOTE_READ.bit());
                 boolean copied = false;
                 try {
                     if (mr != null) {
-                        MemorySegment.copy(mr.segment(), mr.offsetOf(res.va), tx, builder.payloadOffset(), payload);
+                        MemorySegment.copy(mr.segment(), mr.offsetOf(res.va), packets.buffer(), builder.payloadOffset(),
+                                payload);
                         copied = true;
                     }
                 } catch (IllegalStateException freed) {
@@ -441,8 +433,7 @@ public final class Responder {
                 }
                 builder.payloadLength(payload);
             }
-            builder.migReq(paths.migReq());
-            transmit(route);
+            packets.send(paths);
             sent++;
             res.started = true;
             res.va += payload;
@@ -596,38 +587,12 @@ public final class Responder {
     }
 
     private void sendAck(int syndrome, int ackedPsn) {
-        builder.begin(tx(), 0, Opcode.RC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn).aeth(syndrome, msn);
-        transmit(qp.paths().current());
-    }
-
-    private MemorySegment tx() {
-        MemorySegment t = tx;
-        if (t == null) {
-            txBuffer = ByteBuffer.allocateDirect(Sender.MAX_PACKET);
-            t = tx = MemorySegment.ofBuffer(txBuffer);
-        }
-        return t;
+        packets.ack(syndrome, ackedPsn, msn);
     }
 
     private void sendAtomicAck(int ackedPsn, long original) {
-        builder.begin(tx(), 0, Opcode.RC_ATOMIC_ACKNOWLEDGE).destQp(qp.destQpn()).psn(ackedPsn)
-                .aeth(ACK_UNLIMITED, msn).atomicAckEth(original);
-        transmit(qp.paths().current());
+        packets.atomicAck(ackedPsn, msn, original);
     }
-
-    /** Sends the packet built on the current primary path with its MigReq bit (responses carry it too). */
-    private void transmit(PathMigration.Paths paths) {
-        builder.migReq(paths.migReq());
-        transmit(paths.route());
-    }
-
-    private void transmit(Route route) {
-        int port = route.link().port();
-        int len = builder.finishIpv4(route.srcIp(), route.dstIp(), port, port);
-        txBuffer.clear().limit(len);
-        route.link().send(txBuffer, route.dstIp(), route.destination());
-    }
-
 
     /** RNR NAKs this responder sent: a request found no receive posted (racy snapshot). */
     public long rnrNaksSent() {

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /**
  * A JDK AOT cache (JEP 483, made in one step as JEP 514 allows) for the child JVMs of {@link VmBench}'s
- * {@code steps} and {@code accept} workloads ({@code --aot}): a training JVM runs the workload with
+ * {@code steps} and {@code accept} workloads ({@link CmtimeWorkloads}, {@code --aot}): a training JVM runs the workload with
  * {@code -XX:AOTCacheOutput=FILE} and, at its exit, writes the classes it loaded and linked — the LambdaForm and
  * method-handle classes of the FFM downcalls it made among them — into FILE; a measured JVM started with
  * {@code -XX:AOTCache=FILE} begins with them loaded and linked.

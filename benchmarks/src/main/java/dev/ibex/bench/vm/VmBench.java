@@ -39,13 +39,13 @@ import picocli.CommandLine;
  *   <li>connection setup rate ({@code Connection.connect} of N connections at once, to ESTABLISHED) vs the
  *       {@code cmtime} client's create id + resolve addr + resolve route + create qp + connect, both against the
  *       same {@code cmtime} server — target ≥ 0.9 ×;</li>
- *   <li>{@code steps}: per cmtime step (create id … destroy) the C client's time against the Java port's
- *       ({@code samples}' {@code Cmtime}, step by step through the SPI, in a child JVM), same N, same C server: warm
- *       (the child JVM's last of {@value #STEP_RUNS} runs) — target ≤ 1.11 × (≥ 0.9 × the rate) — and cold (its
- *       first run);</li>
- *   <li>{@code accept}: the C client's {@code connect} step for {@value #ACCEPTS} connections against the Java port's
- *       server (cm-core's {@code Listener}, in a child JVM; cold: its first 200, warm: its second) vs against the C
- *       {@code cmtime} server — target ≤ 1.5 ×.</li>
+ *   <li>{@code steps} ({@link CmtimeWorkloads}, as {@code accept}): per cmtime step (create id … destroy) the C
+ *       client's time against the Java port's ({@code samples}' {@code Cmtime}, step by step through the SPI, in a
+ *       child JVM), same N, same C server: warm (the child JVM's last of {@value CmtimeWorkloads#STEP_RUNS} runs) —
+ *       target ≤ 1.11 × (≥ 0.9 × the rate) — and cold (its first run);</li>
+ *   <li>{@code accept}: the C client's {@code connect} step for {@value CmtimeWorkloads#ACCEPTS} connections against
+ *       the Java port's server (cm-core's {@code Listener}, in a child JVM; cold: its first 200, warm: its second) vs
+ *       against the C {@code cmtime} server — target ≤ 1.5 ×.</li>
  * </ul>
  * With {@code --aot}, {@code steps} and {@code accept} first train a JDK AOT cache ({@link AotCache}: one child JVM
  * doing the workload with {@code -XX:AOTCacheOutput}, into the results directory) and then, in every round, run a
@@ -68,13 +68,6 @@ public final class VmBench {
     static final Duration CQ_POLL_SPIN = Duration.ofMillis(20);
     static final Duration RUN_LIMIT = Duration.ofSeconds(90);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
-    /** Runs of the Java cmtime client per child JVM: the first is the cold figure, the last the warm one. */
-    static final int STEP_RUNS = 6;
-    /** Connections the accept workload's C client makes per run. */
-    static final int ACCEPTS = 200;
-    private static final String CMTIME = "dev.ibex.samples.cmtime.Cmtime";
-    /** How long a training JVM may take, its exit included (the cache is assembled then: minutes under TCG). */
-    static final Duration TRAINING_LIMIT = Duration.ofMinutes(12);
 
     private final PrintStream out;
     private final Watchdog watchdog;
@@ -85,11 +78,8 @@ public final class VmBench {
     private final int sends;
     private final int writes;
     private final int connections;
-    private final int stepConnections;
-    /** Where child JVMs write a JFR recording each ({@code null}: none). */
-    private final Path profile;
-    /** Where {@code --aot} trains its AOT caches ({@code null}: no AOT rows). */
-    private final Path aot;
+    /** The {@code steps} and {@code accept} workloads. */
+    private final CmtimeWorkloads cmtime;
     /** The rdma-core provider's settings for the Ibex side (the poller's spin time). */
     private final ProviderConfig config;
     /** C tool runs repeated because they failed or reported no figure (noted under the table). */
@@ -98,9 +88,6 @@ public final class VmBench {
     VmBench(PrintStream out, Watchdog watchdog, String device, String address, int rounds, boolean quick,
             ProviderConfig config, Path profile, Path aot) {
         this.out = out;
-        this.profile = profile;
-        this.aot = aot;
-        this.stepConnections = quick ? 20 : 100;
         this.config = config;
         this.watchdog = watchdog;
         this.perftest = new Perftest(device, address);
@@ -110,6 +97,7 @@ public final class VmBench {
         this.sends = quick ? 5_000 : 20_000;
         this.writes = quick ? 300 : 1_000;
         this.connections = quick ? 20 : 50;
+        this.cmtime = new CmtimeWorkloads(out, watchdog, perftest, address, rounds, quick ? 20 : 100, profile, aot);
     }
 
     public static void main(String[] args) {
@@ -205,10 +193,10 @@ public final class VmBench {
             bench.guarded(table, "floor", bench::floor);
         }
         if (only == null || List.of(only.split(",")).contains("steps")) {
-            bench.guarded(table, "steps", bench::steps);
+            bench.guarded(table, "steps", bench.cmtime::steps);
         }
         if (only == null || List.of(only.split(",")).contains("accept")) {
-            bench.guarded(table, "accept", bench::accept);
+            bench.guarded(table, "accept", bench.cmtime::accept);
         }
         if (bench.retries > 0) {
             table.note(bench.retries + " C tool run(s) failed or reported a zero figure and were repeated (output above)");
@@ -499,312 +487,6 @@ public final class VmBench {
     }
 
     /**
-     * Each cmtime step, C against the Java port (step by step through the SPI, {@code samples}' {@code Cmtime}): per
-     * round the C client, then a fresh child JVM running the Java client {@value #STEP_RUNS} times (order alternating),
-     * both against one C server. Cold = the child's first run (class loading, method-handle linking, the JIT), warm =
-     * its last.
-     */
-    void steps(RatioTable table) {
-        int port = 7486;
-        java.util.Map<String, Rounds> warm = new java.util.LinkedHashMap<>();
-        java.util.Map<String, Rounds> cold = new java.util.LinkedHashMap<>();
-        java.util.Map<String, Rounds> cached = new java.util.LinkedHashMap<>();
-        Rounds gain = new Rounds("  all steps, cold JVM + AOT cache vs cold JVM (ms)", Target.none());
-        for (String step : CmtimeResult.STEPS) {
-            warm.put(step, new Rounds("cmtime " + step + ", warm JVM (ms)", Target.atMost(1.11)));
-            cold.put(step, new Rounds("  " + step + ", cold JVM (ms)", Target.none()));
-            cached.put(step, new Rounds("  " + step + ", cold JVM + AOT cache (ms)", Target.none()));
-        }
-        List<String> client = List.of("-s", address, "-p", Integer.toString(port), "-c",
-                Integer.toString(stepConnections));
-        List<String> repeated = new java.util.ArrayList<>(client);
-        repeated.addAll(List.of("--repeat", Integer.toString(STEP_RUNS)));
-        watchdog.phase("starting the cmtime server for the steps");
-        try (ToolRun server = perftest.cmtimeServer(port)) {
-            Path cache = aot == null ? null : trainSteps(table, repeated);
-            int sides = cache == null ? 2 : 3;
-            for (int r = 1; r <= rounds; r++) {
-                watchdog.phase("cmtime steps round " + r);
-                try {
-                    CmtimeResult c = null;
-                    List<CmtimeResult> java = null;
-                    CmtimeResult fromCache = null;
-                    for (int k = 0; k < sides; k++) {
-                        switch ((k + r) % sides) {
-                            case 0 -> c = perftest.cmtime(port, stepConnections);
-                            case 1 -> java = javaCmtime("steps-" + r, List.of(), repeated);
-                            // the cold run only: the first run of a JVM does not depend on the runs after it
-                            default -> fromCache = cachedCmtime(table, "steps-aot-" + r, cache, client);
-                        }
-                    }
-                    // every figure first (a missing row throws here), then the round goes into all rows at once
-                    CmtimeResult first = java.getFirst();
-                    CmtimeResult last = java.getLast();
-                    for (String step : CmtimeResult.STEPS) {
-                        c.sum(step);
-                        first.sum(step);
-                        last.sum(step);
-                        if (fromCache != null) {
-                            fromCache.sum(step);
-                        }
-                    }
-                    StringBuilder line = new StringBuilder("steps round " + r + " (ms, C / Java cold"
-                            + (fromCache == null ? "" : " / Java cold + AOT cache") + " / Java warm):");
-                    for (String step : CmtimeResult.STEPS) {
-                        double cm = c.sum(step);
-                        warm.get(step).add(cm, last.sum(step));
-                        cold.get(step).add(cm, first.sum(step));
-                        if (fromCache != null) {
-                            cached.get(step).add(cm, fromCache.sum(step));
-                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f/%.1f;", step, cm,
-                                    first.sum(step), fromCache.sum(step), last.sum(step)));
-                        } else {
-                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f;", step, cm, first.sum(step),
-                                    last.sum(step)));
-                        }
-                    }
-                    if (fromCache != null) {
-                        gain.add(first.sum(CmtimeResult.STEPS), fromCache.sum(CmtimeResult.STEPS));
-                    }
-                    out.println(line + " (" + HostLoad.describe() + ")");
-                } catch (RuntimeException e) { // one bad round (a C tool's odd output …) keeps the others
-                    e.printStackTrace(out);
-                    table.note("steps round " + r + " failed, no figures from it: " + firstLine(e));
-                }
-            }
-        }
-        for (String step : CmtimeResult.STEPS) {
-            table.add(warm.get(step).comparison()).add(cold.get(step).comparison());
-            if (aot != null) {
-                table.add(cached.get(step).comparison());
-            }
-        }
-        if (aot != null) {
-            table.add(gain.comparison());
-        }
-        table.note("steps: " + stepConnections + " connections per run, each step for all before the next, C cmtime "
-                + "client vs the Java port (samples' Cmtime, the SPI on one event loop) in a child JVM with this JVM's "
-                + "flags, both against one C cmtime server; warm = the child's run " + STEP_RUNS + " of " + STEP_RUNS
-                + ", cold = its run 1; a time ratio <= 1.11 is >= 0.9x cmtime's per-connection rate"
-                + (aot == null ? "" : "; cold + AOT cache = run 1 of another child JVM started with -XX:AOTCache, "
-                        + "the cache trained by one child JVM doing the same " + STEP_RUNS + " runs before round 1"));
-    }
-
-    /**
-     * Trains the steps' AOT cache: a child JVM runs the Java client as the measured one does, with
-     * {@code -XX:AOTCacheOutput}; {@code null} (and a note) when it failed or wrote no cache.
-     */
-    private Path trainSteps(RatioTable table, List<String> args) {
-        Path cache = aot.resolve("ibex-cmtime-steps.aot");
-        watchdog.phase("training the AOT cache for the steps");
-        long start = System.nanoTime();
-        try {
-            java.nio.file.Files.deleteIfExists(cache);
-            try (ToolRun t = ToolRun.start(javaCommand("steps-train", AotCache.trainingFlags(cache), args))) {
-                String output = t.await(TRAINING_LIMIT);
-                return trained(table, "steps", cache, output, start);
-            }
-        } catch (RuntimeException | java.io.IOException e) {
-            table.note("steps: no AOT cache (" + firstLine(e) + "); the cold + AOT cache rows have no data");
-            return null;
-        }
-    }
-
-    /** Checks a training JVM's cache and prints how long it took; a copy to use, or {@code null} and a note. */
-    private Path trained(RatioTable table, String workload, Path cache, String output, long start) {
-        long seconds = (System.nanoTime() - start) / 1_000_000_000L;
-        if (!AotCache.written(cache)) {
-            out.println(workload + ": the training JVM wrote no AOT cache:\n" + output);
-            table.note(workload + ": the training JVM wrote no AOT cache " + cache + "; the cold + AOT cache rows have "
-                    + "no data");
-            return null;
-        }
-        try {
-            out.printf(Locale.ROOT, "%s: AOT cache %s trained in %d s (workload and assembly), %.1f MB%n", workload,
-                    cache, seconds, java.nio.file.Files.size(cache) / 1e6);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        return AotCache.localCopy(cache);
-    }
-
-    /**
-     * Runs the Java client in a child JVM started from {@code cache}; its first table, or {@code null} (and a note)
-     * when the JVM says it could not use the cache.
-     */
-    private CmtimeResult cachedCmtime(RatioTable table, String name, Path cache, List<String> args) {
-        try (ToolRun java = ToolRun.start(javaCommand(name, AotCache.useFlags(cache), args))) {
-            String output = java.await(Duration.ofMinutes(5));
-            String problem = AotCache.problem(output);
-            if (problem != null) {
-                table.note(name + ": the JVM did not use its AOT cache (" + problem + "): no figure this round");
-                return null;
-            }
-            return CmtimeResult.parseAll(output).getFirst();
-        }
-    }
-
-    /**
-     * Accepting {@value #ACCEPTS} connections: the C {@code cmtime} client's connect step against the C server and
-     * against the Java port's server (a fresh child JVM per round: its first {@value #ACCEPTS} are the cold figure, the
-     * second the warm one).
-     */
-    void accept(RatioTable table) {
-        Rounds warm = new Rounds("accept " + ACCEPTS + ": C client's connect step vs Java server, warm (ms)",
-                Target.atMost(1.5));
-        Rounds cold = new Rounds("  accept " + ACCEPTS + ", Java server's first " + ACCEPTS + " (cold JVM, ms)",
-                Target.none());
-        Rounds cached = new Rounds("  accept " + ACCEPTS + ", Java server's first " + ACCEPTS
-                + " (cold JVM + AOT cache, ms)", Target.none());
-        Rounds whole = new Rounds("  accept " + ACCEPTS + ", all client steps, warm (ms)", Target.none());
-        int cPort = 7487;
-        watchdog.phase("starting the cmtime server for the accepts");
-        try (ToolRun cServer = perftest.cmtimeServer(cPort)) {
-            Path cache = aot == null ? null : trainAccept(table, 7487 + rounds + 1);
-            int sides = cache == null ? 2 : 3;
-            for (int r = 1; r <= rounds; r++) {
-                watchdog.phase("accept round " + r);
-                try {
-                    int jPort = 7487 + r;
-                    int aotPort = 7487 + rounds + 1 + r;
-                    CmtimeResult c = null;
-                    CmtimeResult first = null;
-                    CmtimeResult second = null;
-                    CmtimeResult fromCache = null;
-                    for (int k = 0; k < sides; k++) {
-                        switch ((k + r) % sides) {
-                            case 0 -> c = perftest.cmtime(cPort, ACCEPTS);
-                            case 1 -> {
-                                try (ToolRun jServer = Perftest.server(javaCommand("accept-" + r, List.of(),
-                                        serverArgs(jPort)), jPort)) {
-                                    first = perftest.cmtime(jPort, ACCEPTS);
-                                    second = perftest.cmtime(jPort, ACCEPTS);
-                                }
-                            }
-                            default -> {
-                                String name = "accept-aot-" + r;
-                                try (ToolRun jServer = Perftest.server(javaCommand(name, AotCache.useFlags(cache),
-                                        serverArgs(aotPort)), aotPort)) {
-                                    CmtimeResult f = perftest.cmtime(aotPort, ACCEPTS);
-                                    String problem = AotCache.problem(jServer.output());
-                                    if (problem == null) {
-                                        fromCache = f;
-                                    } else {
-                                        table.note(name + ": the JVM did not use its AOT cache (" + problem
-                                                + "): no figure this round");
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    // every figure first (a missing row throws here), then the round goes into all rows at once
-                    double cConnect = c.sum("connect");
-                    double cAll = c.sum(CmtimeResult.STEPS);
-                    double coldConnect = first.sum("connect");
-                    double warmConnect = second.sum("connect");
-                    double warmAll = second.sum(CmtimeResult.STEPS);
-                    double cachedConnect = fromCache == null ? Double.NaN : fromCache.sum("connect");
-                    warm.add(cConnect, warmConnect);
-                    cold.add(cConnect, coldConnect);
-                    whole.add(cAll, warmAll);
-                    if (fromCache != null) {
-                        cached.add(cConnect, cachedConnect);
-                    }
-                    out.printf(Locale.ROOT, "accept round %d: connect step vs C server %.1f | vs Java server cold %.1f, %s"
-                            + "warm %.1f ms (%s)%n", r, c.sum("connect"), first.sum("connect"), fromCache == null ? ""
-                            : String.format(Locale.ROOT, "cold + AOT cache %.1f, ", fromCache.sum("connect")),
-                            second.sum("connect"), HostLoad.describe());
-                } catch (RuntimeException e) { // one bad round (a C tool's odd output …) keeps the others
-                    e.printStackTrace(out);
-                    table.note("accept round " + r + " failed, no figures from it: " + firstLine(e));
-                }
-            }
-        }
-        table.add(warm.comparison()).add(cold.comparison());
-        if (aot != null) {
-            table.add(cached.comparison());
-        }
-        table.add(whole.comparison());
-        table.note("accept: C cmtime -c " + ACCEPTS + " against the C cmtime server and against the Java port's "
-                + "server (cm-core Listener, children on the listener's loop, no rdma_migrate_id) in a child JVM with "
-                + "this JVM's flags; figure = the client's connect step (all " + ACCEPTS + " ESTABLISHED)"
-                + (aot == null ? "" : "; cold + AOT cache = the first " + ACCEPTS + " of another server JVM started "
-                        + "with -XX:AOTCache, the cache trained by a server JVM taking 2 x " + ACCEPTS
-                        + " before round 1"));
-    }
-
-    private List<String> serverArgs(int port) {
-        return List.of("-b", address, "-p", Integer.toString(port));
-    }
-
-    /**
-     * Trains the accept workload's AOT cache: a server JVM with {@code -XX:AOTCacheOutput} takes two bursts of
-     * {@value #ACCEPTS} from the C client, as the measured one does, then is stopped (SIGTERM: it writes the cache as
-     * it exits); {@code null} (and a note) when that failed.
-     */
-    private Path trainAccept(RatioTable table, int port) {
-        Path cache = aot.resolve("ibex-cmtime-accept.aot");
-        watchdog.phase("training the AOT cache for the accepts");
-        long start = System.nanoTime();
-        try {
-            java.nio.file.Files.deleteIfExists(cache);
-            try (ToolRun t = Perftest.server(javaCommand("accept-train", AotCache.trainingFlags(cache),
-                    serverArgs(port)), port)) {
-                perftest.cmtime(port, ACCEPTS);
-                perftest.cmtime(port, ACCEPTS);
-                String output = t.stop(TRAINING_LIMIT);
-                return trained(table, "accept", cache, output, start);
-            }
-        } catch (RuntimeException | java.io.IOException e) {
-            table.note("accept: no AOT cache (" + firstLine(e) + "); the cold + AOT cache row has no data");
-            return null;
-        }
-    }
-
-    /** Runs the Java cmtime client in a child JVM and returns its tables, in order. */
-    private List<CmtimeResult> javaCmtime(String name, List<String> jvmFlags, List<String> args) {
-        try (ToolRun java = ToolRun.start(javaCommand(name, jvmFlags, args))) {
-            return CmtimeResult.parseAll(java.await(Duration.ofMinutes(5)));
-        }
-    }
-
-    /**
-     * A child JVM with this JVM's flags and {@code jvmFlags} running the cmtime port with {@code args} on the
-     * rdma-core provider.
-     */
-    private List<String> javaCommand(String name, List<String> jvmFlags, List<String> args) {
-        return childCommand(ProcessHandle.current().info().command().orElse("java"),
-                java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments(), jvmFlags, profile, name,
-                System.getProperty("java.class.path"), args);
-    }
-
-    /**
-     * The command line of a child JVM running the cmtime port on the rdma-core provider: {@code java}, the flags
-     * {@code parent} (the bench JVM's) passes on ({@link AotCache#inherited}: all but its JFR recording and its own
-     * AOT settings), {@code jvmFlags}, a JFR recording into {@code profile} named after {@code name} (if
-     * {@code profile} is set), the class path, the port and {@code args}. A training and a measured child made from
-     * the same inputs differ only in {@code jvmFlags} (and the JFR file), as the AOT cache needs.
-     */
-    static List<String> childCommand(String java, List<String> parent, List<String> jvmFlags, Path profile,
-            String name, String classPath, List<String> args) {
-        List<String> jvm = new java.util.ArrayList<>(List.of(java));
-        for (String a : parent) {
-            if (AotCache.inherited(a)) {
-                jvm.add(a);
-            }
-        }
-        jvm.addAll(jvmFlags);
-        if (profile != null) {
-            // 1 ms samples (profile's 10/20 ms give a few dozen per run of a step here)
-            jvm.add("-XX:StartFlightRecording:filename=" + profile.resolve(name + ".jfr") + ",settings=profile,"
-                    + "jdk.ExecutionSample#period=1ms,jdk.NativeMethodSample#period=1ms");
-        }
-        jvm.addAll(List.of("-cp", classPath, CMTIME, "--provider", "rdma-core"));
-        jvm.addAll(args);
-        return jvm;
-    }
-
-    /**
      * One perftest run, repeated (at most twice) if it fails or reports no figure (the output goes to the log): a broken
      * baseline run must neither become a ratio nor end the workload.
      */
@@ -822,7 +504,8 @@ public final class VmBench {
         }
     }
 
-    private static String firstLine(Throwable e) {
+    /** An exception's class and the first line of its message, for a note under the table. */
+    static String firstLine(Throwable e) {
         String m = String.valueOf(e.getMessage());
         int nl = m.indexOf('\n');
         return e.getClass().getSimpleName() + ": " + (nl < 0 ? m : m.substring(0, nl));

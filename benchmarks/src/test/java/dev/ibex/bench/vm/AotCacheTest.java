@@ -27,11 +27,11 @@ class AotCacheTest {
     void theTrainingAndTheMeasuredChildDifferOnlyInTheAotFlag() {
         Path cache = Path.of("/results/ibex-cmtime-steps.aot");
         List<String> args = List.of("-s", "169.254.77.1", "-p", "7486", "-c", "100");
-        List<String> training = VmBench.childCommand("/jdk/bin/java", BENCH_FLAGS, AotCache.trainingFlags(cache), null,
+        List<String> training = CmtimeWorkloads.childCommand("/jdk/bin/java", BENCH_FLAGS, AotCache.trainingFlags(cache), null,
                 "steps-train", "benchmarks.jar", args);
-        List<String> measured = VmBench.childCommand("/jdk/bin/java", BENCH_FLAGS, AotCache.useFlags(cache), null,
+        List<String> measured = CmtimeWorkloads.childCommand("/jdk/bin/java", BENCH_FLAGS, AotCache.useFlags(cache), null,
                 "steps-aot-1", "benchmarks.jar", args);
-        List<String> plain = VmBench.childCommand("/jdk/bin/java", BENCH_FLAGS, List.of(), null, "steps-1",
+        List<String> plain = CmtimeWorkloads.childCommand("/jdk/bin/java", BENCH_FLAGS, List.of(), null, "steps-1",
                 "benchmarks.jar", args);
 
         assertThat(training).contains("-XX:AOTCacheOutput=/results/ibex-cmtime-steps.aot")
@@ -54,15 +54,15 @@ class AotCacheTest {
     void withAProfileTheTrainingChildRecordsJfrTooForTheModulesToMatch() {
         Path cache = Path.of("/results/ibex-cmtime-accept.aot");
         List<String> args = List.of("-b", "169.254.77.1", "-p", "7491");
-        List<String> training = VmBench.childCommand("java", BENCH_FLAGS, AotCache.trainingFlags(cache),
+        List<String> training = CmtimeWorkloads.childCommand("java", BENCH_FLAGS, AotCache.trainingFlags(cache),
                 Path.of("/prof"), "accept-train", "benchmarks.jar", args);
-        List<String> measured = VmBench.childCommand("java", BENCH_FLAGS, AotCache.useFlags(cache), Path.of("/prof"),
+        List<String> measured = CmtimeWorkloads.childCommand("java", BENCH_FLAGS, AotCache.useFlags(cache), Path.of("/prof"),
                 "accept-aot-1", "benchmarks.jar", args);
 
         assertThat(training).anyMatch(a -> a.startsWith("-XX:StartFlightRecording:filename=/prof/accept-train.jfr"));
         assertThat(measured).anyMatch(a -> a.startsWith("-XX:StartFlightRecording:filename=/prof/accept-aot-1.jfr"));
         assertThat(AotCache.commandsMatch(training, measured)).isTrue();
-        List<String> withoutJfr = VmBench.childCommand("java", BENCH_FLAGS, AotCache.useFlags(cache), null,
+        List<String> withoutJfr = CmtimeWorkloads.childCommand("java", BENCH_FLAGS, AotCache.useFlags(cache), null,
                 "accept-aot-1", "benchmarks.jar", args);
         assertThat(AotCache.commandsMatch(training, withoutJfr)).isFalse();
     }

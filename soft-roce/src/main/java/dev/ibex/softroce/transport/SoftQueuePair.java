@@ -1,7 +1,5 @@
 package dev.ibex.softroce.transport;
 
-import static dev.ibex.softroce.transport.QpAttributes.einval;
-
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.AsyncEventType;
@@ -22,7 +20,6 @@ import dev.ibex.cm.spi.WrBatch;
 import dev.ibex.softroce.wire.Opcode;
 import dev.ibex.softroce.wire.RocePacket;
 import java.lang.foreign.Arena;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,10 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * normally runs the requester right away on the posting thread; packets that arrive are handed to the responder or
  * the completer on the receive thread (see {@link Sender} and {@link Responder}).
  *
- * <p>{@link #modify} checks the transition and its attribute mask against {@link QpTransitions} and the values
- * against the device ({@link QpAttributes}), then applies everything while neither task runs: an invalid modify throws
- * {@link RdmaException} EINVAL and changes nothing. Posting sends is {@link SendPosting}'s, multicast attachment
- * {@link QpMulticast}'s; this class is the verbs façade (rxe_verbs.c) and the QP's state.
+ * <p>The QP's state and {@link #modify} are {@link QpStateMachine}'s (checked against {@link QpTransitions},
+ * {@link QpAttributes} and {@link PathMigration}, applied while neither task runs, all or nothing), posting sends is
+ * {@link SendPosting}'s, multicast attachment {@link QpMulticast}'s; this class is the verbs façade (rxe_verbs.c).
  *
  * <p>Threading: posting is confined to one thread at a time (the framework's loop); {@link #modify},
  * {@link #query} and {@link #close} are thread-safe. The NIC side (receive threads, timers) runs concurrently and
@@ -51,7 +47,6 @@ public final class SoftQueuePair implements QueuePair {
     private final boolean signalAll;
     private final SendQueue sq;
     private final RecvQueue rq;
-    private final AtomicInteger state = new AtomicInteger(QpState.RESET.ordinal());
     private final Sender sender;
     private final Responder responder;
     private final Object modifyLock = new Object();
@@ -68,9 +63,10 @@ public final class SoftQueuePair implements QueuePair {
     private final SendPosting posting;
     /** Primary and alternate path, port, P_Key index, ACK timeout and the APM state. */
     private final PathMigration paths = new PathMigration(this);
+    /** The state and its changes (modify, the transport's errors, SQD's drain). */
+    private final QpStateMachine states = new QpStateMachine(this, attrs, paths, modifyLock);
     /** Posting thread only: the QP's extended-posting builder, made on first use. */
     private WrBatch wrBatch;
-    private volatile boolean sqDraining;
 
     SoftQueuePair(SoftProtectionDomain pd, QpInitAttr attr) {
         this.device = pd.softDevice();
@@ -174,7 +170,7 @@ public final class SoftQueuePair implements QueuePair {
 
     @Override
     public QpState state() {
-        return QpState.ofCode(state.get());
+        return QpState.ofCode(states.code());
     }
 
     @Override
@@ -220,7 +216,7 @@ public final class SoftQueuePair implements QueuePair {
         if (type != QpType.RC) {
             throw new RdmaException("ibv_bind_mw", Errno.EINVAL, "memory windows are bound on RC QPs");
         }
-        int s = state.get();
+        int s = states.code();
         if (s != QpState.RTS.ordinal() && s != QpState.SQD.ordinal()) {
             throw new RdmaException("ibv_bind_mw", Errno.EINVAL, "the QP is in " + QpState.ofCode(s)
                     + "; binds are posted from RTS on");
@@ -246,7 +242,7 @@ public final class SoftQueuePair implements QueuePair {
         if (count < 0 || count > batch.capacity()) {
             throw new IllegalArgumentException("count must be within 0.." + batch.capacity() + ", got " + count);
         }
-        int s = state.get();
+        int s = states.code();
         if (s == QpState.RESET.ordinal()) {
             throw new PostException("ibv_post_recv", Errno.EINVAL.number(), 0,
                     "the QP is in RESET; receives can be posted from INIT on");
@@ -295,111 +291,29 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public void modify(QpAttr attr) {
         requireOpen();
-        synchronized (modifyLock) {
-            QpState cur = QpState.ofCode(state.get());
-            int mask = attr.mask();
-            QpState next = attr.has(QpAttr.STATE) ? attr.state() : cur;
-            if (attr.has(QpAttr.CUR_STATE) && attr.curState() != cur) {
-                throw einval("cur_qp_state is " + attr.curState() + " but the QP is in " + cur);
-            }
-            if (!QpTransitions.isValid(type, cur, next, mask)) {
-                throw einval(QpTransitions.explain(type, cur, next, mask));
-            }
-            QpAttributes.check(device, type, attr);
-            Route newRoute = attr.has(QpAttr.AV) ? device.resolve(attr.ahAttr(), "ibv_modify_qp") : null;
-            Route newAlt = attr.has(QpAttr.ALT_PATH) ? device.resolve(attr.altAhAttr(), "ibv_modify_qp") : null;
-            String why = PathMigration.check(paths.current(), attr, next);
-            if (why != null) {
-                throw einval(why);
-            }
-            RuntimeException[] failure = new RuntimeException[1];
-            sender.task().runExclusive(() -> responder.task().runExclusive(() -> {
-                if (!state.compareAndSet(cur.ordinal(), next.ordinal())) {
-                    failure[0] = einval("the QP changed state concurrently (now " + state() + ")");
-                    return;
-                }
-                String raced = paths.apply(attr, next, newRoute, newAlt);
-                if (raced != null) { // a packet changed the migration state since the check above
-                    state.compareAndSet(next.ordinal(), cur.ordinal());
-                    failure[0] = einval(raced);
-                    return;
-                }
-                apply(attr, cur, next);
-            }));
-            if (failure[0] != null) {
-                throw failure[0];
-            }
-        }
-    }
-
-    /** Applies a validated modify (the paths are done); both tasks are held. */
-    private void apply(QpAttr a, QpState cur, QpState next) {
-        attrs.store(a);
-        switch (next) {
-            case RESET -> {
-                paths.reset();
-                sq.clear();
-                if (rq != null) {
-                    rq.clear();
-                }
-                sender.reset(0);
-                responder.reset(0, 0);
-                sqDraining = false;
-            }
-            case RTR -> {
-                if (cur == QpState.INIT) {
-                    responder.reset(attrs.rqPsn, attrs.maxDestRdAtomic);
-                }
-            }
-            case RTS -> {
-                if (cur == QpState.RTR) {
-                    sender.reset(attrs.sqPsn);
-                } else {
-                    sender.updateTimeout();
-                }
-                sqDraining = false;
-            }
-            case SQD -> {
-                if (cur == QpState.RTS) {
-                    sqDraining = true;
-                }
-                sender.updateTimeout();
-            }
-            default -> { }
-        }
+        states.modify(attr);
     }
 
     @Override
     public QpAttr query(int mask) {
         requireOpen();
-        int s = state.get();
+        int s = states.code();
         // the live values, as rxe's query reports req.psn and resp.psn: what the last modify set is history
         int rqPsn = s >= QpState.RTR.ordinal() && s <= QpState.SQD.ordinal() ? responder.expectedPsn() : attrs.rqPsn;
         int sqPsn = s == QpState.RTS.ordinal() || s == QpState.SQD.ordinal() ? sender.nextPsn() : attrs.sqPsn;
-        return attrs.report(QpState.ofCode(s), paths.current(), rqPsn, sqPsn, cap, sqDraining);
+        return attrs.report(QpState.ofCode(s), paths.current(), rqPsn, sqPsn, cap, states.sqDraining());
     }
 
     // ---- transport-facing -------------------------------------------------------------------------------
 
     /** Moves the QP to ERR because the transport failed (or a CQ overran); both tasks then flush. Any thread. */
     public void error() {
-        for (;;) {
-            int s = state.get();
-            if (s == QpState.ERR.ordinal() || s == QpState.RESET.ordinal()) {
-                return;
-            }
-            if (state.compareAndSet(s, QpState.ERR.ordinal())) {
-                break;
-            }
-        }
-        // flushing happens on the work queue: this may run on a receive thread, inside one of the tasks
-        device.workQueue().defer(sender.task());
-        device.workQueue().defer(responder.task());
+        states.error();
     }
 
     /** Its CQ overran: QP_FATAL and ERR. */
     void fatal() {
-        int s = state.get();
+        int s = states.code();
         if (s != QpState.RESET.ordinal() && s != QpState.ERR.ordinal()) {
             error();
             raise(AsyncEventType.QP_FATAL);
@@ -418,7 +332,7 @@ public final class SoftQueuePair implements QueuePair {
      */
     public boolean deliver(RocePacket pkt, int srcIp, int srcPort, int dstIp) {
         Opcode op = pkt.opcode();
-        int s = state.get();
+        int s = states.code();
         if (type == QpType.UD) {
             if (op.transport() != Opcode.Transport.UD || s < QpState.RTR.ordinal() || s > QpState.SQD.ordinal()) {
                 receiveDrops.incrementAndGet();
@@ -451,11 +365,7 @@ public final class SoftQueuePair implements QueuePair {
 
     /** Clears the draining flag once; whether SQ_DRAINED should be raised. Send task only. */
     public boolean markDrained() {
-        if (!sqDraining) {
-            return false;
-        }
-        sqDraining = false;
-        return attrs.enSqdAsyncNotify;
+        return states.markDrained();
     }
 
     public SoftDevice device() {
@@ -491,7 +401,7 @@ public final class SoftQueuePair implements QueuePair {
     }
 
     public int stateCode() {
-        return state.get();
+        return states.code();
     }
 
     public int accessFlags() {
@@ -542,7 +452,7 @@ public final class SoftQueuePair implements QueuePair {
     }
 
     public boolean sqDraining() {
-        return sqDraining;
+        return states.sqDraining();
     }
 
     // ---- close ------------------------------------------------------------------------------------------
@@ -565,7 +475,7 @@ public final class SoftQueuePair implements QueuePair {
         device.unregisterQueuePair(this);
         multicast.detachAll();
         sender.task().runExclusive(() -> responder.task().runExclusive(() -> {
-            state.set(QpState.RESET.ordinal());
+            states.destroyed();
             sq.clear();
             if (rq != null) {
                 rq.clear();
@@ -621,6 +531,16 @@ public final class SoftQueuePair implements QueuePair {
     @Override
     public String toString() {
         return "SoftQueuePair[" + type + " 0x" + Integer.toHexString(qpn) + " " + state() + "]";
+    }
+
+    /** The send side, for {@link QpStateMachine}: a modify holds its task and resets it, an error schedules it. */
+    Sender sender() {
+        return sender;
+    }
+
+    /** The receive side, for {@link QpStateMachine}: as {@link #sender()}. */
+    Responder responder() {
+        return responder;
     }
 
     /** Whether the requester made its own packet buffer (for tests: its packets are built in the thread's batch). */

@@ -45,7 +45,11 @@ import picocli.CommandLine;
  *       target ≤ 1.11 × (≥ 0.9 × the rate) — and cold (its first run);</li>
  *   <li>{@code accept}: the C client's {@code connect} step for {@value CmtimeWorkloads#ACCEPTS} connections against
  *       the Java port's server (cm-core's {@code Listener}, in a child JVM; cold: its first 200, warm: its second) vs
- *       against the C {@code cmtime} server — target ≤ 1.5 ×.</li>
+ *       against the C {@code cmtime} server — target ≤ 1.5 ×;</li>
+ *   <li>{@code curves} (only when named): the scaling curves ({@link VmCurves}) — latency and WRITE bandwidth by
+ *       message size (2 B … 1 MiB) against {@code ib_send_lat} and {@code ib_write_bw}, and the 64 B message rate
+ *       by connection count (1 … 256) against {@code ib_send_bw -b -q N}; reports, with a PNG per curve next to the
+ *       JSON.</li>
  * </ul>
  * With {@code --aot}, {@code steps} and {@code accept} first train a JDK AOT cache ({@link AotCache}: one child JVM
  * doing the workload with {@code -XX:AOTCacheOutput}, into the results directory) and then, in every round, run a
@@ -56,7 +60,7 @@ import picocli.CommandLine;
  *
  * <pre>
  * lab/rxe-vm -- java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup|floor|steps|accept]
+ *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup|floor|steps|accept|curves]
  *     [--profile DIR] [--aot] [--spin-nanos N]
  *     [--json FILE] [--help]
  * </pre>
@@ -74,6 +78,8 @@ public final class VmBench {
     private final Perftest perftest;
     private final String address;
     private final int rounds;
+    /** {@code --quick}: fewer round trips, messages and connections. */
+    private final boolean quick;
     private final int roundTrips;
     private final int sends;
     private final int writes;
@@ -93,6 +99,7 @@ public final class VmBench {
         this.perftest = new Perftest(device, address);
         this.address = address;
         this.rounds = rounds;
+        this.quick = quick;
         this.roundTrips = quick ? 300 : 1_000;
         this.sends = quick ? 5_000 : 20_000;
         this.writes = quick ? 300 : 1_000;
@@ -106,7 +113,7 @@ public final class VmBench {
 
     /** The workloads {@code --only} picks from. */
     static final List<String> WORKLOADS = List.of("latency", "rate", "write", "setup", "floor", "steps",
-            "accept");
+            "accept", "curves");
 
     /** The command line ({@code ./ibex bench --vm [options]}). */
     @CommandLine.Command(name = "ibex bench --vm", mixinStandardHelpOptions = true, sortOptions = false,
@@ -127,7 +134,8 @@ public final class VmBench {
         boolean quick;
 
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
-                description = "workloads, comma-separated: latency, rate, write, setup, floor, steps, accept (default: all)")
+                description = "workloads, comma-separated: latency, rate, write, setup, floor, steps, accept, curves "
+                        + "(default: all but curves, ~8 min more: the scaling curves by message size and connections)")
         String only;
 
         @CommandLine.Option(names = "--spin-nanos", paramLabel = "N", defaultValue = "0",
@@ -198,6 +206,9 @@ public final class VmBench {
         if (only == null || List.of(only.split(",")).contains("accept")) {
             bench.guarded(table, "accept", bench.cmtime::accept);
         }
+        if (only != null && List.of(only.split(",")).contains("curves")) { // not in the default set: minutes more
+            bench.guarded(table, "curves", bench::curves);
+        }
         if (bench.retries > 0) {
             table.note(bench.retries + " C tool run(s) failed or reported a zero figure and were repeated (output above)");
         }
@@ -207,6 +218,9 @@ public final class VmBench {
         try {
             table.writeJson(json);
             System.out.println("results: " + json);
+            for (Path plot : table.writePlots(json.toAbsolutePath().getParent())) {
+                System.out.println("plot: " + plot);
+            }
         } catch (java.io.IOException e) {
             // outside ./ibex bench --vm the guest's root is read-only: the printed table stands, the verdict too
             System.out.println("results: not written (" + e + "); give --json a path on the results share");
@@ -276,6 +290,13 @@ public final class VmBench {
                 + "the callback PingPong (SEND echo, one loop per side, completions through the CQ's event channel);"
                 + " Ibex figures are round trip / 2, perftest's convention; -e = perftest waiting for CQ events as "
                 + "Ibex's loop does (epoll), the design's floor");
+    }
+
+    /** The scaling curves by message size and by connection count ({@link VmCurves}). */
+    void curves(RatioTable table) {
+        new VmCurves(quick ? VmCurves.Settings.QUICK : VmCurves.Settings.FULL, rounds, out, watchdog, this::sides,
+                port -> Sides.twoFabrics("rdma-core", config, config, new InetSocketAddress(address, port)),
+                this::tool).run(table);
     }
 
     /**

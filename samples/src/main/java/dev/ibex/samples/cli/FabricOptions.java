@@ -54,8 +54,16 @@ public final class FabricOptions {
      * Opens the provider and one event loop whose registered buffers hold at least {@code bufferSize} bytes.
      */
     public EventLoopGroup open(int bufferSize) {
+        return open(bufferSize, 1);
+    }
+
+    /**
+     * Opens the provider and {@code loops} event loops (a server that spreads its accepted connections over them)
+     * whose registered buffers hold at least {@code bufferSize} bytes.
+     */
+    public EventLoopGroup open(int bufferSize, int loops) {
         int size = Math.max(4096, Integer.highestOneBit(Math.max(1, bufferSize - 1)) << 1);
-        LoopOptions options = LoopOptions.DEFAULT.withLoops(1).withThreadName("sample-loop")
+        LoopOptions options = LoopOptions.DEFAULT.withLoops(loops).withThreadName("sample-loop")
                 .withCloseTimeout(Duration.ofSeconds(3))
                 .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(size).withSlabs(Math.max(1, (1 << 20) / size),
                         Math.max(256, (64 << 20) / size)));

@@ -1,5 +1,6 @@
 package dev.ibex.samples.cmtime;
 
+import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionHandler;
 import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.endpoint.ConnectionRequest;
@@ -11,7 +12,9 @@ import dev.ibex.samples.cli.SampleCommand;
 import dev.ibex.samples.cli.SampleRun;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,9 +43,16 @@ public final class Cmtime extends SampleCommand {
     int repeat;
     @Option(names = "--endpoints", description = "client: time Connection.connect and close instead of each CM step")
     boolean endpoints;
+    @Option(names = "--loops", paramLabel = "N", defaultValue = "1",
+            description = "server: accept on N event loops, the connections spread round-robin over them (each one "
+                    + "moved off the listener's loop costs an rdma_migrate_id; default 1: all on the listener's loop, "
+                    + "as the C server keeps them on its one thread)")
+    int loops;
     @Mixin FabricOptions fabric = new FabricOptions();
 
     private final CompletableFuture<InetSocketAddress> listening = new CompletableFuture<>();
+    /** The server's loop threads that established connections (one unless {@code --loops} spread them). */
+    private final Set<String> servingThreads = ConcurrentHashMap.newKeySet();
 
     public Cmtime(PrintStream out, PrintStream err) {
         super(out, err);
@@ -50,6 +60,11 @@ public final class Cmtime extends SampleCommand {
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new Cmtime(System.out, System.err)).execute(args));
+    }
+
+    /** The names of the server's loop threads its connections were established on. */
+    Set<String> servingThreads() {
+        return Set.copyOf(servingThreads);
     }
 
     /** Completes with the bound address once the server listens. */
@@ -60,8 +75,8 @@ public final class Cmtime extends SampleCommand {
 
     @Override
     public Integer call() {
-        if (connections <= 0 || retries < 0 || retries > 7 || timeoutMs <= 0 || repeat <= 0) {
-            err.println("cmtime: connections, timeout and repeat must be positive, retries within 0..7");
+        if (connections <= 0 || retries < 0 || retries > 7 || timeoutMs <= 0 || repeat <= 0 || loops <= 0) {
+            err.println("cmtime: connections, timeout, repeat and loops must be positive, retries within 0..7");
             return 22;
         }
         boolean server = serverAddress == null;
@@ -76,7 +91,7 @@ public final class Cmtime extends SampleCommand {
             err.println("cmtime: --endpoints cannot bind a source address (Connection.connect takes none)");
             return 22;
         }
-        try (SampleRun r = begin(new SampleRun(fabric.open(4096), out, err))) {
+        try (SampleRun r = begin(new SampleRun(fabric.open(4096, server ? loops : 1), out, err))) {
             if (server) {
                 serve(r, bind == null ? new InetSocketAddress(port) : bind);
             } else if (endpoints) {
@@ -102,11 +117,17 @@ public final class Cmtime extends SampleCommand {
     private void serve(SampleRun r, InetSocketAddress where) {
         ConnectionOptions options = ConnectionOptions.DEFAULT.withSendQueueDepth(1).withReceiveWindow(1)
                 .withMaxInline(0);
-        ConnectionHandler quiet = new ConnectionHandler() { };
+        ConnectionHandler quiet = new ConnectionHandler() {
+            @Override
+            public void onEstablished(Connection c) {
+                servingThreads.add(Thread.currentThread().getName()); // the loop the connection ended up on
+            }
+        };
         // cmtime's client opens all its connections from one address at once, and the C server takes them all: no
         // per-source bound below the listener's own (the default 64 per source would refuse most of a -c 200 burst)
         int halfOpen = ListenOptions.DEFAULT.maxHalfOpen();
-        Listener.listen(r.loop(), where, ListenOptions.DEFAULT.withChildrenOnListenerLoop(true)
+        boolean spread = r.group().loops().size() > 1;
+        Listener.listen(r.loop(), where, ListenOptions.DEFAULT.withChildrenOnListenerLoop(!spread)
                 .withHalfOpen(halfOpen, halfOpen).withConnection(options), new ListenerHandler() {
                     @Override
                     public void onListening(Listener l) {
@@ -115,7 +136,11 @@ public final class Cmtime extends SampleCommand {
 
                     @Override
                     public void onConnectionRequest(ConnectionRequest request) {
-                        request.accept(quiet, null, r.loop());
+                        if (spread) {
+                            request.accept(quiet); // the listener's round-robin over the group's loops
+                        } else {
+                            request.accept(quiet, null, r.loop());
+                        }
                     }
 
                     @Override

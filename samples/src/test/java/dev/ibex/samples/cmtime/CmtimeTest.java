@@ -49,6 +49,36 @@ class CmtimeTest {
     }
 
     @Test
+    void aServerOnTwoLoopsSpreadsItsConnectionsOverBoth() throws Exception {
+        SoftRoceHosts hosts = SoftRoceHosts.pick();
+        SampleThread<Cmtime> server = SampleThread.start(Cmtime::new,
+                hosts.server("-b", SoftRoceHosts.SERVER, "-p", "7494", "--loops", "2"));
+        try {
+            server.command().listening().get(30, TimeUnit.SECONDS);
+            SampleThread<Cmtime> steps = SampleThread.start(Cmtime::new,
+                    hosts.client("-s", SoftRoceHosts.SERVER, "-p", "7494", "-c", "10"));
+            assertThat(steps.exitCode(LIMIT)).as(steps.output()).isZero();
+            assertThat(server.command().servingThreads()).hasSize(2); // half of them moved (rdma_migrate_id)
+        } finally {
+            server.command().stop();
+        }
+        assertThat(server.exitCode(LIMIT)).as(server.output()).isZero();
+
+        SampleThread<Cmtime> oneLoop = SampleThread.start(Cmtime::new,
+                hosts.server("-b", SoftRoceHosts.SERVER, "-p", "7495"));
+        try {
+            oneLoop.command().listening().get(30, TimeUnit.SECONDS);
+            SampleThread<Cmtime> steps = SampleThread.start(Cmtime::new,
+                    hosts.client("-s", SoftRoceHosts.SERVER, "-p", "7495", "-c", "10"));
+            assertThat(steps.exitCode(LIMIT)).as(steps.output()).isZero();
+            assertThat(oneLoop.command().servingThreads()).hasSize(1);
+        } finally {
+            oneLoop.command().stop();
+        }
+        assertThat(oneLoop.exitCode(LIMIT)).as(oneLoop.output()).isZero();
+    }
+
+    @Test
     void repeatPrintsOneTablePerRunInOneJvm() throws Exception {
         SoftRoceHosts hosts = SoftRoceHosts.pick();
         SampleThread<Cmtime> server = SampleThread.start(Cmtime::new,

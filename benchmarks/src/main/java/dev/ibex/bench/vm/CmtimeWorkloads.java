@@ -26,6 +26,14 @@ final class CmtimeWorkloads {
     static final int STEP_RUNS = 6;
     /** Connections the accept workload's C client makes per run. */
     static final int ACCEPTS = 200;
+    /**
+     * The burst of {@value #ACCEPTS} whose connect step is the warm accept figure. Not the second: C1 compiles a method
+     * after ~200 invocations (each connection makes a handful of each), and under TCG its compiles take seconds, so
+     * a second burst may still run partly interpreted: the info row of the second burst shows the difference.
+     */
+    static final int WARM_BURST = 5;
+    /** The loops of the accept workload's spreading server (cmtime's {@code --loops}). */
+    static final int SPREAD_LOOPS = 2;
     private static final String CMTIME = "dev.ibex.samples.cmtime.Cmtime";
     /** How long a training JVM may take, its exit included (the cache is assembled then: minutes under TCG). */
     static final Duration TRAINING_LIMIT = Duration.ofMinutes(12);
@@ -200,8 +208,8 @@ final class CmtimeWorkloads {
 
     /**
      * Accepting {@value #ACCEPTS} connections: the C {@code cmtime} client's connect step against the C server and
-     * against the Java port's server (a fresh child JVM per round: its first {@value #ACCEPTS} are the cold figure, the
-     * second the warm one).
+     * against the Java port's server (a fresh child JVM per round: its first {@value #ACCEPTS} are the cold figure, its
+     * {@value #WARM_BURST}th the warm one, its second an info row).
      */
     void accept(RatioTable table) {
         Rounds warm = new Rounds("accept " + ACCEPTS + ": C client's connect step vs Java server, warm (ms)",
@@ -211,20 +219,27 @@ final class CmtimeWorkloads {
         Rounds cached = new Rounds("  accept " + ACCEPTS + ", Java server's first " + ACCEPTS
                 + " (cold JVM + AOT cache, ms)", Target.none());
         Rounds whole = new Rounds("  accept " + ACCEPTS + ", all client steps, warm (ms)", Target.none());
+        Rounds secondBurst = new Rounds("  accept " + ACCEPTS + ", Java server's second " + ACCEPTS + " (ms)",
+                Target.none());
+        Rounds spread = new Rounds("  accept " + ACCEPTS + ", Java server on " + SPREAD_LOOPS + " loops, children spread "
+                + "(rdma_migrate_id), warm (ms)", Target.none());
         int cPort = 7487;
         watchdog.phase("starting the cmtime server for the accepts");
         try (ToolRun cServer = perftest.cmtimeServer(cPort)) {
             Path cache = aot == null ? null : trainAccept(table, 7487 + rounds + 1);
-            int sides = cache == null ? 2 : 3;
+            int sides = cache == null ? 3 : 4;
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("accept round " + r);
                 try {
                     int jPort = 7487 + r;
                     int aotPort = 7487 + rounds + 1 + r;
+                    int spreadPort = 7487 + 2 * (rounds + 1) + r;
                     CmtimeResult c = null;
                     CmtimeResult first = null;
                     CmtimeResult second = null;
+                    CmtimeResult warmest = null;
                     CmtimeResult fromCache = null;
+                    CmtimeResult spreadWarm = null;
                     for (int k = 0; k < sides; k++) {
                         switch ((k + r) % sides) {
                             case 0 -> c = perftest.cmtime(cPort, ACCEPTS);
@@ -233,6 +248,15 @@ final class CmtimeWorkloads {
                                         serverArgs(jPort)), jPort)) {
                                     first = perftest.cmtime(jPort, ACCEPTS);
                                     second = perftest.cmtime(jPort, ACCEPTS);
+                                    warmest = warmUp(jPort, 2);
+                                }
+                            }
+                            case 2 -> {
+                                List<String> args = new java.util.ArrayList<>(serverArgs(spreadPort));
+                                args.addAll(List.of("--loops", Integer.toString(SPREAD_LOOPS)));
+                                try (ToolRun jServer = Perftest.server(javaCommand("accept-spread-" + r, List.of(),
+                                        args), spreadPort)) {
+                                    spreadWarm = warmUp(spreadPort, 0); // cold: the plain server's row has it
                                 }
                             }
                             default -> {
@@ -255,36 +279,55 @@ final class CmtimeWorkloads {
                     double cConnect = c.sum("connect");
                     double cAll = c.sum(CmtimeResult.STEPS);
                     double coldConnect = first.sum("connect");
-                    double warmConnect = second.sum("connect");
-                    double warmAll = second.sum(CmtimeResult.STEPS);
+                    double secondConnect = second.sum("connect");
+                    double warmConnect = warmest.sum("connect");
+                    double warmAll = warmest.sum(CmtimeResult.STEPS);
                     double cachedConnect = fromCache == null ? Double.NaN : fromCache.sum("connect");
+                    double spreadConnect = spreadWarm.sum("connect");
                     warm.add(cConnect, warmConnect);
                     cold.add(cConnect, coldConnect);
+                    secondBurst.add(cConnect, secondConnect);
                     whole.add(cAll, warmAll);
+                    spread.add(cConnect, spreadConnect);
                     if (fromCache != null) {
                         cached.add(cConnect, cachedConnect);
                     }
                     out.printf(Locale.ROOT, "accept round %d: connect step vs C server %.1f | vs Java server cold %.1f, %s"
-                            + "warm %.1f ms (%s)%n", r, c.sum("connect"), first.sum("connect"), fromCache == null ? ""
+                            + "second %.1f, warm %.1f ms | on %d loops, spread, warm %.1f ms (%s)%n", r,
+                            c.sum("connect"), first.sum("connect"), fromCache == null ? ""
                             : String.format(Locale.ROOT, "cold + AOT cache %.1f, ", fromCache.sum("connect")),
-                            second.sum("connect"), HostLoad.describe());
+                            secondConnect, warmConnect, SPREAD_LOOPS, spreadConnect, HostLoad.describe());
                 } catch (RuntimeException e) { // one bad round (a C tool's odd output …) keeps the others
                     e.printStackTrace(out);
                     table.note("accept round " + r + " failed, no figures from it: " + VmBench.firstLine(e));
                 }
             }
         }
-        table.add(warm.comparison()).add(cold.comparison());
+        table.add(warm.comparison()).add(cold.comparison()).add(secondBurst.comparison());
         if (aot != null) {
             table.add(cached.comparison());
         }
-        table.add(whole.comparison());
+        table.add(whole.comparison()).add(spread.comparison());
         table.note("accept: C cmtime -c " + ACCEPTS + " against the C cmtime server and against the Java port's "
-                + "server (cm-core Listener, children on the listener's loop, no rdma_migrate_id) in a child JVM with "
-                + "this JVM's flags; figure = the client's connect step (all " + ACCEPTS + " ESTABLISHED)"
+                + "server (cm-core Listener, children on the listener's loop, no rdma_migrate_id; the spread row: "
+                + SPREAD_LOOPS + " loops, every other child moved to the second with rdma_migrate_id) in a child JVM with "
+                + "this JVM's flags; figure = the client's connect step (all " + ACCEPTS + " ESTABLISHED); warm = "
+                + "the server JVM's burst " + WARM_BURST + " of " + ACCEPTS + ", cold its first"
                 + (aot == null ? "" : "; cold + AOT cache = the first " + ACCEPTS + " of another server JVM started "
                         + "with -XX:AOTCache, the cache trained by a server JVM taking 2 x " + ACCEPTS
                         + " before round 1"));
+    }
+
+    /**
+     * Runs the C client against a Java server that has taken {@code done} bursts already until it takes its
+     * {@value #WARM_BURST}th, and returns that one.
+     */
+    private CmtimeResult warmUp(int port, int done) {
+        CmtimeResult last = null;
+        for (int burst = done + 1; burst <= WARM_BURST; burst++) {
+            last = perftest.cmtime(port, ACCEPTS);
+        }
+        return last;
     }
 
     private List<String> serverArgs(int port) {

@@ -44,7 +44,7 @@ import picocli.CommandLine;
  *       child JVM), same N, same C server: warm (the child JVM's last of {@value CmtimeWorkloads#STEP_RUNS} runs) —
  *       target ≤ 1.11 × (≥ 0.9 × the rate) — and cold (its first run);</li>
  *   <li>{@code accept}: the C client's {@code connect} step for {@value CmtimeWorkloads#ACCEPTS} connections against
- *       the Java port's server (cm-core's {@code Listener}, in a child JVM; cold: its first 200, warm: its second) vs
+ *       the Java port's server (cm-core's {@code Listener}, in a child JVM; cold: its first 200, warm: its fifth) vs
  *       against the C {@code cmtime} server — target ≤ 1.5 ×;</li>
  *   <li>{@code curves} (only when named): the scaling curves ({@link VmCurves}) — latency and WRITE bandwidth by
  *       message size (2 B … 1 MiB) against {@code ib_send_lat} and {@code ib_write_bw}, and the 64 B message rate

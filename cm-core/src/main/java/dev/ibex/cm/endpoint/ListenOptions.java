@@ -65,7 +65,10 @@ public record ListenOptions(int backlog, Duration requestTimeout, boolean childr
     }
 
     /**
-     * A copy that keeps accepted connections on the listener's loop, or spreads them.
+     * A copy that keeps accepted connections on the listener's loop, or spreads them. Spreading (the default) puts
+     * the connections' data path on all the group's loops, but on the rdma-core provider each connection moved off
+     * the listener's loop costs an {@code rdma_migrate_id} and work on a second thread: a server bound by how fast it
+     * accepts keeps them on the listener's loop (docs/benchmarks.md, "The rdma_migrate_id trade-off").
      *
      * @param on whether accepted connections stay on the listener's loop
      * @return the new options

@@ -135,7 +135,8 @@ public final class VmBench {
 
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
                 description = "workloads, comma-separated: latency, rate, write, setup, floor, steps, accept, curves "
-                        + "(default: all but curves, ~8 min more: the scaling curves by message size and connections)")
+                        + "(default: all but curves, the scaling curves by message size and connections: ~12 min more, ~8 with "
+                        + "--quick)")
         String only;
 
         @CommandLine.Option(names = "--spin-nanos", paramLabel = "N", defaultValue = "0",

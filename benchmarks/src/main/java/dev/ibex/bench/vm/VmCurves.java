@@ -63,7 +63,7 @@ final class VmCurves {
             Duration window, int sends) {
         static final List<Integer> SIZES = List.of(2, 64, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20);
         static final List<Integer> CONNECTIONS = List.of(1, 4, 16, 64, 256);
-        /** About twice {@link #QUICK}'s messages: ~15 min in the guest at 3 rounds, inside ./ibex bench --vm's limit. */
+        /** About twice {@link #QUICK}'s messages: 741 s in the guest at 3 rounds, inside ./ibex bench --vm's limit. */
         static final Settings FULL = new Settings(SIZES, CONNECTIONS, 16L << 20, 30, 600, Duration.ofMillis(1_500),
                 1_000);
         static final Settings QUICK = new Settings(SIZES, CONNECTIONS, 8L << 20, 20, 300, Duration.ofMillis(800),

@@ -122,7 +122,7 @@ final class ScalingCurves {
         int port = 7480;
         long writeRetransmissions = 0;
         for (int size : settings.sizes()) {
-            watchdog.phase("curves: " + label(size) + " WRITE");
+            watchdog.phase("curves: " + Curve.sizeLabel(size) + " WRITE");
             int messages = settings.messages(size);
             try (UdpBlast raw = UdpBlast.open(LoopbackHosts.server(), LoopbackHosts.client(), size, MTU, 4 << 20);
                     Throughput ibex = Throughput.open(LoopbackHosts.softRoce(port++), Throughput.Kind.WRITE, size,
@@ -137,8 +137,9 @@ final class ScalingCurves {
                             cpu);
                     double b = LoopbackBench.megabytesPerSecond(messages, size, nanos[0]);
                     double m = LoopbackBench.megabytesPerSecond(messages, size, nanos[1]);
-                    bandwidth.add(size, "WRITE " + label(size) + " (MB/s)", b, m);
-                    out.printf(Locale.ROOT, "curves %s WRITE round %d: raw %.1f | Ibex %.1f MB/s (%s)%n", label(size),
+                    bandwidth.add(size, "WRITE " + Curve.sizeLabel(size) + " (MB/s)", b, m);
+                    out.printf(Locale.ROOT, "curves %s WRITE round %d: raw %.1f | Ibex %.1f MB/s (%s)%n",
+                            Curve.sizeLabel(size),
                             r, b, m, HostLoad.describe());
                 }
                 writeRetransmissions += ibex.counter("retransmissions") - before;
@@ -146,7 +147,7 @@ final class ScalingCurves {
             if (size > MAX_DATAGRAM) { // 64 KiB and up do not fit one datagram
                 continue;
             }
-            watchdog.phase("curves: " + label(size) + " ping-pong");
+            watchdog.phase("curves: " + Curve.sizeLabel(size) + " ping-pong");
             int roundTrips = settings.roundTrips(size);
             try (UdpPingPong raw = UdpPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), size);
                     PingPong ibex = PingPong.open(LoopbackHosts.softRoce(port++), size, OPEN_LIMIT)) {
@@ -162,9 +163,9 @@ final class ScalingCurves {
                     }
                     double b = LoopbackBench.micros(h[0], 50);
                     double m = LoopbackBench.micros(h[1], 50);
-                    latency.add(size, "ping-pong " + label(size) + " p50 (us)", b, m);
+                    latency.add(size, "ping-pong " + Curve.sizeLabel(size) + " p50 (us)", b, m);
                     out.printf(Locale.ROOT, "curves %s ping-pong round %d: raw p50 %.1f | Ibex p50 %.1f us (%s)%n",
-                            label(size), r, b, m, HostLoad.describe());
+                            Curve.sizeLabel(size), r, b, m, HostLoad.describe());
                 }
             }
         }
@@ -179,13 +180,14 @@ final class ScalingCurves {
         table.note("  ping-pong = Ibex RC SEND echo (one in flight) vs UdpPingPong (one datagram each way), 64 B .. 16 "
                 + "KiB; 64 KiB and up have no ping-pong point (one UDP datagram carries at most 65,507 B)");
         table.curve(new Curve("curves-size-bandwidth", "Bandwidth by message size (soft-roce loopback, same run)",
-                "message size (bytes)", "MB/s", true, true, series("raw UDP blast (same datagrams, RC-like ACKs)",
+                "message size (bytes)", "MB/s", true, true, Curve.twoSeries(
+                        "raw UDP blast (same datagrams, RC-like ACKs)",
                         bandwidth.baseline(), "Ibex RDMA WRITE", bandwidth.ibex())));
         table.curve(new Curve("curves-size-latency", "Ping-pong p50 by message size (soft-roce loopback, same run)",
-                "message size (bytes)", "round trip p50 (us)", true, true, series("raw UDP ping-pong",
+                "message size (bytes)", "round trip p50 (us)", true, true, Curve.twoSeries("raw UDP ping-pong",
                         latency.baseline(), "Ibex SEND echo", latency.ibex())));
         table.curve(new Curve("curves-size-ratios", "Ibex / raw UDP by message size (same run)",
-                "message size (bytes)", "ratio Ibex / UDP", true, false, series(
+                "message size (bytes)", "ratio Ibex / UDP", true, false, Curve.twoSeries(
                         "WRITE bandwidth (higher is better)", bandwidth.ratios(),
                         "ping-pong p50 (lower is better)", latency.ratios())));
     }
@@ -243,17 +245,5 @@ final class ScalingCurves {
                 + "loopback, same run)", "connections", "k echoes/s", true, false, rates));
         table.curve(new Curve("curves-connections-ratios", "Ibex / raw UDP echo rate by connection count (same run)",
                 "connections", "ratio Ibex / UDP (higher is better)", true, false, ratios));
-    }
-
-    private static Map<String, List<Curve.Point>> series(String a, List<Curve.Point> pa, String b,
-            List<Curve.Point> pb) {
-        Map<String, List<Curve.Point>> m = new LinkedHashMap<>();
-        m.put(a, pa);
-        m.put(b, pb);
-        return m;
-    }
-
-    static String label(int size) {
-        return size >= 1 << 20 ? (size >> 20) + " MiB" : size >= 1 << 10 ? (size >> 10) + " KiB" : size + " B";
     }
 }

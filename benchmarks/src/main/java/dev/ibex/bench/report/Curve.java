@@ -26,6 +26,32 @@ public record Curve(String file, String title, String xLabel, String yLabel, boo
         series = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(series));
     }
 
+    /**
+     * Two named series in this order (the baseline's first), as most curves have.
+     *
+     * @param a the first series' name
+     * @param pa its points
+     * @param b the second series' name
+     * @param pb its points
+     * @return the series, in order
+     */
+    public static Map<String, List<Point>> twoSeries(String a, List<Point> pa, String b, List<Point> pb) {
+        Map<String, List<Point>> m = new LinkedHashMap<>();
+        m.put(a, pa);
+        m.put(b, pb);
+        return m;
+    }
+
+    /**
+     * A message size as the size curves name it in their rows: "64 B", "16 KiB", "1 MiB".
+     *
+     * @param size bytes
+     * @return the label
+     */
+    public static String sizeLabel(int size) {
+        return size >= 1 << 20 ? (size >> 20) + " MiB" : size >= 1 << 10 ? (size >> 10) + " KiB" : size + " B";
+    }
+
     /** The curve as JSON-ready maps and lists ({@link Json}). */
     public Map<String, Object> toJson() {
         Map<String, Object> m = new LinkedHashMap<>();

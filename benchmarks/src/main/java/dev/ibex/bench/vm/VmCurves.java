@@ -12,7 +12,6 @@ import dev.ibex.bench.report.RatioTable;
 import dev.ibex.bench.report.Watchdog;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -118,8 +117,8 @@ final class VmCurves {
         for (int size : settings.sizes()) {
             int p = port;
             port += 2;
-            point(table, label(size) + " ping-pong", () -> latencyPoint(size, p, latency));
-            point(table, label(size) + " WRITE", () -> writePoint(size, p + 1, bandwidth));
+            point(table, Curve.sizeLabel(size) + " ping-pong", () -> latencyPoint(size, p, latency));
+            point(table, Curve.sizeLabel(size) + " WRITE", () -> writePoint(size, p + 1, bandwidth));
         }
         latency.rows().forEach(table::add);
         bandwidth.rows().forEach(table::add);
@@ -130,12 +129,13 @@ final class VmCurves {
                 + settings.maxMessages() + " messages; MB = 10^6 B");
         table.curve(new Curve("vm-curves-size-latency", "One-way latency by message size (rdma-core on rxe, qemu TCG, "
                 + "same boot)", "message size (bytes)", "one-way typical (us)", true, true,
-                series("ib_send_lat (busy-polling)", latency.baseline(), "Ibex SEND echo / 2", latency.ibex())));
+                Curve.twoSeries("ib_send_lat (busy-polling)", latency.baseline(), "Ibex SEND echo / 2",
+                        latency.ibex())));
         table.curve(new Curve("vm-curves-size-bandwidth", "RDMA WRITE bandwidth by message size (rdma-core on rxe, "
                 + "qemu TCG, same boot)", "message size (bytes)", "MB/s", true, true,
-                series("ib_write_bw", bandwidth.baseline(), "Ibex RDMA WRITE", bandwidth.ibex())));
+                Curve.twoSeries("ib_write_bw", bandwidth.baseline(), "Ibex RDMA WRITE", bandwidth.ibex())));
         table.curve(new Curve("vm-curves-size-ratios", "Ibex / C tool by message size (same boot)",
-                "message size (bytes)", "ratio Ibex / C", true, true, series(
+                "message size (bytes)", "ratio Ibex / C", true, true, Curve.twoSeries(
                         "latency (lower is better)", latency.ratios(),
                         "WRITE bandwidth (higher is better)", bandwidth.ratios())));
     }
@@ -144,7 +144,7 @@ final class VmCurves {
     private void latencyPoint(int size, int port, MeasuredCurve latency) {
         int n = settings.messages(size);
         String s = Integer.toString(size);
-        watchdog.phase("curves: " + label(size) + " ping-pong");
+        watchdog.phase("curves: " + Curve.sizeLabel(size) + " ping-pong");
         try (PingPong ibex = PingPong.open(sides.apply(port), size, VmBench.OPEN_LIMIT)) {
             for (int i = 0; i < 3; i++) {
                 ibex.run(Math.max(10, n / 2), VmBench.RUN_LIMIT); // the JIT (C1 only here) and the first touches
@@ -161,9 +161,9 @@ final class VmCurves {
                         mine = h.getValueAtPercentile(50) / 2e3;
                     }
                 }
-                latency.add(size, "ping-pong " + label(size) + " one-way typical (us)", c, mine);
+                latency.add(size, "ping-pong " + Curve.sizeLabel(size) + " one-way typical (us)", c, mine);
                 out.printf(Locale.ROOT, "curves %s latency round %d: ib_send_lat typical %.1f | Ibex p50/2 %.1f us "
-                        + "(%s)%n", label(size), r, c, mine, HostLoad.describe());
+                        + "(%s)%n", Curve.sizeLabel(size), r, c, mine, HostLoad.describe());
             }
         }
     }
@@ -172,7 +172,7 @@ final class VmCurves {
     private void writePoint(int size, int port, MeasuredCurve bandwidth) {
         int n = settings.messages(size);
         String s = Integer.toString(size);
-        watchdog.phase("curves: " + label(size) + " WRITE");
+        watchdog.phase("curves: " + Curve.sizeLabel(size) + " WRITE");
         int depth = Settings.writeDepth(size);
         try (Throughput ibex = Throughput.open(sides.apply(port), Throughput.Kind.WRITE, size, depth, 16,
                 VmBench.OPEN_LIMIT)) {
@@ -189,9 +189,9 @@ final class VmCurves {
                         mine = (double) n * size / (ibex.run(n, VmBench.RUN_LIMIT) / 1e3);
                     }
                 }
-                bandwidth.add(size, "WRITE " + label(size) + " (MB/s)", c, mine);
+                bandwidth.add(size, "WRITE " + Curve.sizeLabel(size) + " (MB/s)", c, mine);
                 out.printf(Locale.ROOT, "curves %s WRITE round %d: ib_write_bw %.2f | Ibex %.2f MB/s (%s)%n",
-                        label(size), r, c, mine, HostLoad.describe());
+                        Curve.sizeLabel(size), r, c, mine, HostLoad.describe());
             }
         }
     }
@@ -205,12 +205,14 @@ final class VmCurves {
             point(table, n + " connections", () -> fleetPoint(n, p, curve));
         }
         curve.rows().forEach(table::add);
-        table.note("curves by connections: Ibex = N RC connections between one client and one server loop, each keeping "
+        table.note("curves by connections: Ibex = N RC connections between one client and one server loop, "
+                + "each keeping "
                 + IN_FLIGHT + " 64 B SENDs in flight, the server echoing, counted over " + settings.window().toMillis()
                 + " ms (echoes x 2: a message each way); C = ib_send_bw -b -q N -t " + IN_FLIGHT + " (N QPs streaming "
                 + "both ways, -r " + RX_DEPTH + ", " + settings.sends() + " SENDs per QP; with -b perftest prints the "
                 + "sum of both sides' MsgRate): a stream, not an echo, with as many messages in flight per connection");
-        Map<String, List<Curve.Point>> rates = series("ib_send_bw -b -q N", curve.baseline(), "Ibex echo fleet",
+        Map<String, List<Curve.Point>> rates = Curve.twoSeries("ib_send_bw -b -q N", curve.baseline(),
+                "Ibex echo fleet",
                 curve.ibex());
         table.curve(new Curve("vm-curves-connections", "Aggregate 64 B message rate by connection count (rdma-core on "
                 + "rxe, qemu TCG, same boot)", "connections", "k msg/s", true, false, rates));
@@ -259,17 +261,5 @@ final class VmCurves {
             table.note("curves: " + what + " FAILED, no point: " + e.getClass().getSimpleName() + ": "
                     + (nl < 0 ? m : m.substring(0, nl)));
         }
-    }
-
-    private static Map<String, List<Curve.Point>> series(String a, List<Curve.Point> pa, String b,
-            List<Curve.Point> pb) {
-        Map<String, List<Curve.Point>> m = new LinkedHashMap<>();
-        m.put(a, pa);
-        m.put(b, pb);
-        return m;
-    }
-
-    static String label(int size) {
-        return size >= 1 << 20 ? (size >> 20) + " MiB" : size >= 1 << 10 ? (size >> 10) + " KiB" : size + " B";
     }
 }

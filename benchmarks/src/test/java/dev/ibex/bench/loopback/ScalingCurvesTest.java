@@ -43,9 +43,9 @@ class ScalingCurvesTest {
         assertThat(s.roundTrips(16 << 10)).isEqualTo(1_000);
         assertThat(ScalingCurves.Settings.writeDepth(64)).isEqualTo(128);
         assertThat(ScalingCurves.Settings.writeDepth(1 << 20)).isEqualTo(16);
-        assertThat(ScalingCurves.label(64)).isEqualTo("64 B");
-        assertThat(ScalingCurves.label(16 << 10)).isEqualTo("16 KiB");
-        assertThat(ScalingCurves.label(1 << 20)).isEqualTo("1 MiB");
+        assertThat(Curve.sizeLabel(64)).isEqualTo("64 B");
+        assertThat(Curve.sizeLabel(16 << 10)).isEqualTo("16 KiB");
+        assertThat(Curve.sizeLabel(1 << 20)).isEqualTo("1 MiB");
     }
 
     @Test

@@ -34,8 +34,8 @@ class VmCurvesTest {
             assertThat(s.messages(2)).isEqualTo(s.maxMessages());
         }
         assertThat(VmBench.WORKLOADS).contains("curves");
-        assertThat(VmCurves.label(2)).isEqualTo("2 B");
-        assertThat(VmCurves.label(256 << 10)).isEqualTo("256 KiB");
+        assertThat(Curve.sizeLabel(2)).isEqualTo("2 B");
+        assertThat(Curve.sizeLabel(256 << 10)).isEqualTo("256 KiB");
     }
 
     @Test

@@ -34,6 +34,9 @@ import picocli.CommandLine;
  * <ul>
  *   <li>64 B ping-pong, one-way latency (round trip / 2, as perftest reports it) vs {@code ib_send_lat}'s
  *       t_typical — target ≤ 1.1 ×;</li>
+ *   <li>{@code c2} ({@link C2Latency}): the same ping-pongs in a child JVM compiled by C2 alone, busy-polling against
+ *       {@code ib_send_lat} and in CQ-event mode against {@code ib_send_lat -e} — target ≤ 1.1 × each — with the
+ *       minimal Java ping-pong in a C2 JVM beside them (this JVM and the other children run C1 only);</li>
  *   <li>64 B SEND message rate vs {@code ib_send_bw} (tx depth 128, rx depth 512 on both) — target ≥ 0.9 ×;</li>
  *   <li>64 KiB RDMA WRITE bandwidth vs {@code ib_write_bw} — target ≥ 0.95 ×;</li>
  *   <li>connection setup rate ({@code Connection.connect} of N connections at once, to ESTABLISHED) vs the
@@ -60,7 +63,7 @@ import picocli.CommandLine;
  *
  * <pre>
  * lab/rxe-vm -- java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|rate|write|setup|floor|steps|accept|curves]
+ *     dev.ibex.bench.vm.VmBench [--rounds N] [--quick] [--only latency|c2|rate|write|setup|floor|steps|accept|curves]
  *     [--profile DIR] [--aot] [--spin-nanos N]
  *     [--json FILE] [--help]
  * </pre>
@@ -86,6 +89,8 @@ public final class VmBench {
     private final int connections;
     /** The {@code steps} and {@code accept} workloads. */
     private final CmtimeWorkloads cmtime;
+    /** The minimal ping-pongs' server and client processes ({@code floor}, {@code c2}). */
+    private final PingPongProcesses pairs;
     /** The rdma-core provider's settings for the Ibex side (the poller's spin time). */
     private final ProviderConfig config;
     /** C tool runs repeated because they failed or reported no figure (noted under the table). */
@@ -104,6 +109,7 @@ public final class VmBench {
         this.sends = quick ? 5_000 : 20_000;
         this.writes = quick ? 300 : 1_000;
         this.connections = quick ? 20 : 50;
+        this.pairs = new PingPongProcesses(address, OPEN_LIMIT, RUN_LIMIT);
         this.cmtime = new CmtimeWorkloads(out, watchdog, perftest, address, rounds, quick ? 20 : 100, profile, aot);
     }
 
@@ -112,7 +118,7 @@ public final class VmBench {
     }
 
     /** The workloads {@code --only} picks from. */
-    static final List<String> WORKLOADS = List.of("latency", "rate", "write", "setup", "floor", "steps",
+    static final List<String> WORKLOADS = List.of("latency", "c2", "rate", "write", "setup", "floor", "steps",
             "accept", "curves");
 
     /** The command line ({@code ./ibex bench --vm [options]}). */
@@ -134,7 +140,7 @@ public final class VmBench {
         boolean quick;
 
         @CommandLine.Option(names = "--only", paramLabel = "WORKLOAD",
-                description = "workloads, comma-separated: latency, rate, write, setup, floor, steps, accept, curves "
+                description = "workloads, comma-separated: latency, c2, rate, write, setup, floor, steps, accept, curves "
                         + "(default: all but curves, the scaling curves by message size and connections: ~12 min more, ~8 with "
                         + "--quick)")
         String only;
@@ -188,6 +194,10 @@ public final class VmBench {
                 "C tool");
         if (only == null || List.of(only.split(",")).contains("latency")) {
             bench.guarded(table, "latency", bench::latency);
+        }
+        if (only == null || List.of(only.split(",")).contains("c2")) {
+            bench.guarded(table, "c2", t -> new C2Latency(rounds, bench.roundTrips, address, System.out, w, bench.pairs,
+                    bench::tool).run(t));
         }
         if (only == null || List.of(only.split(",")).contains("rate")) {
             bench.guarded(table, "rate", bench::messageRate);
@@ -315,7 +325,7 @@ public final class VmBench {
         Rounds cEvents = new Rounds("  minimal C, CQ events, vs ib_send_lat -e (us)", Target.none());
         Rounds javaEvents = new Rounds("  minimal Java vs minimal C, CQ events (us)", Target.none());
         watchdog.phase("building the minimal C ping-pong");
-        Path c = compilePingPong();
+        Path c = PingPongProcesses.compileC();
         List<String> jvm = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
         jvm.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), MinimalPingPong.class.getName()));
@@ -324,10 +334,10 @@ public final class VmBench {
             PerftestResult tool = tool("ib_send_lat", "-s", Integer.toString(MESSAGE), "-n", Integer.toString(roundTrips));
             PerftestResult toolEvents = tool("ib_send_lat", "-e", "-s", Integer.toString(MESSAGE), "-n",
                     Integer.toString(roundTrips));
-            double[] cf = pingPongPair(List.of(c.toString()), 7490 + 4 * r, false);
-            double[] jf = pingPongPair(jvm, 7491 + 4 * r, false);
-            double[] ce = pingPongPair(List.of(c.toString()), 7492 + 4 * r, true);
-            double[] je = pingPongPair(jvm, 7493 + 4 * r, true);
+            double[] cf = pairs.run(List.of(c.toString()), 7490 + 4 * r, roundTrips, MESSAGE, false);
+            double[] jf = pairs.run(jvm, 7491 + 4 * r, roundTrips, MESSAGE, false);
+            double[] ce = pairs.run(List.of(c.toString()), 7492 + 4 * r, roundTrips, MESSAGE, true);
+            double[] je = pairs.run(jvm, 7493 + 4 * r, roundTrips, MESSAGE, true);
             cEvents.add(toolEvents.get("t_typical"), ce[0]);
             javaEvents.add(ce[0], je[0]);
             cVsTool.add(tool.get("t_typical"), cf[0]);
@@ -346,56 +356,6 @@ public final class VmBench {
                 + "processes; minimal Java = MinimalPingPong (its last of " + MinimalPingPong.ROUNDS + " rounds: JIT "
                 + "warm-up), same JVM flags as this one; baseline column = ib_send_lat (-e for CQ events), then minimal "
                 + "C; CQ events = block on the completion channel once the CQ is empty, ack, re-arm, poll again");
-    }
-
-    private static Path compilePingPong() {
-        Path src = Path.of("benchmarks/src/main/c/pingpong.c").toAbsolutePath();
-        try {
-            Path bin = java.nio.file.Files.createTempDirectory("ibex-floor").resolve("pingpong");
-            try (ToolRun gcc = ToolRun.start(List.of("gcc", "-O2", "-o", bin.toString(), src.toString(), "-lrdmacm",
-                    "-libverbs"))) {
-                gcc.await(Duration.ofMinutes(2));
-            }
-            return bin;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    /** Runs a ping-pong server and client; {@code {typical, p99 (us), empty poll (ns)}} from the client's line. */
-    private double[] pingPongPair(List<String> command, int port, boolean events) {
-        String p = Integer.toString(port);
-        String n = Integer.toString(roundTrips);
-        String size = Integer.toString(MESSAGE);
-        List<String> server = new java.util.ArrayList<>(command);
-        server.addAll(List.of("server", address, p, n, size));
-        List<String> client = new java.util.ArrayList<>(command);
-        client.addAll(List.of("client", address, p, n, size));
-        if (events) {
-            server.add("events");
-            client.add("events");
-        }
-        try (ToolRun s = ToolRun.start(server)) {
-            long deadline = System.nanoTime() + OPEN_LIMIT.toNanos();
-            while (!s.output().contains("listening")) {
-                if (!s.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the ping-pong server did not listen: " + s.output());
-                }
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
-            }
-            String line;
-            try (ToolRun cl = ToolRun.start(client)) {
-                line = cl.await(RUN_LIMIT);
-            }
-            s.await(RUN_LIMIT);
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                    "one-way typical ([0-9.]+) us, p99 ([0-9.]+) us, empty poll ([0-9.]+) ns").matcher(line);
-            if (!m.find()) {
-                throw new IllegalStateException("no figures from " + command.getFirst() + ": " + line);
-            }
-            return new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)),
-                    Double.parseDouble(m.group(3))};
-        }
     }
 
     void messageRate(RatioTable table) {

@@ -1,0 +1,68 @@
+package dev.ibex.bench.vm;
+
+import dev.ibex.bench.callback.PingPong;
+import dev.ibex.bench.callback.Sides;
+import dev.ibex.cm.spi.ProviderConfig;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.function.IntFunction;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The latency workload's callback {@link PingPong} in a JVM of its own, so that {@link C2Latency} can give it other
+ * JIT flags than the bench JVM's: one ping-pong whose loops busy-poll their CQs ({@code cqPollSpin}
+ * {@link VmBench#CQ_POLL_SPIN}) on {@code port} and one in CQ-event mode on {@code port + 1}, each warmed up with
+ * {@code warmup} round trips (in runs of 1,000), then measured over {@code roundTrips}. Prints one line:
+ * {@code spinning typical X us, p99 Y us | events typical X us, p99 Y us} (one-way: round trip / 2).
+ *
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp benchmarks.jar dev.ibex.bench.vm.PingPongJvm \
+ *     &lt;ip&gt; &lt;port&gt; &lt;warmup&gt; &lt;roundTrips&gt; &lt;size&gt;
+ * </pre>
+ */
+public final class PingPongJvm {
+    private PingPongJvm() {
+    }
+
+    public static void main(String[] args) {
+        if (args.length != 5) {
+            System.err.println("usage: PingPongJvm <ip> <port> <warmup> <roundTrips> <size>");
+            System.exit(2);
+        }
+        String ip = args[0];
+        int port = Integer.parseInt(args[1]);
+        int warmup = Integer.parseInt(args[2]);
+        int roundTrips = Integer.parseInt(args[3]);
+        int size = Integer.parseInt(args[4]);
+        ProviderConfig config = ProviderConfig.of(java.util.Map.of());
+        System.out.println(run(p -> Sides.oneFabric("rdma-core", config, new InetSocketAddress(ip, p)), port, warmup,
+                roundTrips, size));
+        System.exit(0); // the provider's threads are daemons, but leave no doubt
+    }
+
+    /**
+     * Measures both ping-pongs.
+     *
+     * @param sides the two sides of a pair on a CM port (the rdma-core provider's in the VM)
+     * @return the line {@link C2Latency#parse} reads
+     */
+    static String run(IntFunction<Sides> sides, int port, int warmup, int roundTrips, int size) {
+        Sides spinning = sides.apply(port).withCqPollSpin(VmBench.CQ_POLL_SPIN);
+        Sides events = sides.apply(port + 1);
+        Histogram s;
+        Histogram e;
+        try (PingPong spin = PingPong.open(spinning, size, VmBench.OPEN_LIMIT);
+                PingPong event = PingPong.open(events, size, VmBench.OPEN_LIMIT)) {
+            for (int done = 0; done < warmup; done += 1_000) { // a run of each, turn about: both JIT-warm alike
+                spin.run(1_000, VmBench.RUN_LIMIT);
+                event.run(1_000, VmBench.RUN_LIMIT);
+            }
+            s = spin.run(roundTrips, VmBench.RUN_LIMIT);
+            e = event.run(roundTrips, VmBench.RUN_LIMIT);
+        }
+        return String.format(Locale.ROOT, "spinning typical %.2f us, p99 %.2f us | events typical %.2f us, p99 %.2f us",
+                s.getValueAtPercentile(50) / 2e3, s.getValueAtPercentile(99) / 2e3, e.getValueAtPercentile(50) / 2e3,
+                e.getValueAtPercentile(99) / 2e3);
+    }
+}

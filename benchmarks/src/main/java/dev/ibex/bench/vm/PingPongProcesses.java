@@ -1,0 +1,91 @@
+package dev.ibex.bench.vm;
+
+import dev.ibex.bench.perftest.ToolRun;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A minimal ping-pong run as two processes, as perftest runs: a server, then a client whose last line gives the
+ * figures. The command is the C program ({@code benchmarks/src/main/c/pingpong.c}, built in the guest by
+ * {@link #compileC}) or a JVM running {@link MinimalPingPong}; both take {@code server|client <ip> <port>
+ * <iterations> <size> [events]} and print {@code one-way typical X us, p99 Y us, empty poll Z ns}.
+ */
+final class PingPongProcesses {
+    private static final Pattern FIGURES = Pattern.compile(
+            "one-way typical ([0-9.]+) us, p99 ([0-9.]+) us, empty poll ([0-9.]+) ns");
+
+    private final String address;
+    private final Duration openLimit;
+    private final Duration runLimit;
+
+    PingPongProcesses(String address, Duration openLimit, Duration runLimit) {
+        this.address = address;
+        this.openLimit = openLimit;
+        this.runLimit = runLimit;
+    }
+
+    /** Builds the C ping-pong with gcc into a temporary directory; the binary's path. */
+    static Path compileC() {
+        Path src = Path.of("benchmarks/src/main/c/pingpong.c").toAbsolutePath();
+        try {
+            Path bin = Files.createTempDirectory("ibex-floor").resolve("pingpong");
+            try (ToolRun gcc = ToolRun.start(List.of("gcc", "-O2", "-o", bin.toString(), src.toString(), "-lrdmacm",
+                    "-libverbs"))) {
+                gcc.await(Duration.ofMinutes(2));
+            }
+            return bin;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Runs a server and a client of {@code command} on {@code port}.
+     *
+     * @param iterations round trips per run
+     * @param events whether both wait for CQ events instead of busy-polling
+     * @return {@code {typical, p99 (us), empty poll (ns)}} from the client's output
+     * @throws IllegalStateException when the server does not listen, a side fails or prints no figures
+     */
+    double[] run(List<String> command, int port, int iterations, int size, boolean events) {
+        String p = Integer.toString(port);
+        List<String> tail = new ArrayList<>(List.of(address, p, Integer.toString(iterations), Integer.toString(size)));
+        if (events) {
+            tail.add("events");
+        }
+        List<String> server = new ArrayList<>(command);
+        server.add("server");
+        server.addAll(tail);
+        List<String> client = new ArrayList<>(command);
+        client.add("client");
+        client.addAll(tail);
+        try (ToolRun s = ToolRun.start(server)) {
+            long deadline = System.nanoTime() + openLimit.toNanos();
+            while (!s.output().contains("listening")) {
+                if (!s.isAlive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the ping-pong server did not listen: " + s.output());
+                }
+                LockSupport.parkNanos(20_000_000L);
+            }
+            String line;
+            try (ToolRun cl = ToolRun.start(client)) {
+                line = cl.await(runLimit);
+            }
+            s.await(runLimit);
+            Matcher m = FIGURES.matcher(line);
+            if (!m.find()) {
+                throw new IllegalStateException("no figures from " + command.getFirst() + ": " + line);
+            }
+            return new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)),
+                    Double.parseDouble(m.group(3))};
+        }
+    }
+}

@@ -69,14 +69,6 @@ final class C2Latency {
         return flags;
     }
 
-    /** A {@code java} command with the C2-only flags and this class path, to be followed by a main class. */
-    static List<String> c2Java() {
-        List<String> jvm = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
-        jvm.addAll(c2Flags(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
-        jvm.addAll(List.of("-cp", System.getProperty("java.class.path")));
-        return jvm;
-    }
-
     /** Parses a {@link PingPongJvm} line: {@code {spinning typical, spinning p99, events typical, events p99}} (us). */
     static double[] parse(String output) {
         Matcher m = FIGURES.matcher(output);
@@ -92,11 +84,9 @@ final class C2Latency {
         Rounds spinP99 = new Rounds("  C2 JVM, loops busy-polling, p99 (us)", Target.none());
         Rounds events = new Rounds("  C2 JVM, CQ events, vs ib_send_lat -e (us)", Target.atMost(1.1));
         Rounds minimal = new Rounds("  minimal Java in a C2 JVM vs ib_send_lat (us)", Target.none());
-        List<String> java = c2Java();
-        List<String> pingPong = new ArrayList<>(java);
-        pingPong.add(PingPongJvm.class.getName());
-        List<String> minimalJava = new ArrayList<>(java);
-        minimalJava.add(MinimalPingPong.class.getName());
+        List<String> flags = c2Flags(PingPongProcesses.ownFlags());
+        List<String> pingPong = PingPongProcesses.javaCommand(flags, PingPongJvm.class);
+        List<String> minimalJava = PingPongProcesses.javaCommand(flags, MinimalPingPong.class);
         String n = Integer.toString(roundTrips);
         String size = Integer.toString(VmBench.MESSAGE);
         for (int r = 1; r <= rounds; r++) {

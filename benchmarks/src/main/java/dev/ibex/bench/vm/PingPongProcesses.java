@@ -32,6 +32,22 @@ final class PingPongProcesses {
         this.runLimit = runLimit;
     }
 
+    /**
+     * The command of a child JVM running {@code main} from this JVM's class path: this JVM's {@code java}, {@code flags},
+     * the class path, the class. Arguments follow it.
+     */
+    static List<String> javaCommand(List<String> flags, Class<?> main) {
+        List<String> jvm = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+        jvm.addAll(flags);
+        jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        return jvm;
+    }
+
+    /** This JVM's own flags, for children that run with the same. */
+    static List<String> ownFlags() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+    }
+
     /** Builds the C ping-pong with gcc into a temporary directory; the binary's path. */
     static Path compileC() {
         Path src = Path.of("benchmarks/src/main/c/pingpong.c").toAbsolutePath();

@@ -326,9 +326,7 @@ public final class VmBench {
         Rounds javaEvents = new Rounds("  minimal Java vs minimal C, CQ events (us)", Target.none());
         watchdog.phase("building the minimal C ping-pong");
         Path c = PingPongProcesses.compileC();
-        List<String> jvm = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
-        jvm.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
-        jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), MinimalPingPong.class.getName()));
+        List<String> jvm = PingPongProcesses.javaCommand(PingPongProcesses.ownFlags(), MinimalPingPong.class);
         for (int r = 1; r <= rounds; r++) {
             watchdog.phase("floor round " + r);
             PerftestResult tool = tool("ib_send_lat", "-s", Integer.toString(MESSAGE), "-n", Integer.toString(roundTrips));

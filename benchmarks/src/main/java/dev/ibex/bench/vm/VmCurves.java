@@ -206,14 +206,12 @@ final class VmCurves {
         }
         curve.rows().forEach(table::add);
         table.note("curves by connections: Ibex = N RC connections between one client and one server loop, "
-                + "each keeping "
-                + IN_FLIGHT + " 64 B SENDs in flight, the server echoing, counted over " + settings.window().toMillis()
+                + "each keeping " + IN_FLIGHT + " 64 B SENDs in flight, the server echoing, counted over " + settings.window().toMillis()
                 + " ms (echoes x 2: a message each way); C = ib_send_bw -b -q N -t " + IN_FLIGHT + " (N QPs streaming "
                 + "both ways, -r " + RX_DEPTH + ", " + settings.sends() + " SENDs per QP; with -b perftest prints the "
                 + "sum of both sides' MsgRate): a stream, not an echo, with as many messages in flight per connection");
         Map<String, List<Curve.Point>> rates = Curve.twoSeries("ib_send_bw -b -q N", curve.baseline(),
-                "Ibex echo fleet",
-                curve.ibex());
+                "Ibex echo fleet", curve.ibex());
         table.curve(new Curve("vm-curves-connections", "Aggregate 64 B message rate by connection count (rdma-core on "
                 + "rxe, qemu TCG, same boot)", "connections", "k msg/s", true, false, rates));
         table.curve(new Curve("vm-curves-connections-ratios", "Ibex / ib_send_bw by connection count (same boot)",

@@ -384,6 +384,15 @@ final class CmtimeWorkloads {
      */
     static List<String> childCommand(String java, List<String> parent, List<String> jvmFlags, Path profile,
             String name, String classPath, List<String> args) {
+        return childCommand(java, parent, jvmFlags, profile, name, classPath, CMTIME, args);
+    }
+
+    /**
+     * As {@link #childCommand(String, List, List, Path, String, String, List)}, running {@code main} (the cmtime port
+     * or {@link MinimalCmtime}, which take the same arguments) instead of the port.
+     */
+    static List<String> childCommand(String java, List<String> parent, List<String> jvmFlags, Path profile,
+            String name, String classPath, String main, List<String> args) {
         List<String> jvm = new java.util.ArrayList<>(List.of(java));
         for (String a : parent) {
             if (AotCache.inherited(a)) {
@@ -396,7 +405,7 @@ final class CmtimeWorkloads {
             jvm.add("-XX:StartFlightRecording:filename=" + profile.resolve(name + ".jfr") + ",settings=profile,"
                     + "jdk.ExecutionSample#period=1ms,jdk.NativeMethodSample#period=1ms");
         }
-        jvm.addAll(List.of("-cp", classPath, CMTIME, "--provider", "rdma-core"));
+        jvm.addAll(List.of("-cp", classPath, main, "--provider", "rdma-core"));
         jvm.addAll(args);
         return jvm;
     }

@@ -64,18 +64,24 @@ final class CmtimeWorkloads {
      * Each cmtime step, C against the Java port (step by step through the SPI, {@code samples}' {@code Cmtime}): per
      * round the C client, then a fresh child JVM running the Java client {@value #STEP_RUNS} times (order alternating),
      * both against one C server. Cold = the child's first run (class loading, method-handle linking, the JIT), warm =
-     * its last.
+     * its last. Beside them (issue 18) {@link MinimalCmtime}'s client in a child JVM made alike, its last run the
+     * minimal Java warm figure: minimal Java ÷ C is what the guest costs a JVM making cmtime's calls, the port ÷
+     * minimal Java what Ibex costs.
      */
     void steps(RatioTable table) {
         int port = 7486;
         java.util.Map<String, Rounds> warm = new java.util.LinkedHashMap<>();
         java.util.Map<String, Rounds> cold = new java.util.LinkedHashMap<>();
         java.util.Map<String, Rounds> cached = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Rounds> minimal = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Rounds> overMinimal = new java.util.LinkedHashMap<>();
         Rounds gain = new Rounds("  all steps, cold JVM + AOT cache vs cold JVM (ms)", Target.none());
         for (String step : CmtimeResult.STEPS) {
             warm.put(step, new Rounds("cmtime " + step + ", warm JVM (ms)", Target.atMost(1.11)));
             cold.put(step, new Rounds("  " + step + ", cold JVM (ms)", Target.none()));
             cached.put(step, new Rounds("  " + step + ", cold JVM + AOT cache (ms)", Target.none()));
+            minimal.put(step, new Rounds("  " + step + ", minimal Java warm (ms)", Target.none()));
+            overMinimal.put(step, new Rounds("  " + step + ", Ibex warm vs minimal Java warm (ms)", Target.none()));
         }
         List<String> client = List.of("-s", address, "-p", Integer.toString(port), "-c",
                 Integer.toString(stepConnections));
@@ -84,17 +90,19 @@ final class CmtimeWorkloads {
         watchdog.phase("starting the cmtime server for the steps");
         try (ToolRun server = perftest.cmtimeServer(port)) {
             Path cache = aot == null ? null : trainSteps(table, repeated);
-            int sides = cache == null ? 2 : 3;
+            int sides = cache == null ? 3 : 4;
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("cmtime steps round " + r);
                 try {
                     CmtimeResult c = null;
                     List<CmtimeResult> java = null;
+                    List<CmtimeResult> mini = null;
                     CmtimeResult fromCache = null;
                     for (int k = 0; k < sides; k++) {
                         switch ((k + r) % sides) {
                             case 0 -> c = perftest.cmtime(port, stepConnections);
                             case 1 -> java = javaCmtime("steps-" + r, List.of(), repeated);
+                            case 2 -> mini = minimalCmtime("steps-minimal-" + r, repeated);
                             // the cold run only: the first run of a JVM does not depend on the runs after it
                             default -> fromCache = cachedCmtime(table, "steps-aot-" + r, cache, client);
                         }
@@ -102,27 +110,31 @@ final class CmtimeWorkloads {
                     // every figure first (a missing row throws here), then the round goes into all rows at once
                     CmtimeResult first = java.getFirst();
                     CmtimeResult last = java.getLast();
+                    CmtimeResult miniWarm = mini.getLast();
                     for (String step : CmtimeResult.STEPS) {
                         c.sum(step);
                         first.sum(step);
                         last.sum(step);
+                        miniWarm.sum(step);
                         if (fromCache != null) {
                             fromCache.sum(step);
                         }
                     }
                     StringBuilder line = new StringBuilder("steps round " + r + " (ms, C / Java cold"
-                            + (fromCache == null ? "" : " / Java cold + AOT cache") + " / Java warm):");
+                            + (fromCache == null ? "" : " / Java cold + AOT cache") + " / Java warm / minimal Java warm):");
                     for (String step : CmtimeResult.STEPS) {
                         double cm = c.sum(step);
                         warm.get(step).add(cm, last.sum(step));
                         cold.get(step).add(cm, first.sum(step));
+                        minimal.get(step).add(cm, miniWarm.sum(step));
+                        overMinimal.get(step).add(miniWarm.sum(step), last.sum(step));
                         if (fromCache != null) {
                             cached.get(step).add(cm, fromCache.sum(step));
-                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f/%.1f;", step, cm,
-                                    first.sum(step), fromCache.sum(step), last.sum(step)));
+                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f/%.1f/%.1f;", step, cm,
+                                    first.sum(step), fromCache.sum(step), last.sum(step), miniWarm.sum(step)));
                         } else {
-                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f;", step, cm, first.sum(step),
-                                    last.sum(step)));
+                            line.append(String.format(Locale.ROOT, " %s %.1f/%.1f/%.1f/%.1f;", step, cm,
+                                    first.sum(step), last.sum(step), miniWarm.sum(step)));
                         }
                     }
                     if (fromCache != null) {
@@ -140,6 +152,7 @@ final class CmtimeWorkloads {
             if (aot != null) {
                 table.add(cached.get(step).comparison());
             }
+            table.add(minimal.get(step).comparison()).add(overMinimal.get(step).comparison());
         }
         if (aot != null) {
             table.add(gain.comparison());
@@ -147,7 +160,11 @@ final class CmtimeWorkloads {
         table.note("steps: " + stepConnections + " connections per run, each step for all before the next, C cmtime "
                 + "client vs the Java port (samples' Cmtime, the SPI on one event loop) in a child JVM with this JVM's "
                 + "flags, both against one C cmtime server; warm = the child's run " + STEP_RUNS + " of " + STEP_RUNS
-                + ", cold = its run 1; a time ratio <= 1.11 is >= 0.9x cmtime's per-connection rate"
+                + ", cold = its run 1; a time ratio <= 1.11 is >= 0.9x cmtime's per-connection rate; minimal Java = "
+                + "MinimalCmtime (cmtime.c's calls through the SPI on the calling thread: no event loop, no cm-core) in "
+                + "a child JVM with the same flags and --repeat " + STEP_RUNS + ", warm = its last run; its row's "
+                + "baseline is C, the 'Ibex warm vs minimal Java warm' row's baseline is the minimal Java (info: how much "
+                + "of the Java port's time is Ibex rather than a JVM making cmtime's calls in this guest)"
                 + (aot == null ? "" : "; cold + AOT cache = run 1 of another child JVM started with -XX:AOTCache, "
                         + "the cache trained by one child JVM doing the same " + STEP_RUNS + " runs before round 1"));
     }
@@ -209,7 +226,8 @@ final class CmtimeWorkloads {
     /**
      * Accepting {@value #ACCEPTS} connections: the C {@code cmtime} client's connect step against the C server and
      * against the Java port's server (a fresh child JVM per round: its first {@value #ACCEPTS} are the cold figure, its
-     * {@value #WARM_BURST}th the warm one, its second an info row).
+     * {@value #WARM_BURST}th the warm one, its second an info row), and against {@link MinimalCmtime}'s server (a
+     * child JVM per round, its {@value #WARM_BURST}th burst: an info row).
      */
     void accept(RatioTable table) {
         Rounds warm = new Rounds("accept " + ACCEPTS + ": C client's connect step vs Java server, warm (ms)",
@@ -223,23 +241,26 @@ final class CmtimeWorkloads {
                 Target.none());
         Rounds spread = new Rounds("  accept " + ACCEPTS + ", Java server on " + SPREAD_LOOPS + " loops, children spread "
                 + "(rdma_migrate_id), warm (ms)", Target.none());
+        Rounds minimal = new Rounds("  accept " + ACCEPTS + ", minimal Java server, warm (ms)", Target.none());
         int cPort = 7487;
         watchdog.phase("starting the cmtime server for the accepts");
         try (ToolRun cServer = perftest.cmtimeServer(cPort)) {
             Path cache = aot == null ? null : trainAccept(table, 7487 + rounds + 1);
-            int sides = cache == null ? 3 : 4;
+            int sides = cache == null ? 4 : 5;
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("accept round " + r);
                 try {
                     int jPort = 7487 + r;
                     int aotPort = 7487 + rounds + 1 + r;
                     int spreadPort = 7487 + 2 * (rounds + 1) + r;
+                    int minimalPort = 7560 + r; // clear of the others' ports (floor's, c2's)
                     CmtimeResult c = null;
                     CmtimeResult first = null;
                     CmtimeResult second = null;
                     CmtimeResult warmest = null;
                     CmtimeResult fromCache = null;
                     CmtimeResult spreadWarm = null;
+                    CmtimeResult minimalWarm = null;
                     for (int k = 0; k < sides; k++) {
                         switch ((k + r) % sides) {
                             case 0 -> c = perftest.cmtime(cPort, ACCEPTS);
@@ -257,6 +278,12 @@ final class CmtimeWorkloads {
                                 try (ToolRun jServer = Perftest.server(javaCommand("accept-spread-" + r, List.of(),
                                         args), spreadPort)) {
                                     spreadWarm = warmUp(spreadPort, 0); // cold: the plain server's row has it
+                                }
+                            }
+                            case 3 -> {
+                                try (ToolRun jServer = Perftest.server(javaCommand("accept-minimal-" + r, List.of(),
+                                        MinimalCmtime.class.getName(), serverArgs(minimalPort)), minimalPort)) {
+                                    minimalWarm = warmUp(minimalPort, 0);
                                 }
                             }
                             default -> {
@@ -284,19 +311,22 @@ final class CmtimeWorkloads {
                     double warmAll = warmest.sum(CmtimeResult.STEPS);
                     double cachedConnect = fromCache == null ? Double.NaN : fromCache.sum("connect");
                     double spreadConnect = spreadWarm.sum("connect");
+                    double minimalConnect = minimalWarm.sum("connect");
                     warm.add(cConnect, warmConnect);
                     cold.add(cConnect, coldConnect);
                     secondBurst.add(cConnect, secondConnect);
                     whole.add(cAll, warmAll);
                     spread.add(cConnect, spreadConnect);
+                    minimal.add(cConnect, minimalConnect);
                     if (fromCache != null) {
                         cached.add(cConnect, cachedConnect);
                     }
                     out.printf(Locale.ROOT, "accept round %d: connect step vs C server %.1f | vs Java server cold %.1f, %s"
-                            + "second %.1f, warm %.1f ms | on %d loops, spread, warm %.1f ms (%s)%n", r,
-                            c.sum("connect"), first.sum("connect"), fromCache == null ? ""
+                            + "second %.1f, warm %.1f ms | on %d loops, spread, warm %.1f ms | minimal Java server, warm "
+                            + "%.1f ms (%s)%n", r, c.sum("connect"), first.sum("connect"), fromCache == null ? ""
                             : String.format(Locale.ROOT, "cold + AOT cache %.1f, ", fromCache.sum("connect")),
-                            secondConnect, warmConnect, SPREAD_LOOPS, spreadConnect, HostLoad.describe());
+                            secondConnect, warmConnect, SPREAD_LOOPS, spreadConnect, minimalConnect,
+                            HostLoad.describe());
                 } catch (RuntimeException e) { // one bad round (a C tool's odd output …) keeps the others
                     e.printStackTrace(out);
                     table.note("accept round " + r + " failed, no figures from it: " + VmBench.firstLine(e));
@@ -307,7 +337,7 @@ final class CmtimeWorkloads {
         if (aot != null) {
             table.add(cached.comparison());
         }
-        table.add(whole.comparison()).add(spread.comparison());
+        table.add(whole.comparison()).add(spread.comparison()).add(minimal.comparison());
         table.note("accept: C cmtime -c " + ACCEPTS + " against the C cmtime server and against the Java port's "
                 + "server (cm-core Listener, children on the listener's loop, no rdma_migrate_id; the spread row: "
                 + SPREAD_LOOPS + " loops, every other child moved to the second with rdma_migrate_id) in a child JVM with "
@@ -315,7 +345,11 @@ final class CmtimeWorkloads {
                 + "the server JVM's burst " + WARM_BURST + " of " + ACCEPTS + ", cold its first"
                 + (aot == null ? "" : "; cold + AOT cache = the first " + ACCEPTS + " of another server JVM started "
                         + "with -XX:AOTCache, the cache trained by a server JVM taking 2 x " + ACCEPTS
-                        + " before round 1"));
+                        + " before round 1")
+                + "; minimal Java server = MinimalCmtime's server (cmtime.c's server calls through the SPI on the "
+                + "thread that polls the event channel: a QP and rdma_accept per request, no event loop, no cm-core) "
+                + "in a child JVM with the same flags, its burst " + WARM_BURST + " of " + ACCEPTS + " (info: the "
+                + "guest's cost to a JVM accepting as C does)");
     }
 
     /**
@@ -358,6 +392,16 @@ final class CmtimeWorkloads {
         }
     }
 
+    /**
+     * Runs {@link MinimalCmtime}'s client in a child JVM made as the port's (same flags, same arguments) and returns
+     * its tables, in order.
+     */
+    private List<CmtimeResult> minimalCmtime(String name, List<String> args) {
+        try (ToolRun java = ToolRun.start(javaCommand(name, List.of(), MinimalCmtime.class.getName(), args))) {
+            return CmtimeResult.parseAll(java.await(Duration.ofMinutes(5)));
+        }
+    }
+
     /** Runs the Java cmtime client in a child JVM and returns its tables, in order. */
     private List<CmtimeResult> javaCmtime(String name, List<String> jvmFlags, List<String> args) {
         try (ToolRun java = ToolRun.start(javaCommand(name, jvmFlags, args))) {
@@ -370,9 +414,14 @@ final class CmtimeWorkloads {
      * rdma-core provider.
      */
     private List<String> javaCommand(String name, List<String> jvmFlags, List<String> args) {
+        return javaCommand(name, jvmFlags, CMTIME, args);
+    }
+
+    /** As {@link #javaCommand(String, List, List)}, running {@code main} ({@link MinimalCmtime}'s name or the port's). */
+    private List<String> javaCommand(String name, List<String> jvmFlags, String main, List<String> args) {
         return childCommand(ProcessHandle.current().info().command().orElse("java"),
                 java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments(), jvmFlags, profile, name,
-                System.getProperty("java.class.path"), args);
+                System.getProperty("java.class.path"), main, args);
     }
 
     /**

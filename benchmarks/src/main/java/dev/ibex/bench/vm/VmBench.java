@@ -45,10 +45,12 @@ import picocli.CommandLine;
  *   <li>{@code steps} ({@link CmtimeWorkloads}, as {@code accept}): per cmtime step (create id … destroy) the C
  *       client's time against the Java port's ({@code samples}' {@code Cmtime}, step by step through the SPI, in a
  *       child JVM), same N, same C server: warm (the child JVM's last of {@value CmtimeWorkloads#STEP_RUNS} runs) —
- *       target ≤ 1.11 × (≥ 0.9 × the rate) — and cold (its first run);</li>
+ *       target ≤ 1.11 × (≥ 0.9 × the rate) — and cold (its first run); beside them, info rows, the minimal Java
+ *       client ({@link MinimalCmtime}: cmtime's calls through the SPI, no event loop) warm;</li>
  *   <li>{@code accept}: the C client's {@code connect} step for {@value CmtimeWorkloads#ACCEPTS} connections against
  *       the Java port's server (cm-core's {@code Listener}, in a child JVM; cold: its first 200, warm: its fifth) vs
- *       against the C {@code cmtime} server — target ≤ 1.5 ×;</li>
+ *       against the C {@code cmtime} server — target ≤ 1.5 ×; an info row: against {@link MinimalCmtime}'s server,
+ *       warm;</li>
  *   <li>{@code curves} (only when named): the scaling curves ({@link VmCurves}) — latency and WRITE bandwidth by
  *       message size (2 B … 1 MiB) against {@code ib_send_lat} and {@code ib_write_bw}, and the 64 B message rate
  *       by connection count (1 … 256) against {@code ib_send_bw -b -q N}; reports, with a PNG per curve next to the

@@ -4,6 +4,7 @@ import dev.ibex.cm.endpoint.Connection;
 import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.endpoint.ListenOptions;
 import dev.ibex.cm.endpoint.Listener;
+import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.softroce.transport.SoftCompletionQueue;
 import dev.ibex.softroce.transport.SoftQueuePair;
@@ -32,34 +33,72 @@ final class ConnectedPair implements AutoCloseable {
             Endpoint clientSide, Duration timeout) {
         Sides.Loops loops = sides.open(bufferSize);
         try {
-            CompletableFuture<Void> listening = new CompletableFuture<>();
-            Listener.listen(loops.server(), sides.serverAddress(),
-                    ListenOptions.DEFAULT.withChildrenOnListenerLoop(true).withConnection(options),
-                    new dev.ibex.cm.endpoint.ListenerHandler() {
-                        @Override
-                        public void onConnectionRequest(dev.ibex.cm.endpoint.ConnectionRequest request) {
-                            request.accept(serverSide);
-                        }
-
-                        @Override
-                        public void onListening(Listener l) {
-                            listening.complete(null);
-                        }
-
-                        @Override
-                        public void onError(Listener l, Throwable error) {
-                            listening.completeExceptionally(error);
-                        }
-                    });
-            await(listening, timeout, "listening on " + sides.serverAddress());
-            Connection.connect(loops.client(), sides.serverAddress(), null, options, clientSide);
-            Connection client = await(clientSide.established, timeout, "connecting to " + sides.serverAddress());
+            listen(loops.server(), sides, options, serverSide, timeout);
+            Connection client = connect(loops.client(), sides, options, clientSide, timeout);
             Connection server = await(serverSide.established, timeout, "accepting at " + sides.serverAddress());
             return new ConnectedPair(loops, client, server);
         } catch (RuntimeException e) {
             loops.close();
             throw e;
         }
+    }
+
+    /**
+     * The server half alone, for a client in another process: one loop of {@code sides}' server settings listening,
+     * its one connection driven by {@code serverSide} once it comes.
+     */
+    static ConnectedPair listenAlone(Sides sides, int bufferSize, ConnectionOptions options, Endpoint serverSide,
+            Duration timeout) {
+        Sides.Loops loops = sides.openOneSide(bufferSize, true);
+        try {
+            listen(loops.server(), sides, options, serverSide, timeout);
+            return new ConnectedPair(loops, null, null);
+        } catch (RuntimeException e) {
+            loops.close();
+            throw e;
+        }
+    }
+
+    /** The client half alone, connected to a server in another process: one loop of {@code sides}' settings. */
+    static ConnectedPair connectAlone(Sides sides, int bufferSize, ConnectionOptions options, Endpoint clientSide,
+            Duration timeout) {
+        Sides.Loops loops = sides.openOneSide(bufferSize, false);
+        try {
+            return new ConnectedPair(loops, connect(loops.client(), sides, options, clientSide, timeout), null);
+        } catch (RuntimeException e) {
+            loops.close();
+            throw e;
+        }
+    }
+
+    private static void listen(EventLoop loop, Sides sides, ConnectionOptions options, Endpoint serverSide,
+            Duration timeout) {
+        CompletableFuture<Void> listening = new CompletableFuture<>();
+        Listener.listen(loop, sides.serverAddress(),
+                ListenOptions.DEFAULT.withChildrenOnListenerLoop(true).withConnection(options),
+                new dev.ibex.cm.endpoint.ListenerHandler() {
+                    @Override
+                    public void onConnectionRequest(dev.ibex.cm.endpoint.ConnectionRequest request) {
+                        request.accept(serverSide);
+                    }
+
+                    @Override
+                    public void onListening(Listener l) {
+                        listening.complete(null);
+                    }
+
+                    @Override
+                    public void onError(Listener l, Throwable error) {
+                        listening.completeExceptionally(error);
+                    }
+                });
+        await(listening, timeout, "listening on " + sides.serverAddress());
+    }
+
+    private static Connection connect(EventLoop loop, Sides sides, ConnectionOptions options, Endpoint clientSide,
+            Duration timeout) {
+        Connection.connect(loop, sides.serverAddress(), null, options, clientSide);
+        return await(clientSide.established, timeout, "connecting to " + sides.serverAddress());
     }
 
     /** Waits for {@code f} at most {@code timeout}; a failure or timeout becomes an unchecked exception. */
@@ -78,7 +117,8 @@ final class ConnectedPair implements AutoCloseable {
 
     /** Both connections' state and, on soft-roce, their QPs' transport state (a racy snapshot for a hang). */
     String describe() {
-        return "client " + describe(client) + "; server " + describe(server);
+        return (client == null ? "" : "client " + describe(client)) + (client != null && server != null ? "; " : "")
+                + (server == null ? "" : "server " + describe(server));
     }
 
     private static String describe(Connection c) {

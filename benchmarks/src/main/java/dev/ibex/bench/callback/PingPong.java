@@ -36,6 +36,32 @@ public final class PingPong implements AutoCloseable {
         return new PingPong(pair, client, size);
     }
 
+    /** The client half of a ping-pong whose server runs in another process ({@link #echoUntilDisconnected}). */
+    public static PingPong connect(Sides sides, int size, Duration timeout) {
+        Client client = new Client(size);
+        ConnectedPair pair = ConnectedPair.connectAlone(sides, Math.max(4096, size), options(size), client, timeout);
+        return new PingPong(pair, client, size);
+    }
+
+    /**
+     * The server half of a ping-pong whose client ({@link #connect}) runs in another process: listens, runs
+     * {@code listening}, echoes every message of the one connection that comes within {@code openLimit}, and returns
+     * once the client ended it.
+     *
+     * @throws IllegalStateException when no client connects in time, the connection fails, or it lasts beyond
+     *     {@code runLimit}
+     */
+    public static void echoUntilDisconnected(Sides sides, int size, Duration openLimit, Duration runLimit,
+            Runnable listening) {
+        Echo echo = new Echo();
+        try (ConnectedPair pair = ConnectedPair.listenAlone(sides, Math.max(4096, size), options(size), echo,
+                openLimit)) {
+            listening.run();
+            ConnectedPair.await(echo.established, openLimit, "a client connecting to " + sides.serverAddress());
+            ConnectedPair.await(echo.ended, runLimit, "the client ending its connection");
+        }
+    }
+
     /** The connection options of a ping-pong of {@code size}-byte messages (shared with the reactive one). */
     public static ConnectionOptions options(int size) {
         return ConnectionOptions.DEFAULT.withSendQueueDepth(16).withReceiveWindow(16)
@@ -92,6 +118,21 @@ public final class PingPong implements AutoCloseable {
 
     /** The server side: sends every message back. */
     static final class Echo extends Endpoint {
+        /** Completes when the peer disconnects. */
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
+
+        @Override
+        public void onDisconnected(Connection c) {
+            ended.complete(null);
+            super.onDisconnected(c);
+        }
+
+        @Override
+        public void onError(Connection c, Throwable error) {
+            ended.completeExceptionally(error);
+            super.onError(c, error);
+        }
+
         @Override
         public void onMessage(Connection c, Buffer message) {
             if (c.state() != ConnectionState.ESTABLISHED) { // delivered while closing: nobody waits for the echo

@@ -76,6 +76,18 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
         }
     }
 
+    /**
+     * Opens one loop for a process that runs one side only (the other runs in another process): a group of the
+     * server's settings, or of the client's ({@code server} false, where {@code clientConfig} is set); the caller
+     * closes it. The returned {@link Loops} names that loop as both sides'.
+     */
+    public Loops openOneSide(int bufferSize, boolean server) {
+        ProviderConfig config = server || clientConfig == null ? serverConfig : clientConfig;
+        EventLoopGroup g = EventLoopGroup.open(provider, config,
+                options(server ? "bench-server" : "bench-client", 1, bufferSize).withCqPollSpin(cqPollSpin));
+        return new Loops(g, g, g.loops().get(0), g.loops().get(0));
+    }
+
     private static LoopOptions options(String name, int loops, int bufferSize) {
         // slabs of 1 MiB, up to 64 MiB per pool: room for a full send queue and receive window of any workload
         int perSlab = Math.max(1, (1 << 20) / bufferSize);

@@ -17,7 +17,10 @@ import java.util.regex.Pattern;
 /**
  * The {@code c2} workload: the latency workload's ping-pongs in a child JVM compiled by C2 alone
  * ({@code -XX:-TieredCompilation}), against {@code ib_send_lat} (busy-polling) and {@code ib_send_lat -e} (CQ events)
- * in the same rounds, with the minimal Java ping-pong ({@link MinimalPingPong}) in a C2 JVM beside them.
+ * in the same rounds, with the minimal Java ping-pong ({@link MinimalPingPong}) in a C2 JVM beside them, both
+ * busy-polling and in CQ-event mode, and the busy-polling Ibex ping-pong once more with its server and client in two
+ * JVMs ({@link PingPongJvm} {@code server|client}), the way {@code ib_send_lat} and the minimal programs run: whether
+ * sharing one JVM costs the pair anything.
  *
  * <p>Why: the VM bench's JVMs run C1 only ({@code -XX:TieredStopAtLevel=1}) because tiered C2 crashed under qemu TCG
  * when it made C1 code not entrant (docs/benchmarks.md). C2 alone has no C1 code to patch and ran every boot so far,
@@ -84,6 +87,10 @@ final class C2Latency {
         Rounds spinP99 = new Rounds("  C2 JVM, loops busy-polling, p99 (us)", Target.none());
         Rounds events = new Rounds("  C2 JVM, CQ events, vs ib_send_lat -e (us)", Target.atMost(1.1));
         Rounds minimal = new Rounds("  minimal Java in a C2 JVM vs ib_send_lat (us)", Target.none());
+        Rounds minimalEvents = new Rounds("  minimal Java in a C2 JVM, CQ events, vs ib_send_lat -e (us)",
+                Target.none());
+        Rounds split = new Rounds("  C2, loops busy-polling, server and client in two JVMs, vs ib_send_lat (us)",
+                Target.none());
         List<String> flags = c2Flags(PingPongProcesses.ownFlags());
         List<String> pingPong = PingPongProcesses.javaCommand(flags, PingPongJvm.class);
         List<String> minimalJava = PingPongProcesses.javaCommand(flags, MinimalPingPong.class);
@@ -95,27 +102,37 @@ final class C2Latency {
             PerftestResult e = null;
             double[] ibex = null;
             double[] mini = null;
-            for (int k = 0; k < 4; k++) { // rotate: each goes first once in four rounds
-                switch ((k + r) % 4) {
+            double[] miniEvents = null;
+            double[] twoJvms = null;
+            for (int k = 0; k < 6; k++) { // rotate: each goes first once in six rounds
+                switch ((k + r) % 6) {
                     case 0 -> c = tool.apply("ib_send_lat", new String[] {"-s", size, "-n", n});
                     case 1 -> e = tool.apply("ib_send_lat", new String[] {"-e", "-s", size, "-n", n});
                     case 2 -> ibex = pingPongJvm(pingPong, 7520 + 2 * r, n, size);
-                    default -> mini = pairs.run(minimalJava, 7530 + r, MINIMAL_ITERATIONS, VmBench.MESSAGE, false);
+                    case 3 -> mini = pairs.run(minimalJava, 7530 + r, MINIMAL_ITERATIONS, VmBench.MESSAGE, false);
+                    case 4 -> miniEvents = pairs.run(minimalJava, 7540 + r, MINIMAL_ITERATIONS, VmBench.MESSAGE,
+                            true);
+                    default -> twoJvms = pairs.run(pingPong, 7550 + r, roundTrips, VmBench.MESSAGE, false);
                 }
             }
             spin.add(c.get("t_typical"), ibex[0]);
             spinP99.add(c.get("99%"), ibex[1]);
             events.add(e.get("t_typical"), ibex[2]);
             minimal.add(c.get("t_typical"), mini[0]);
+            minimalEvents.add(e.get("t_typical"), miniEvents[0]);
+            split.add(c.get("t_typical"), twoJvms[0]);
             out.printf(Locale.ROOT, "c2 round %d: ib_send_lat typical %.1f p99 %.1f | ib_send_lat -e typical %.1f | "
-                    + "Ibex C2 spinning %.1f p99 %.1f, events %.1f p99 %.1f | minimal Java C2 %.1f us%n", r,
-                    c.get("t_typical"), c.get("99%"), e.get("t_typical"), ibex[0], ibex[1], ibex[2], ibex[3], mini[0]);
+                    + "Ibex C2 spinning %.1f p99 %.1f, events %.1f p99 %.1f, spinning in two JVMs %.1f | minimal Java "
+                    + "C2 %.1f, events %.1f us%n", r, c.get("t_typical"), c.get("99%"), e.get("t_typical"), ibex[0],
+                    ibex[1], ibex[2], ibex[3], twoJvms[0], mini[0], miniEvents[0]);
         }
-        table.add(spin.comparison()).add(spinP99.comparison()).add(events.comparison()).add(minimal.comparison());
+        table.add(spin.comparison()).add(spinP99.comparison()).add(events.comparison()).add(minimal.comparison())
+                .add(minimalEvents.comparison()).add(split.comparison());
         table.note("c2: the latency workload's ping-pongs (" + roundTrips + " round trips after " + WARMUP + " of "
                 + "warm-up) in a child JVM with -XX:-TieredCompilation (C2 only; the bench's JVMs run C1 only), each "
-                + "round beside ib_send_lat and -e; minimal Java = MinimalPingPong in a C2 JVM (" + MINIMAL_ITERATIONS
-                + " iterations per run, its last run)");
+                + "round beside ib_send_lat and -e; two JVMs = the busy-polling one with its server and client in "
+                + "processes of their own (PingPongJvm server|client), as ib_send_lat's; minimal Java = "
+                + "MinimalPingPong in a C2 JVM (" + MINIMAL_ITERATIONS + " iterations per run, its last run)");
     }
 
     private double[] pingPongJvm(List<String> command, int port, String n, String size) {

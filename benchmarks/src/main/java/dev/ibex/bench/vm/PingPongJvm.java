@@ -22,10 +22,22 @@ import org.HdrHistogram.Histogram;
  * </pre>
  */
 public final class PingPongJvm {
+    /** The two-process client's warm-up round trips (past C2's 10,000-invocation threshold, as {@link C2Latency}'s). */
+    static final int WARMUP = C2Latency.WARMUP;
+
     private PingPongJvm() {
     }
 
     public static void main(String[] args) {
+        if (args.length >= 1 && (args[0].equals("server") || args[0].equals("client"))) {
+            if (args.length != 5 && !(args.length == 6 && args[5].equals("events"))) {
+                System.err.println("usage: PingPongJvm server|client <ip> <port> <iterations> <size> [events]");
+                System.exit(2);
+            }
+            InetSocketAddress at = new InetSocketAddress(args[1], Integer.parseInt(args[2]));
+            System.out.println(oneSide(args, Sides.oneFabric("rdma-core", ProviderConfig.of(java.util.Map.of()), at)));
+            System.exit(0);
+        }
         if (args.length != 5) {
             System.err.println("usage: PingPongJvm <ip> <port> <warmup> <roundTrips> <size>");
             System.exit(2);
@@ -39,6 +51,34 @@ public final class PingPongJvm {
         System.out.println(run(p -> Sides.oneFabric("rdma-core", config, new InetSocketAddress(ip, p)), port, warmup,
                 roundTrips, size));
         System.exit(0); // the provider's threads are daemons, but leave no doubt
+    }
+
+    /**
+     * One side of a two-process ping-pong ({@code server|client <ip> <port> <iterations> <size> [events]}, checked by
+     * the caller) on {@code sides} (its address is the arguments'), whose loops busy-poll their CQs unless
+     * {@code events}.
+     *
+     * @return the line to print: {@code listening} then {@code done} for the server (it prints {@code listening} as it
+     *     starts to), the figures for the client
+     */
+    static String oneSide(String[] args, Sides sides) {
+        int iterations = Integer.parseInt(args[3]);
+        int size = Integer.parseInt(args[4]);
+        Sides s = args.length == 6 ? sides : sides.withCqPollSpin(VmBench.CQ_POLL_SPIN);
+        if (args[0].equals("server")) {
+            PingPong.echoUntilDisconnected(s, size, VmBench.OPEN_LIMIT, VmBench.RUN_LIMIT.multipliedBy(3),
+                    () -> System.out.println("pingpong: listening"));
+            return "pingpong: done";
+        }
+        Histogram h;
+        try (PingPong p = PingPong.connect(s, size, VmBench.OPEN_LIMIT)) {
+            for (int done = 0; done < WARMUP; done += 1_000) {
+                p.run(1_000, VmBench.RUN_LIMIT);
+            }
+            h = p.run(iterations, VmBench.RUN_LIMIT);
+        }
+        return String.format(Locale.ROOT, "pingpong: iterations %d, size %d, one-way typical %.2f us, p99 %.2f us",
+                iterations, size, h.getValueAtPercentile(50) / 2e3, h.getValueAtPercentile(99) / 2e3);
     }
 
     /**

@@ -15,12 +15,13 @@ import java.util.regex.Pattern;
 /**
  * A minimal ping-pong run as two processes, as perftest runs: a server, then a client whose last line gives the
  * figures. The command is the C program ({@code benchmarks/src/main/c/pingpong.c}, built in the guest by
- * {@link #compileC}) or a JVM running {@link MinimalPingPong}; both take {@code server|client <ip> <port>
- * <iterations> <size> [events]} and print {@code one-way typical X us, p99 Y us, empty poll Z ns}.
+ * {@link #compileC}), a JVM running {@link MinimalPingPong}, or one running Ibex's ping-pong ({@link PingPongJvm}); all
+ * take {@code server|client <ip> <port> <iterations> <size> [events]} and print {@code one-way typical X us, p99 Y us}
+ * (the first two with {@code , empty poll Z ns}).
  */
 final class PingPongProcesses {
     private static final Pattern FIGURES = Pattern.compile(
-            "one-way typical ([0-9.]+) us, p99 ([0-9.]+) us, empty poll ([0-9.]+) ns");
+            "one-way typical ([0-9.]+) us, p99 ([0-9.]+) us(?:, empty poll ([0-9.]+) ns)?");
 
     private final String address;
     private final Duration openLimit;
@@ -68,7 +69,8 @@ final class PingPongProcesses {
      *
      * @param iterations round trips per run
      * @param events whether both wait for CQ events instead of busy-polling
-     * @return {@code {typical, p99 (us), empty poll (ns)}} from the client's output
+     * @return {@code {typical, p99 (us), empty poll (ns)}} from the client's output (NaN: the client printed no empty
+     *     poll)
      * @throws IllegalStateException when the server does not listen, a side fails or prints no figures
      */
     double[] run(List<String> command, int port, int iterations, int size, boolean events) {
@@ -96,12 +98,22 @@ final class PingPongProcesses {
                 line = cl.await(runLimit);
             }
             s.await(runLimit);
-            Matcher m = FIGURES.matcher(line);
-            if (!m.find()) {
-                throw new IllegalStateException("no figures from " + command.getFirst() + ": " + line);
-            }
-            return new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)),
-                    Double.parseDouble(m.group(3))};
+            return figures(line, command.getFirst());
         }
+    }
+
+    /**
+     * Reads a client's figures.
+     *
+     * @return {@code {typical, p99 (us), empty poll (ns, NaN when not printed)}}
+     * @throws IllegalStateException when {@code output} holds none (the message shows it, and {@code program})
+     */
+    static double[] figures(String output, String program) {
+        Matcher m = FIGURES.matcher(output);
+        if (!m.find()) {
+            throw new IllegalStateException("no figures from " + program + ": " + output);
+        }
+        return new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)),
+                m.group(3) == null ? Double.NaN : Double.parseDouble(m.group(3))};
     }
 }

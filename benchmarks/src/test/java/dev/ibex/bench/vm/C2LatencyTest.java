@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ibex.bench.callback.LoopbackHosts;
+import dev.ibex.bench.callback.Sides;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,6 +42,33 @@ class C2LatencyTest {
         }
         assertThat(f[1]).isGreaterThanOrEqualTo(f[0]); // p99 >= typical
         assertThat(f[3]).isGreaterThanOrEqualTo(f[2]);
+    }
+
+    @Test
+    @Timeout(120)
+    void aPingPongSplitOverTwoSidesRunsEachHalfAloneAndReportsAsTheMinimalOneDoes() throws Exception {
+        Sides sides = LoopbackHosts.softRoce(7670);
+        String[] server = {"server", "127.0.0.3", "7670", "200", "64"};
+        String[] client = {"client", "127.0.0.3", "7670", "200", "64"};
+        CompletableFuture<String> served = CompletableFuture.supplyAsync(() -> PingPongJvm.oneSide(server, sides));
+        Thread.sleep(500); // the server half listens first, as PingPongProcesses waits for it
+
+        String line = PingPongJvm.oneSide(client, sides);
+
+        double[] f = PingPongProcesses.figures("log\n" + line + "\n", "PingPongJvm");
+        assertThat(f[0]).isPositive().isLessThan(100_000);
+        assertThat(f[1]).isGreaterThanOrEqualTo(f[0]);
+        assertThat(f[2]).isNaN(); // no empty-poll figure from Ibex's ping-pong
+        // the client's close ends the server half, which returns normally
+        assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo("pingpong: done");
+    }
+
+    @Test
+    void theMinimalPingPongsLineStillCarriesItsEmptyPoll() {
+        double[] f = PingPongProcesses.figures(
+                "pingpong: iterations 5, size 64, one-way typical 12.50 us, p99 20.00 us, empty poll 88.0 ns", "c");
+
+        assertThat(f).containsExactly(12.5, 20.0, 88.0);
     }
 
     @Test

@@ -101,8 +101,8 @@ final class CmtimeWorkloads {
                     for (int k = 0; k < sides; k++) {
                         switch ((k + r) % sides) {
                             case 0 -> c = perftest.cmtime(port, stepConnections);
-                            case 1 -> java = javaCmtime("steps-" + r, List.of(), repeated);
-                            case 2 -> mini = minimalCmtime("steps-minimal-" + r, repeated);
+                            case 1 -> java = javaCmtime("steps-" + r, CMTIME, repeated);
+                            case 2 -> mini = javaCmtime("steps-minimal-" + r, MinimalCmtime.class.getName(), repeated);
                             // the cold run only: the first run of a JVM does not depend on the runs after it
                             default -> fromCache = cachedCmtime(table, "steps-aot-" + r, cache, client);
                         }
@@ -393,18 +393,12 @@ final class CmtimeWorkloads {
     }
 
     /**
-     * Runs {@link MinimalCmtime}'s client in a child JVM made as the port's (same flags, same arguments) and returns
-     * its tables, in order.
+     * Runs a Java cmtime client in a child JVM with this JVM's flags and returns its tables, in order.
+     *
+     * @param main the port's class ({@code samples}' {@code Cmtime}) or {@link MinimalCmtime}'s
      */
-    private List<CmtimeResult> minimalCmtime(String name, List<String> args) {
-        try (ToolRun java = ToolRun.start(javaCommand(name, List.of(), MinimalCmtime.class.getName(), args))) {
-            return CmtimeResult.parseAll(java.await(Duration.ofMinutes(5)));
-        }
-    }
-
-    /** Runs the Java cmtime client in a child JVM and returns its tables, in order. */
-    private List<CmtimeResult> javaCmtime(String name, List<String> jvmFlags, List<String> args) {
-        try (ToolRun java = ToolRun.start(javaCommand(name, jvmFlags, args))) {
+    private List<CmtimeResult> javaCmtime(String name, String main, List<String> args) {
+        try (ToolRun java = ToolRun.start(javaCommand(name, List.of(), main, args))) {
             return CmtimeResult.parseAll(java.await(Duration.ofMinutes(5)));
         }
     }

@@ -58,8 +58,8 @@ public final class PingPongJvm {
      * the caller) on {@code sides} (its address is the arguments'), whose loops busy-poll their CQs unless
      * {@code events}.
      *
-     * @return the line to print: {@code listening} then {@code done} for the server (it prints {@code listening} as it
-     *     starts to), the figures for the client
+     * @return the last line to print: {@code pingpong: done} for the server (which prints {@code pingpong: listening}
+     *     once it listens), the figures for the client
      */
     static String oneSide(String[] args, Sides sides) {
         int iterations = Integer.parseInt(args[3]);

@@ -155,6 +155,11 @@ final class ConnectionEvents implements LoopEndpoint, SendQueue.Owner {
     }
 
     @Override
+    public void flushing() {
+        c.send.flushing();
+    }
+
+    @Override
     public void fragmentDone(RdmaException error) {
         c.machine.failedUnlessFlushed(error); // the message's last fragment will be flushed: reported there
     }

@@ -27,6 +27,8 @@ final class SendPath {
     private boolean announcedWritable = true;
     /** An owed credit update found the send queue full: retried as it drains. */
     private boolean updatePending;
+    /** A credit update is owed: it is queued as this turn's sends are posted, after them ({@link #flushing}). */
+    private boolean updateDue;
 
     SendPath(Connection c) {
         this.c = c;
@@ -372,9 +374,22 @@ final class SendPath {
 
     // ---- credits ----
 
-    /** A message this end granted was consumed: owe the peer a credit, and return a batch of them in time. */
+    /**
+     * A message this end granted was consumed: owe the peer a credit, and return a batch of them in time — at the end
+     * of this turn, after what the application sends in it (typically the reply to the message it just consumed), so
+     * that the update's packet does not hold that reply back.
+     */
     void owe() {
-        if (c.credits != null && c.credits.consumed() && c.state == ESTABLISHED) {
+        if (c.credits != null && c.credits.consumed() && c.state == ESTABLISHED && !updateDue) {
+            updateDue = true;
+            c.sq.requestFlush();
+        }
+    }
+
+    /** The send queue is about to post this turn's work: an owed credit update joins it, last. */
+    void flushing() {
+        if (updateDue) {
+            updateDue = false;
             sendCreditUpdate();
         }
     }

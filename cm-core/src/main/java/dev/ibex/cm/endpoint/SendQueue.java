@@ -59,6 +59,12 @@ final class SendQueue implements Flushable {
         default void creditUpdateDone(int credits, RdmaException error) {}
 
         /**
+         * The queue is about to post what this turn batched: the last chance to queue work that should follow it (a
+         * credit update owed this turn goes after the turn's messages, so that it delays none of them).
+         */
+        default void flushing() {}
+
+        /**
          * A fragment of a message of several buffers (not its last) completed ({@code error == null}) or failed.
          *
          * @param error {@code null} on success, else why it failed
@@ -345,7 +351,14 @@ final class SendQueue implements Flushable {
         }
         if (pending == batch.capacity()) {
             flush();
-        } else if (!flushQueued) {
+        } else {
+            requestFlush();
+        }
+    }
+
+    /** Makes sure this queue is flushed at the end of the loop's turn, even if nothing is queued yet. */
+    void requestFlush() {
+        if (!flushQueued) {
             flushQueued = true;
             loop.requestFlush(this);
         }
@@ -353,6 +366,7 @@ final class SendQueue implements Flushable {
 
     @Override
     public void flush() {
+        owner.flushing(); // before flushQueued is cleared: what it queues joins this post, asking no second flush
         flushQueued = false;
         int n = pending;
         if (n == 0) {

@@ -70,6 +70,37 @@ class CreditsTest {
     }
 
     @Test
+    void aCreditUpdateOwedInATurnLeavesAfterTheReplyTheApplicationSentInIt() throws Exception {
+        h.start();
+        h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(4), true);
+        Recorder client = new Recorder();
+        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT);
+        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        h.server.hold = true;
+        ConnectionLoopbackTest.send(c, "ping", 1);
+        await().until(() -> h.server.held.size() == 1);
+        FakeQp qp = (FakeQp) s.qp();
+        int before = qp.posted().size();
+
+        ConnectionLoopbackTest.on(s.loop(), () -> { // one turn: consume the request (a credit owed), reply
+            h.server.held.remove(0).release();
+            Buffer b = s.allocate();
+            s.send(b, Recorder.put(b, "pong"), 2);
+            return null;
+        });
+
+        await().until(() -> qp.posted().size() >= before + 2);
+        List<FakeQp.SendWr> turn = qp.posted().subList(before, before + 2);
+        assertThat(turn.get(0).length()).as("the reply first, so the update's packet does not hold it back")
+                .isEqualTo("pong".length());
+        assertThat(turn.get(1).length()).isZero();
+        assertThat(turn.get(1).imm() >>> 24).as("then the credit update").isEqualTo(Credits.UPDATE_TAG);
+        await().until(() -> client.messages.contains("pong"));
+        assertThat(ConnectionLoopbackTest.on(c.loop(), c::sendCredits)).as("the credit came back").isEqualTo(4);
+    }
+
+    @Test
     void forwardingAReceivedBufferReturnsItsCreditOnceTheSendCompleted() throws Exception {
         h.start();
         h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(4), true);

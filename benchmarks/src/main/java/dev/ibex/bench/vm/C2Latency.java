@@ -30,6 +30,8 @@ import java.util.regex.Pattern;
 final class C2Latency {
     /** Round trips before the measured run: past C2's 10,000-invocation threshold for the per-message path. */
     static final int WARMUP = 12_000;
+    /** How long a C2-only child JVM running Ibex's ping-pong may take, its warm-up included. */
+    static final java.time.Duration CHILD_LIMIT = java.time.Duration.ofMinutes(4);
     /** The minimal Java ping-pong's iterations per run (it reports the last of its runs). */
     static final int MINIMAL_ITERATIONS = 5_000;
     private static final Pattern FIGURES = Pattern.compile("spinning typical ([0-9.]+) us, p99 ([0-9.]+) us \\| "
@@ -113,7 +115,8 @@ final class C2Latency {
                         case 3 -> mini = pairs.run(minimalJava, 7530 + r, MINIMAL_ITERATIONS, VmBench.MESSAGE, false);
                         case 4 -> miniEvents = pairs.run(minimalJava, 7540 + r, MINIMAL_ITERATIONS, VmBench.MESSAGE,
                                 true);
-                        default -> twoJvms = pairs.run(pingPong, 7550 + r, roundTrips, VmBench.MESSAGE, false);
+                        default -> twoJvms = pairs.run(pingPong, 7550 + r, roundTrips, VmBench.MESSAGE, false,
+                                CHILD_LIMIT); // C2 alone interprets the first 10,000 calls of everything: slow
                     }
                 }
                 spin.add(c.get("t_typical"), ibex[0]);
@@ -144,7 +147,7 @@ final class C2Latency {
         List<String> cmd = new ArrayList<>(command);
         cmd.addAll(List.of(address, Integer.toString(port), Integer.toString(WARMUP), n, size));
         try (ToolRun child = ToolRun.start(cmd)) {
-            return parse(child.await(java.time.Duration.ofMinutes(4)));
+            return parse(child.await(CHILD_LIMIT));
         }
     }
 }

@@ -71,25 +71,15 @@ final class PingPongProcesses {
      * @param events whether both wait for CQ events instead of busy-polling
      * @return {@code {typical, p99 (us), empty poll (ns)}} from the client's output (NaN: the client printed no empty
      *     poll)
-     * @throws IllegalStateException when the server does not listen, a side fails (a client refused is tried once
-     *     more, on {@code port + 100}) or prints no figures
+     * @throws IllegalStateException when the server does not listen, a side fails (the message then holds what the
+     *     server printed too) or prints no figures
      */
     double[] run(List<String> command, int port, int iterations, int size, boolean events) {
-        try {
-            return runOnce(command, port, iterations, size, events);
-        } catch (IllegalStateException e) {
-            if (!String.valueOf(e.getMessage()).contains("REJECTED")) {
-                throw e;
-            }
-            // Two of six minimal-Java clients in one boot were refused by their own server, listening on that port
-            // (IB CM reason 8, no listener) — the kernel CM's, not the program's; once more on the next port, said
-            System.out.println("ping-pong pair on port " + port + " refused, once more on " + (port + 100) + ": "
-                    + e.getMessage().lines().limit(3).toList());
-            return runOnce(command, port + 100, iterations, size, events);
-        }
+        return run(command, port, iterations, size, events, runLimit);
     }
 
-    private double[] runOnce(List<String> command, int port, int iterations, int size, boolean events) {
+    /** As {@link #run(List, int, int, int, boolean)}, the client given {@code limit} to finish (its JVM's warm-up). */
+    double[] run(List<String> command, int port, int iterations, int size, boolean events, Duration limit) {
         String p = Integer.toString(port);
         List<String> tail = new ArrayList<>(List.of(address, p, Integer.toString(iterations), Integer.toString(size)));
         if (events) {
@@ -111,7 +101,7 @@ final class PingPongProcesses {
             }
             String line;
             try (ToolRun cl = ToolRun.start(client)) {
-                line = cl.await(runLimit);
+                line = cl.await(limit);
             } catch (IllegalStateException e) { // what the server saw tells a refusal's cause
                 throw new IllegalStateException(e.getMessage() + "\n  the server's output: " + s.output(), e);
             }

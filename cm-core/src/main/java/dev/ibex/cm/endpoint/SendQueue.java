@@ -366,8 +366,14 @@ final class SendQueue implements Flushable {
 
     @Override
     public void flush() {
-        owner.flushing(); // before flushQueued is cleared: what it queues joins this post, asking no second flush
+        boolean room = pending < batch.capacity();
+        if (room) {
+            owner.flushing(); // before flushQueued is cleared: what it queues joins this post, asking no second flush
+        }
         flushQueued = false;
+        if (!room) {
+            requestFlush(); // a full batch leaves first; what the owner queues last goes in this turn's next post
+        }
         int n = pending;
         if (n == 0) {
             return;

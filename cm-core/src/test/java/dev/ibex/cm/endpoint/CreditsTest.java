@@ -101,6 +101,41 @@ class CreditsTest {
     }
 
     @Test
+    void anUpdateOwedInATurnThatFillsTheSendBatchGoesInTheTurnsNextPost() throws Exception {
+        h.start();
+        h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(4), true);
+        Recorder client = new Recorder();
+        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT);
+        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        h.server.hold = true;
+        ConnectionLoopbackTest.send(c, "ping", 1);
+        await().until(() -> h.server.held.size() == 1);
+        int batch = ConnectionOptions.DEFAULT.signalInterval(); // the send queue's batch holds this many WRs
+        FakeQp qp = (FakeQp) s.qp();
+        int before = qp.posted().size();
+
+        ConnectionLoopbackTest.on(s.loop(), () -> { // one turn: a credit owed, then a full batch of replies
+            h.server.held.remove(0).release();
+            for (int i = 0; i < batch; i++) {
+                Buffer b = s.allocate();
+                s.send(b, Recorder.put(b, "r" + i), 10 + i);
+            }
+            return null;
+        });
+
+        await().until(() -> client.messages.size() == batch);
+        assertThat(client.messages).as("every reply, in order").containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, batch).mapToObj(i -> "r" + i).toList());
+        await().until(() -> qp.posted().size() >= before + batch + 1);
+        FakeQp.SendWr last = qp.posted().get(before + batch);
+        assertThat(last.length()).isZero();
+        assertThat(last.imm() >>> 24).as("the update, after the batch it did not fit in").isEqualTo(Credits.UPDATE_TAG);
+        await().until(() -> ConnectionLoopbackTest.on(c.loop(), c::sendCredits) == 4);
+        assertThat(ConnectionLoopbackTest.on(s.loop(), s::state)).isEqualTo(ConnectionState.ESTABLISHED);
+    }
+
+    @Test
     void forwardingAReceivedBufferReturnsItsCreditOnceTheSendCompleted() throws Exception {
         h.start();
         h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(4), true);

@@ -216,76 +216,35 @@ public final class MinimalCmtime implements AutoCloseable {
 
             out.println("resolving address");
             times[RESOLVE_ADDR][0] = System.nanoTime();
-            int started = 0;
-            for (Conn c : conns) {
+            int started = issue(conns, RESOLVE_ADDR, "failure getting addr: ", c -> {
                 c.retries = retries;
-                c.start(RESOLVE_ADDR);
-                try {
-                    c.id.resolveAddr(null, destination, timeoutMs);
-                    started++;
-                } catch (RuntimeException e) {
-                    out.println("failure getting addr: " + e.getMessage());
-                    c.error = true;
-                }
-            }
+                c.id.resolveAddr(null, destination, timeoutMs);
+            });
             await(RESOLVE_ADDR, started, "ADDR_RESOLVED", destination, timeoutMs);
             times[RESOLVE_ADDR][1] = System.nanoTime();
 
             out.println("resolving route");
             times[RESOLVE_ROUTE][0] = System.nanoTime();
-            started = 0;
-            for (Conn c : conns) {
-                if (c.error) {
-                    continue;
-                }
+            started = issue(conns, RESOLVE_ROUTE, "failure resolving route: ", c -> {
                 c.retries = retries;
-                c.start(RESOLVE_ROUTE);
-                try {
-                    c.id.resolveRoute(timeoutMs);
-                    started++;
-                } catch (RuntimeException e) {
-                    out.println("failure resolving route: " + e.getMessage());
-                    c.error = true;
-                }
-            }
+                c.id.resolveRoute(timeoutMs);
+            });
             await(RESOLVE_ROUTE, started, "ROUTE_RESOLVED", destination, timeoutMs);
             times[RESOLVE_ROUTE][1] = System.nanoTime();
 
             out.println("creating qp");
             times[CREATE_QP][0] = System.nanoTime();
-            for (Conn c : conns) {
-                if (c.error) {
-                    continue;
-                }
-                c.start(CREATE_QP);
-                try {
-                    createQp(c);
-                    c.end(CREATE_QP);
-                } catch (RuntimeException e) {
-                    out.println("failure creating qp: " + e.getMessage());
-                    c.error = true;
-                }
-            }
+            issue(conns, CREATE_QP, "failure creating qp: ", c -> {
+                createQp(c);
+                c.end(CREATE_QP);
+            });
             times[CREATE_QP][1] = System.nanoTime();
 
             out.println("connecting");
             // cmtime's conn_param: responder resources and initiator depth 1, retry count -r, the rest 0
             ConnParam param = new ConnParam(null, 1, 1, false, retries, 0, false, 0);
             times[CONNECT][0] = System.nanoTime();
-            started = 0;
-            for (Conn c : conns) {
-                if (c.error) {
-                    continue;
-                }
-                c.start(CONNECT);
-                try {
-                    c.id.connect(param);
-                    started++;
-                } catch (RuntimeException e) {
-                    out.println("failure rconnecting: " + e.getMessage());
-                    c.error = true;
-                }
-            }
+            started = issue(conns, CONNECT, "failure rconnecting: ", c -> c.id.connect(param));
             await(CONNECT, started, "ESTABLISHED", destination, timeoutMs);
             times[CONNECT][1] = System.nanoTime();
 
@@ -326,6 +285,30 @@ public final class MinimalCmtime implements AutoCloseable {
             }
         }
         return 0;
+    }
+
+    /**
+     * One step's calls, as cmtime's loops make them: {@code call} on every connection without an error so far, timed
+     * from its start; a call that throws prints {@code failure} and the reason and marks its connection failed.
+     *
+     * @return how many calls were made without an error (the events to wait for)
+     */
+    private int issue(Conn[] conns, int step, String failure, java.util.function.Consumer<Conn> call) {
+        int started = 0;
+        for (Conn c : conns) {
+            if (c.error) {
+                continue;
+            }
+            c.start(step);
+            try {
+                call.accept(c);
+                started++;
+            } catch (RuntimeException e) {
+                out.println(failure + e.getMessage());
+                c.error = true;
+            }
+        }
+        return started;
     }
 
     /**

@@ -9,6 +9,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,12 +27,16 @@ final class LoopReception implements InlineReception {
     private static final Logger LOG = LoggerFactory.getLogger(LoopReception.class);
     /** Datagrams read from one socket per {@link #receiveNow}. */
     static final int BATCH = 64;
+    /** Calls without finding the links empty after which {@link #receiveNow} reads in full batches again. */
+    static final int HAND_OFF_CALLS = 4;
 
     private final Selector selector;
     private final SoftPort[] ports;
     private final SoftPort.Reader[] readers;
     private final Consumer<SelectionKey> ignore = key -> { }; // the reads follow the select, socket by socket
     private final Runnable whenClosed;
+    /** Calls of {@link #receiveNow} since one found every link empty (polling thread only). */
+    private int sinceEmpty;
     private volatile boolean closed;
 
     private LoopReception(Selector selector, SoftPort[] ports, Runnable whenClosed) {
@@ -75,12 +80,38 @@ final class LoopReception implements InlineReception {
         return new LoopReception(selector, lent, whenClosed);
     }
 
+    /**
+     * Reads up to {@value #BATCH} datagrams per link. While the links were found empty within the last
+     * {@value #HAND_OFF_CALLS} calls (request and response: the loop keeps up), it reads one datagram at a time and
+     * stops at the first that gives the loop work to hand on — a completion for the application — so that the answer
+     * the application sends leaves before the datagrams behind it are read: typically the ACK the peer sent right
+     * after its request, whose reading and processing otherwise held up every reply (docs/benchmarks.md, "The reply
+     * before the ACK behind its request"). A stream that keeps the links full is read in full batches again after
+     * {@value #HAND_OFF_CALLS} calls.
+     */
     @Override
-    public int receiveNow() {
+    public int receiveNow(BooleanSupplier handOff) {
+        boolean stopAtHandOff = sinceEmpty < HAND_OFF_CALLS;
         int n = 0;
+        boolean empty = true;
         for (int i = 0; i < ports.length; i++) {
-            n += ports[i].receiveAvailable(readers[i], BATCH);
+            int got;
+            if (stopAtHandOff) {
+                got = 0;
+                while (got < BATCH && ports[i].receiveAvailable(readers[i], 1) == 1) {
+                    got++;
+                    if (handOff.getAsBoolean()) {
+                        sinceEmpty = Math.min(sinceEmpty + 1, HAND_OFF_CALLS); // the rest: at the next call
+                        return n + got;
+                    }
+                }
+            } else {
+                got = ports[i].receiveAvailable(readers[i], BATCH);
+            }
+            n += got;
+            empty &= got < BATCH;
         }
+        sinceEmpty = empty ? 0 : Math.min(sinceEmpty + 1, HAND_OFF_CALLS);
         return n;
     }
 

@@ -1,5 +1,7 @@
 package dev.ibex.softroce.transport;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * Reception run by a {@link SoftPoller}'s own thread — run to completion: the event loop that polls reads the device
  * links' sockets itself, so a packet is parsed, processed by its QP, completed into its CQ and the completion handled
@@ -12,11 +14,15 @@ package dev.ibex.softroce.transport;
 public interface InlineReception {
 
     /**
-     * Reads and processes, on the calling thread, what the links hold now; never blocks.
+     * Reads and processes, on the calling thread, what the links hold now; never blocks. While the loop keeps up
+     * (the links were found empty lately), it may stop after a datagram that made {@code handOff} true — a completion
+     * for the loop to hand to its application — and leave the rest for the next call, so that the reply the
+     * application sends leaves before the loop reads on.
      *
+     * @param handOff whether the loop has work to hand on now (a source of its poller is ready)
      * @return how many datagrams were read
      */
-    int receiveNow();
+    int receiveNow(BooleanSupplier handOff);
 
     /**
      * Blocks until a link is readable, {@link #wake} is called or {@code timeoutNanos} passed (negative: no

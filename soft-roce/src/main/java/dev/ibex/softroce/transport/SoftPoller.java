@@ -7,6 +7,7 @@ import dev.ibex.cm.spi.ResourceTracker;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * The soft provider's {@link Poller}: level-triggered readiness over {@link ReadySource}s, parking the polling
@@ -31,6 +32,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private final InlineReception reception;
     private final AckDeferral acks = new AckDeferral();
     private final NextTurn nextTurn = new NextTurn();
+    private final BooleanSupplier anyReady = this::anyReady;
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private volatile ReadySource[] sources = NO_SOURCES;
     private volatile Object[] attachments = NO_ATTACHMENTS;
@@ -205,10 +207,21 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private void receive(InlineReception r) {
         acks.beginReading();
         try {
-            r.receiveNow();
+            r.receiveNow(anyReady);
         } finally {
             acks.endReading();
         }
+    }
+
+    /** Whether a source is ready, i.e. a scan would hand the loop work (see {@link InlineReception#receiveNow}). */
+    private boolean anyReady() {
+        ReadySource[] s = sources;
+        for (int i = 0; i < s.length; i++) {
+            if (s[i].isReady()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int scan(ReadyHandler handler) {

@@ -1,0 +1,120 @@
+package dev.ibex.softroce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.softroce.net.SoftPort;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LoopReception}: an event loop reading its devices' sockets hands a completion on before it reads the
+ * datagrams behind it while it keeps up, and reads in full batches while a stream keeps the sockets full.
+ */
+class LoopReceptionTest {
+    /** Datagrams with this first byte make the loop ready, as a request completing into an armed CQ does. */
+    private static final int REQUEST = 1;
+    private static final int ACK = 2;
+
+    private final List<Integer> delivered = new ArrayList<>();
+    private final AtomicBoolean ready = new AtomicBoolean();
+    private SoftPort port;
+    private LoopReception reception;
+    private DatagramChannel peer;
+
+    @AfterEach
+    void close() throws Exception {
+        if (reception != null) {
+            reception.close();
+        }
+        if (peer != null) {
+            peer.close();
+        }
+        if (port != null) {
+            port.close();
+        }
+    }
+
+    private void open() throws Exception {
+        port = SoftPort.builder(InetAddress.getByName("127.0.0.2")).udpPort(0).handler(d -> {
+            int tag = d.segment().get(ValueLayout.JAVA_BYTE, 0);
+            delivered.add(tag);
+            if (tag == REQUEST) {
+                ready.set(true);
+            }
+        }).open();
+        reception = LoopReception.lend(List.of(port), () -> { });
+        peer = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.3", 0));
+    }
+
+    /** Loopback queues a datagram at the receiver before {@code send} returns. */
+    private void send(int... tags) throws Exception {
+        InetSocketAddress to = new InetSocketAddress("127.0.0.2", port.udpPort());
+        for (int tag : tags) {
+            ByteBuffer b = ByteBuffer.allocate(40);
+            b.put(0, (byte) tag);
+            peer.send(b, to);
+        }
+    }
+
+    /** One turn of the loop: read, then hand on what became ready (the dispatch leaves no source ready). */
+    private int turn() {
+        int n = reception.receiveNow(ready::get);
+        ready.set(false);
+        return n;
+    }
+
+    @Test
+    void anIdleLoopStopsReadingAtTheRequestThatGivesItWorkAndReadsTheAckBehindItAtItsNextTurn() throws Exception {
+        open();
+        assertThat(turn()).as("nothing there yet: the links are found empty").isZero();
+        send(REQUEST, ACK, ACK);
+
+        assertThat(turn()).as("the request alone: its completion goes to the application first").isEqualTo(1);
+        assertThat(delivered).containsExactly(REQUEST);
+
+        assertThat(turn()).as("the ACKs behind it, at the next turn").isEqualTo(2);
+        assertThat(delivered).containsExactly(REQUEST, ACK, ACK);
+        assertThat(turn()).isZero();
+    }
+
+    @Test
+    void datagramsThatGiveNoWorkAreReadOnUntilTheLinksAreEmpty() throws Exception {
+        open();
+        send(ACK, ACK, REQUEST, ACK);
+
+        assertThat(turn()).as("up to and including the request").isEqualTo(3);
+        assertThat(turn()).isEqualTo(1);
+        assertThat(delivered).containsExactly(ACK, ACK, REQUEST, ACK);
+    }
+
+    @Test
+    void aStreamThatKeepsTheLinksFullIsReadInFullBatchesAgainAfterAFewTurns() throws Exception {
+        open();
+        int total = LoopReception.HAND_OFF_CALLS + 10;
+        for (int i = 0; i < total; i++) {
+            send(REQUEST);
+        }
+        List<Integer> perTurn = new ArrayList<>();
+        for (int i = 0; i <= LoopReception.HAND_OFF_CALLS; i++) {
+            perTurn.add(turn());
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < LoopReception.HAND_OFF_CALLS; i++) {
+            expected.add(1);
+        }
+        expected.add(10); // the rest in one batch: the links were not found empty for HAND_OFF_CALLS turns
+        assertThat(perTurn).isEqualTo(expected);
+
+        assertThat(turn()).as("found empty").isZero();
+        send(REQUEST, REQUEST);
+        assertThat(turn()).as("keeping up again: one request at a time").isEqualTo(1);
+    }
+}

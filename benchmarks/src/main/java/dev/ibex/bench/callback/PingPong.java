@@ -36,10 +36,15 @@ public final class PingPong implements AutoCloseable {
         return new PingPong(pair, client, size);
     }
 
-    /** The client half of a ping-pong whose server runs in another process ({@link #echoUntilDisconnected}). */
+    /**
+     * The client half of a ping-pong whose server runs in another process ({@link #echoUntilDisconnected}); the
+     * connect itself may take up to {@code timeout} too (not the options' 10 s: a cold JVM on the other side, C2-only
+     * under emulation, answers slowly).
+     */
     public static PingPong connect(Sides sides, int size, Duration timeout) {
         Client client = new Client(size);
-        ConnectedPair pair = ConnectedPair.connectAlone(sides, Math.max(4096, size), options(size), client, timeout);
+        ConnectedPair pair = ConnectedPair.connectAlone(sides, Math.max(4096, size),
+                options(size).withConnectTimeout(timeout), client, timeout);
         return new PingPong(pair, client, size);
     }
 

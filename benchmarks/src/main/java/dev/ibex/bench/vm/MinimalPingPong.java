@@ -48,7 +48,14 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class MinimalPingPong {
-    static final int ROUNDS = 3;
+    /** Runs of {@code iterations} round trips ({@code -Dibex.bench.runs}, default 3); the last is reported. */
+    static final int ROUNDS = Integer.getInteger("ibex.bench.runs", 3);
+    /**
+     * How long the server waits for the client's CONNECT_REQUEST: the client is a JVM started after the server listens,
+     * and a C2-only one under TCG took 50-60 s to reach its connect (30 s was too short: the server was gone and the
+     * client's request was REJECTED with the IB CM's reason 8, no listener).
+     */
+    static final long REQUEST_WAIT_SECONDS = 240;
     private static final int SPINS = 1_000_000;
     private static final long RECV = 1;
     private static final long SEND = 2;
@@ -100,7 +107,11 @@ public final class MinimalPingPong {
     }
 
     private CmEvent expect(CmEventType type) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        return expect(type, 30);
+    }
+
+    private CmEvent expect(CmEventType type, long seconds) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             CmEvent e = channel.poll();
             if (e != null) {
@@ -112,7 +123,7 @@ public final class MinimalPingPong {
             }
             poller.poll(TimeUnit.MILLISECONDS.toNanos(100), x -> { });
         }
-        throw new IllegalStateException("no " + type + " within 30 s");
+        throw new IllegalStateException("no " + type + " within " + seconds + " s");
     }
 
     private boolean useEvents;
@@ -140,7 +151,7 @@ public final class MinimalPingPong {
         listener.bind(address);
         listener.listen(1);
         System.out.println("pingpong: listening");
-        CmId id = expect(CmEventType.CONNECT_REQUEST).id();
+        CmId id = expect(CmEventType.CONNECT_REQUEST, REQUEST_WAIT_SECONDS).id();
         setup(id, size);
         id.accept(ConnParam.DEFAULT);
         expect(CmEventType.ESTABLISHED);
@@ -170,6 +181,7 @@ public final class MinimalPingPong {
         expect(CmEventType.ESTABLISHED);
         long[] rtt = new long[iterations];
         for (int r = 0; r < ROUNDS; r++) {
+            long compiling = PingPongJvm.compileMillis();
             for (int i = 0; i < iterations; i++) {
                 long t0 = System.nanoTime();
                 qp.postSend(sends, 1);
@@ -177,6 +189,10 @@ public final class MinimalPingPong {
                 qp.postRecv(recvs, 1);
                 rtt[i] = System.nanoTime() - t0;
             }
+            long[] sorted = rtt.clone();
+            Arrays.sort(sorted);
+            System.out.println(runLine(r + 1, ROUNDS, sorted[iterations / 2], sorted[(int) (iterations * 0.99)],
+                    PingPongJvm.compileMillis() - compiling));
         }
         long t0 = System.nanoTime();
         for (int i = 0; i < SPINS; i++) {
@@ -196,6 +212,16 @@ public final class MinimalPingPong {
 
     private int received;
     private int sent;
+
+    /**
+     * A measured run's line: {@code pingpong: run R of N, typical X us, p99 Y us, compiling Z ms} (one-way: the round
+     * trip's nanoseconds / 2; Z: what this JVM's JIT compiled meanwhile). Not the figures' line
+     * ({@link PingPongProcesses#figures} reads {@code one-way typical}), which follows it.
+     */
+    static String runLine(int run, int runs, double p50Nanos, double p99Nanos, long compileMillis) {
+        return String.format(Locale.ROOT, "pingpong: run %d of %d, typical %.2f us, p99 %.2f us, compiling %d ms", run,
+                runs, p50Nanos / 2e3, p99Nanos / 2e3, compileMillis);
+    }
 
     /** Polls once, adding what completed to the receive and send counts. */
     private void count() {

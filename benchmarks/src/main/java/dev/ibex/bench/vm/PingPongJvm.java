@@ -25,7 +25,19 @@ public final class PingPongJvm {
     /** The two-process client's warm-up round trips (past C2's 10,000-invocation threshold, as {@link C2Latency}'s). */
     static final int WARMUP = C2Latency.WARMUP;
 
+    /**
+     * The two-process client's measured runs of {@code iterations} each, after the warm-up ({@code -Dibex.bench.runs},
+     * default 1); each prints a line ({@link MinimalPingPong#runLine}) and the figures are the last run's.
+     */
+    static final int RUNS = Integer.getInteger("ibex.bench.runs", 1);
+
     private PingPongJvm() {
+    }
+
+    /** Milliseconds this JVM's JIT has spent compiling (-1 when it does not say). */
+    static long compileMillis() {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     public static void main(String[] args) {
@@ -66,16 +78,21 @@ public final class PingPongJvm {
         int size = Integer.parseInt(args[4]);
         Sides s = args.length == 6 ? sides : sides.withCqPollSpin(VmBench.CQ_POLL_SPIN);
         if (args[0].equals("server")) {
-            PingPong.echoUntilDisconnected(s, size, VmBench.OPEN_LIMIT, VmBench.RUN_LIMIT.multipliedBy(3),
+            PingPong.echoUntilDisconnected(s, size, C2Latency.CHILD_LIMIT, C2Latency.CHILD_LIMIT.multipliedBy(2),
                     () -> System.out.println("pingpong: listening"));
             return "pingpong: done";
         }
-        Histogram h;
+        Histogram h = null;
         try (PingPong p = PingPong.connect(s, size, VmBench.OPEN_LIMIT)) {
             for (int done = 0; done < WARMUP; done += 1_000) {
                 p.run(1_000, VmBench.RUN_LIMIT);
             }
-            h = p.run(iterations, VmBench.RUN_LIMIT);
+            for (int r = 1; r <= RUNS; r++) {
+                long compiling = compileMillis();
+                h = p.run(iterations, VmBench.RUN_LIMIT);
+                System.out.println(MinimalPingPong.runLine(r, RUNS, h.getValueAtPercentile(50),
+                        h.getValueAtPercentile(99), compileMillis() - compiling));
+            }
         }
         return String.format(Locale.ROOT, "pingpong: iterations %d, size %d, one-way typical %.2f us, p99 %.2f us",
                 iterations, size, h.getValueAtPercentile(50) / 2e3, h.getValueAtPercentile(99) / 2e3);

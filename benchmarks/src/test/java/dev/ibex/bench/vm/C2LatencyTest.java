@@ -72,6 +72,25 @@ class C2LatencyTest {
     }
 
     @Test
+    void theRunLinesBeforeTheFiguresLineAreNotReadAsFigures() {
+        String out = MinimalPingPong.runLine(1, 2, 30_000, 90_000, 1_234) + "\n"
+                + MinimalPingPong.runLine(2, 2, 20_000, 80_000, 0) + "\n"
+                + "pingpong: iterations 5, size 64, one-way typical 10.00 us, p99 40.00 us, empty poll 88.0 ns";
+
+        assertThat(MinimalPingPong.runLine(1, 2, 30_000, 90_000, 1_234))
+                .isEqualTo("pingpong: run 1 of 2, typical 15.00 us, p99 45.00 us, compiling 1234 ms");
+        assertThat(PingPongProcesses.figures(out, "c")).containsExactly(10.0, 40.0, 88.0);
+    }
+
+    @Test
+    void aServerWaitsForItsClientAsLongAsAColdC2OnlyClientMayTakeToConnect() {
+        // in the guest a C2-only JVM took 50-60 s from its start to its connect (2026-11-27 20:00-20:20 UTC); the
+        // minimal server's 30 s, then the Ibex server's 60 s, ran out first: REJECTED (no listener) or a timeout
+        assertThat(java.time.Duration.ofSeconds(MinimalPingPong.REQUEST_WAIT_SECONDS))
+                .isGreaterThanOrEqualTo(C2Latency.CHILD_LIMIT);
+    }
+
+    @Test
     void noFiguresIsAnErrorThatShowsTheOutput() {
         assertThatThrownBy(() -> C2Latency.parse("Exception in thread main"))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("Exception in thread main");

@@ -22,8 +22,12 @@ import org.HdrHistogram.Histogram;
  * </pre>
  */
 public final class PingPongJvm {
-    /** The two-process client's warm-up round trips (past C2's 10,000-invocation threshold, as {@link C2Latency}'s). */
-    static final int WARMUP = C2Latency.WARMUP;
+    /**
+     * The two-process client's warm-up round trips: past C2's 10,000-invocation threshold, as {@link C2Latency}'s
+     * ({@code -Dibex.bench.warmup} sets another: what runs once every fourth message, a credit update, reaches the
+     * threshold only after 40,000).
+     */
+    static final int WARMUP = Integer.getInteger("ibex.bench.warmup", C2Latency.WARMUP);
 
     /**
      * The two-process client's measured runs of {@code iterations} each, after the warm-up ({@code -Dibex.bench.runs},

@@ -1,0 +1,81 @@
+#!/bin/bash
+# In the Soft-RoCE VM (lab/rxe-vm): Ibex's busy-polling ping-pong with its server and client in two JVMs
+# (PingPongJvm server|client) against the minimal Java ping-pong doing the same calls (MinimalPingPong), both in
+# C2-only JVMs with -Xbatch, pair after pair, alternating which goes first, with ib_send_lat before, between and after
+# (docs/benchmarks.md, "Busy-polling: Ibex against the minimal program, pair by pair"). From the repository root:
+#
+#   mvn -B -ntp -o -q -pl benchmarks -am package -DskipTests -Dmaven.javadoc.skip=true
+#   flock /tmp/ibex-vm.lock lab/rxe-vm --results /tmp/busy --timeout 2700 -- \
+#       env JAR=$PWD/benchmarks/target/benchmarks.jar OUT=/tmp/busy bash benchmarks/src/main/sh/busy-pairs.sh
+#
+# JAR: the benchmarks jar; OUT: the results directory (writable in the guest); PAIRS (default 6): pairs of each;
+# PROFILE=1: one more Ibex pair, not counted, recording JFR on both sides (OUT/ibex-<pid>.jfr, 1 ms samples);
+# WARMUP=N: the Ibex client's warm-up round trips (default 12,000: what runs every fourth message stays interpreted).
+# Each pair prints its figures line and a line per measured run; the Ibex client runs 12,000 round trips of warm-up,
+# then 4 runs of 2,500; the minimal client 9 runs of 2,500, of which the last 4 (after 12,500) compare.
+set -u
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+R=${OUT:?OUT: the results directory}
+PAIRS=${PAIRS:-6}
+ADDR=${IBEX_VM_ADDR:-169.254.77.1}
+DEV=${IBEX_VM_DEV:-rxe0}
+N=2500
+J="$JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Xmx512m -XX:+UseSerialGC -XX:-TieredCompilation -Xbatch"
+IBEX=${WARMUP:+-Dibex.bench.warmup=$WARMUP}
+PORT=7900
+echo "start $(date -u +%T) load $(cat /proc/loadavg) nproc $(nproc) clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+
+# pair NAME CLASS RUNS [extra JVM flags]: a server, once it listens a client; the client's lines
+pair() {
+  local name=$1 cls=$2 runs=$3 extra=${4:-}
+  PORT=$((PORT + 1))
+  local t0; t0=$(date +%s)
+  $J $extra -Dibex.bench.runs=$runs -cp "$JAR" dev.ibex.bench.vm.$cls server $ADDR $PORT $N 64 > $R/$name.s 2>&1 &
+  local sp=$!
+  for _ in $(seq 1 2400); do grep -q listening $R/$name.s && break; kill -0 $sp 2>/dev/null || break; sleep 0.1; done
+  local tl; tl=$(date +%s)
+  timeout 480 $J $extra -Dibex.bench.runs=$runs -cp "$JAR" dev.ibex.bench.vm.$cls client $ADDR $PORT $N 64 \
+      > $R/$name.c 2>&1
+  local rc=$?
+  local tc; tc=$(date +%s)
+  for _ in $(seq 1 300); do kill -0 $sp 2>/dev/null || break; sleep 0.2; done
+  kill $sp 2>/dev/null
+  wait $sp
+  local src=$?
+  echo "$name start->listening $((tl - t0)) s, client $((tc - tl)) s, rc $rc/$src: $(grep -h 'one-way' $R/$name.c | tail -1)"
+  grep -h "run .* of" $R/$name.c | sed 's/^/    /'
+  if [ $rc != 0 ]; then
+    echo "  FAILED client: $(tr '\n' ' ' < $R/$name.c | cut -c1-600)"
+    echo "  server: $(tr '\n' ' ' < $R/$name.s | cut -c1-600)"
+    rdma resource show cm_id
+  fi
+}
+
+# lat NAME: ib_send_lat -s 64 -n 1000, server on CPU 0, client on CPU 1 (as VmBench runs it)
+lat() {
+  local name=$1
+  PORT=$((PORT + 1))
+  taskset -c 0 ib_send_lat -d $DEV -R -F -p $PORT -s 64 -n 1000 > $R/$name.s 2>&1 &
+  local sp=$!
+  for _ in $(seq 1 300); do rdma resource show cm_id | grep LISTEN | grep -q ":$PORT " && break; sleep 0.1; done
+  timeout 120 taskset -c 1 ib_send_lat -d $DEV -R -F -p $PORT -s 64 -n 1000 $ADDR > $R/$name.c 2>&1
+  local rc=$?
+  sleep 1; kill $sp 2>/dev/null; wait $sp
+  echo "$name rc $rc: $(grep -E '^ *64 ' $R/$name.c | tail -1)"
+}
+
+lat lat1
+for i in $(seq 1 $PAIRS); do
+  if [ $((i % 2)) = 1 ]; then
+    pair ibex$i PingPongJvm 4 "$IBEX"; pair mini$i MinimalPingPong 9
+  else
+    pair mini$i MinimalPingPong 9; pair ibex$i PingPongJvm 4 "$IBEX"
+  fi
+  [ $i = $(( (PAIRS + 1) / 2 )) ] && lat lat2
+done
+lat lat3
+if [ "${PROFILE:-0}" = 1 ]; then
+  pair ibexjfr PingPongJvm 4 \
+      "$IBEX -XX:StartFlightRecording:filename=$R/ibex-%p.jfr,settings=profile,jdk.ExecutionSample#period=1ms,jdk.NativeMethodSample#period=1ms"
+fi
+echo "end $(date -u +%T) load $(cat /proc/loadavg)"

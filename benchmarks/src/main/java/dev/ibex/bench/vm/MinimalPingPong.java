@@ -49,7 +49,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MinimalPingPong {
     /** Runs of {@code iterations} round trips ({@code -Dibex.bench.runs}, default 3); the last is reported. */
-    static final int ROUNDS = Integer.getInteger("ibex.bench.runs", 3);
+    static final int ROUNDS = Math.max(1, Integer.getInteger("ibex.bench.runs", 3)); // 0 would report no run
     /**
      * How long the server waits for the client's CONNECT_REQUEST: the client is a JVM started after the server listens,
      * and a C2-only one under TCG took 50-60 s to reach its connect (30 s was too short: the server was gone and the

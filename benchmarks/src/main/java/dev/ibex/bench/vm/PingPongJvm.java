@@ -33,7 +33,7 @@ public final class PingPongJvm {
      * The two-process client's measured runs of {@code iterations} each, after the warm-up ({@code -Dibex.bench.runs},
      * default 1); each prints a line ({@link MinimalPingPong#runLine}) and the figures are the last run's.
      */
-    static final int RUNS = Integer.getInteger("ibex.bench.runs", 1);
+    static final int RUNS = Math.max(1, Integer.getInteger("ibex.bench.runs", 1)); // 0 would leave no figures
 
     private PingPongJvm() {
     }

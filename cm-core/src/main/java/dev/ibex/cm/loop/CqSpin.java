@@ -11,11 +11,13 @@ import java.util.List;
  * <p>Threading: the loop thread only.
  */
 final class CqSpin {
-    /** How many CQ polls pass between two looks at the loop's other sources while it spins. */
-    private static final int POLLS_PER_LOOK = 16;
-
     /** {@link LoopOptions#cqPollSpin()} in nanoseconds (0: the loop never spins on its CQs). */
     private final long spinNanos;
+    /**
+     * {@link LoopOptions#cqPollSpinLookInterval()}: how many rounds of CQ polls pass between two looks at the loop's
+     * other sources and the clock while it spins.
+     */
+    private final int lookInterval;
     /** The loop's devices, indexable: walked without an iterator. */
     private final List<LoopDevice> devices;
     private final LoopCompletions completions;
@@ -23,9 +25,10 @@ final class CqSpin {
     private final Poller poller;
     private final Poller.ReadyHandler readyHandler;
 
-    CqSpin(long spinNanos, List<LoopDevice> devices, LoopCompletions completions, LoopTasks tasks, Poller poller,
-            Poller.ReadyHandler readyHandler) {
+    CqSpin(long spinNanos, int lookInterval, List<LoopDevice> devices, LoopCompletions completions, LoopTasks tasks,
+            Poller poller, Poller.ReadyHandler readyHandler) {
         this.spinNanos = spinNanos;
+        this.lookInterval = lookInterval;
         this.devices = devices;
         this.completions = completions;
         this.tasks = tasks;
@@ -58,15 +61,15 @@ final class CqSpin {
 
     /**
      * Busy-polls the CQs for up to {@link LoopOptions#cqPollSpin()} (never beyond {@code timeout}), looking at the
-     * tasks each round and, every {@value #POLLS_PER_LOOK} rounds, at the poller without waiting. The first CQ that
-     * holds completions has them dispatched here.
+     * tasks each round and, every {@link LoopOptions#cqPollSpinLookInterval()} rounds, at the poller without waiting
+     * and at the clock. The first CQ that holds completions has them dispatched here.
      *
      * @return true when work came (completions dispatched, a task queued, a source ready), false when the spin ended
      */
     private boolean spin(long timeout) {
         long spin = timeout < 0 ? spinNanos : Math.min(spinNanos, timeout);
         long start = System.nanoTime();
-        for (int round = 1;; round++) {
+        for (int untilLook = lookInterval;;) {
             for (int i = 0; i < devices.size(); i++) {
                 if (devices.get(i).pollOnce(completions)) {
                     return true;
@@ -75,7 +78,8 @@ final class CqSpin {
             if (tasks.pending()) {
                 return true;
             }
-            if (round % POLLS_PER_LOOK == 0) {
+            if (--untilLook == 0) { // a countdown: no division per round
+                untilLook = lookInterval;
                 try {
                     if (poller.poll(0, readyHandler) > 0) {
                         return true;

@@ -86,8 +86,8 @@ public final class EventLoop implements Executor {
         this.recvBatch = RecvBatch.allocate(arena, 64, 1);
         this.poller = fabric.createLoopPoller(); // polled without pause: the provider may work inline on it
         this.tasks = new LoopTasks(this, poller, options.taskQueueCapacity());
-        this.cqSpin = new CqSpin(options.cqPollSpin().toNanos(), devices.list(), completions, tasks, poller,
-                readyHandler);
+        this.cqSpin = new CqSpin(options.cqPollSpin().toNanos(), options.cqPollSpinLookInterval(), devices.list(),
+                completions, tasks, poller, readyHandler);
         try {
             this.cmChannel = fabric.createEventChannel();
             poller.register(cmChannel, new CmDispatch(this, cmChannel));

@@ -31,6 +31,7 @@ public final class LoopOptions {
     private Duration queueIdleTime = Duration.ofSeconds(10);
     private int taskQueueCapacity = 1 << 16;
     private Duration cqPollSpin = Duration.ZERO;
+    private int cqPollSpinLookInterval = 16;
 
     private LoopOptions() {}
 
@@ -50,6 +51,7 @@ public final class LoopOptions {
         c.queueIdleTime = queueIdleTime;
         c.taskQueueCapacity = taskQueueCapacity;
         c.cqPollSpin = cqPollSpin;
+        c.cqPollSpinLookInterval = cqPollSpinLookInterval;
         return c;
     }
 
@@ -338,6 +340,35 @@ public final class LoopOptions {
         }
         LoopOptions c = copy();
         c.cqPollSpin = d;
+        return c;
+    }
+
+    /**
+     * {@return how many rounds of CQ polls a loop spinning on its CQs ({@link #cqPollSpin()}) makes between two looks
+     * at its other sources and its clock (default 16)} A look is a poll of the loop's poller without waiting (an
+     * {@code epoll_wait} system call on rdma-core: CM events, other watched sources) and a clock read for the end of
+     * the spin; queued tasks are seen every round regardless. A larger interval makes the spin cheaper where these
+     * calls are slow (an emulated clock), and makes the loop notice a CM event or the end of its spin that many polls
+     * later: both are bounded by the interval times the time of a round.
+     */
+    public int cqPollSpinLookInterval() {
+        return cqPollSpinLookInterval;
+    }
+
+    /**
+     * A copy whose spinning loops look at their other sources and their clock every {@code rounds} rounds of CQ
+     * polls (see {@link #cqPollSpinLookInterval()}).
+     *
+     * @param rounds the rounds between two looks, from 1 to 2<sup>20</sup>
+     * @return the new options
+     * @throws IllegalArgumentException when {@code rounds} is out of range
+     */
+    public LoopOptions withCqPollSpinLookInterval(int rounds) {
+        if (rounds < 1 || rounds > 1 << 20) {
+            throw new IllegalArgumentException("cqPollSpinLookInterval must be from 1 to 2^20, got " + rounds);
+        }
+        LoopOptions c = copy();
+        c.cqPollSpinLookInterval = rounds;
         return c;
     }
 

@@ -258,10 +258,63 @@ class EventLoopTest {
 
     /** One loop on a scripted fake that busy-polls its CQs for {@code spin} before blocking. */
     private EventLoop spinningLoop(Duration spin) {
+        return spinningLoop(spin, LoopOptions.DEFAULT.cqPollSpinLookInterval());
+    }
+
+    /** {@link #spinningLoop(Duration)} looking at its poller and clock every {@code lookInterval} rounds. */
+    private EventLoop spinningLoop(Duration spin, int lookInterval) {
         fabric = FakeFabric.scripted();
         group = EventLoopGroup.of(fabric, LoopOptions.DEFAULT.withLoops(1).withCloseTimeout(Duration.ofSeconds(2))
-                .withUncaughtHandler(uncaught::add).withCqPollSpin(spin));
+                .withUncaughtHandler(uncaught::add).withCqPollSpin(spin).withCqPollSpinLookInterval(lookInterval));
         return group.next();
+    }
+
+    /**
+     * A spinning loop polls its poller without waiting (an {@code epoll_wait} on rdma-core) once every
+     * {@code cqPollSpinLookInterval} rounds of CQ polls, not every 16 whatever the setting.
+     */
+    @Test
+    void aSpinningLoopLooksAtItsPollerOnceEveryLookInterval() throws Exception {
+        int interval = 256;
+        EventLoop loop = spinningLoop(Duration.ofSeconds(30), interval);
+        TwoCqs t = twoCqs(loop, 64);
+        FakePoller poller = fabric.pollers().get(0);
+        on(loop, () -> null);
+        Thread.sleep(100); // spinning, idle
+        long rounds0 = t.a().polls();
+        long looks0 = poller.nonWaitingPolls();
+        Thread.sleep(400);
+        long looks = poller.nonWaitingPolls() - looks0;
+        long rounds = t.a().polls() - rounds0; // read after the looks: at most one interval more
+        assertThat(looks).as("looks in 400 ms of spinning (%d rounds)", rounds).isGreaterThan(20);
+        assertThat((double) rounds / looks).isBetween(interval * 0.9, interval * 1.2);
+        assertThat(uncaught).isEmpty();
+    }
+
+    /**
+     * With the longest look interval a spinning loop still takes a CQ's event (its look at the poller) and still ends
+     * its spin (its look at the clock): both come within the interval's rounds.
+     */
+    @Test
+    void aSpinningLoopWithTheLongestLookIntervalStillSeesItsSourcesAndItsDeadline() throws Exception {
+        EventLoop loop = spinningLoop(Duration.ofMillis(50), 1 << 20);
+        TwoCqs t = twoCqs(loop, 64);
+        push(t.a(), t.ea(), 0); // armed: its event comes through the poller
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.ea().completionOrder.size() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.a().isArmed()); // the spin ended: armed before blocking
+        assertThat(uncaught).isEmpty();
+    }
+
+    @Test
+    void theLookIntervalIsChecked() {
+        assertThat(LoopOptions.DEFAULT.cqPollSpinLookInterval()).isEqualTo(16);
+        assertThat(LoopOptions.DEFAULT.withCqPollSpinLookInterval(1).cqPollSpinLookInterval()).isEqualTo(1);
+        assertThat(LoopOptions.DEFAULT.withCqPollSpinLookInterval(1 << 20).withLoops(2).cqPollSpinLookInterval())
+                .isEqualTo(1 << 20);
+        assertThatThrownBy(() -> LoopOptions.DEFAULT.withCqPollSpinLookInterval(0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LoopOptions.DEFAULT.withCqPollSpinLookInterval((1 << 20) + 1))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

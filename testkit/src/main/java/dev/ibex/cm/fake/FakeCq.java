@@ -37,6 +37,8 @@ public final class FakeCq implements CompletionQueue {
     private int acked;
     int users;
     private volatile boolean closed;
+    /** Calls of {@link #poll}: written by the polling (loop) thread only. */
+    private volatile long polls;
     /** Volatile: the lock-free empty poll must not skip a hook. */
     private volatile Runnable afterDrain;
     FakeDevice device;
@@ -58,8 +60,14 @@ public final class FakeCq implements CompletionQueue {
     @Override public Object context() { return context; }
     @Override public void context(Object context) { this.context = context; }
 
+    /** {@return how many times {@link #poll} was called (empty polls included)} */
+    public long polls() {
+        return polls;
+    }
+
     @Override
     public int poll(CompletionBatch batch) {
+        polls++; // one polling thread
         if (!mayHoldEntries && afterDrain == null && !closed) {
             return 0;
         }

@@ -23,6 +23,8 @@ public final class FakePoller implements Poller, ResourceTracker.Tracked {
     private volatile Thread waiter;
     private volatile boolean closed;
     private volatile long wakeups;
+    /** Polls with a zero timeout: written by the polling (loop) thread only. */
+    private volatile long nonWaitingPolls;
 
     FakePoller(FakeFabric fabric) {
         this.fabric = fabric;
@@ -58,10 +60,18 @@ public final class FakePoller implements Poller, ResourceTracker.Tracked {
         return wakeups;
     }
 
+    /** {@return how many times {@link #poll} was called with a zero timeout (a look that does not wait)} */
+    public long nonWaitingPolls() {
+        return nonWaitingPolls;
+    }
+
     @Override
     public int poll(long timeoutNanos, ReadyHandler handler) {
         if (closed) {
             throw new IllegalStateException("poller is closed");
+        }
+        if (timeoutNanos == 0) {
+            nonWaitingPolls++; // one polling thread
         }
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {

@@ -11,6 +11,13 @@
 # JAR: the benchmarks jar; OUT: the results directory (writable in the guest); PAIRS (default 6): pairs of each;
 # PROFILE=1: one more Ibex pair, not counted, recording JFR on both sides (OUT/ibex-<pid>.jfr, 1 ms samples);
 # WARMUP=N: the Ibex client's warm-up round trips (default 12,000: what runs every fourth message stays interpreted).
+# VARIANTS: the Ibex variants each round runs beside the minimal program, NAME[:FLAG[,FLAG…]] separated by spaces
+# (default "ibex": one pair per round, Ibex then minimal or the reverse). With more, each round runs every variant and
+# the minimal program once, the order rotated by one each round. The issue-18 A/B (docs/benchmarks.md):
+#   PAIRS=3 VARIANTS="ibex look256:-Dibex.bench.look=256 win1024:-Dibex.bench.window=1024 \
+#       both:-Dibex.bench.look=256,-Dibex.bench.window=1024"                 # ~40 min
+# (-Dibex.bench.look: the loops' cqPollSpinLookInterval; -Dibex.bench.window: the receive window; PingPongJvm
+# prints a "pingpong settings" line, repeated here.)
 # Each pair prints its figures line and a line per measured run; the Ibex client runs 12,000 round trips of warm-up,
 # then 4 runs of 2,500; the minimal client 9 runs of 2,500, of which the last 4 (after 12,500) compare.
 set -u
@@ -22,6 +29,7 @@ DEV=${IBEX_VM_DEV:-rxe0}
 N=2500
 J="$JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Xmx512m -XX:+UseSerialGC -XX:-TieredCompilation -Xbatch"
 IBEX=${WARMUP:+-Dibex.bench.warmup=$WARMUP}
+VARIANTS=${VARIANTS:-ibex}
 PORT=7900
 echo "start $(date -u +%T) load $(cat /proc/loadavg) nproc $(nproc) clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
@@ -43,6 +51,7 @@ pair() {
   wait $sp
   local src=$?
   echo "$name start->listening $((tl - t0)) s, client $((tc - tl)) s, rc $rc/$src: $(grep -h 'one-way' $R/$name.c | tail -1)"
+  grep -h "pingpong settings" $R/$name.c | sed 's/^/    /'
   grep -h "run .* of" $R/$name.c | sed 's/^/    /'
   if [ $rc != 0 ]; then
     echo "  FAILED client: $(tr '\n' ' ' < $R/$name.c | cut -c1-600)"
@@ -64,12 +73,28 @@ lat() {
   echo "$name rc $rc: $(grep -E '^ *64 ' $R/$name.c | tail -1)"
 }
 
+# run NAME ROUND: one pair of the variant NAME[:FLAGS] ("mini": the minimal program)
+run() {
+  local v=$1 i=$2
+  if [ "$v" = mini ]; then
+    pair mini$i MinimalPingPong 9
+  else
+    local flags=""
+    case $v in *:*) flags=$(echo "${v#*:}" | tr ',' ' ');; esac
+    local name=${v%%:*}
+    [ "$name" = ibex ] || name=$name-
+    pair $name$i PingPongJvm 4 "$IBEX $flags"
+  fi
+}
+
 lat lat1
 for i in $(seq 1 $PAIRS); do
-  if [ $((i % 2)) = 1 ]; then
-    pair ibex$i PingPongJvm 4 "$IBEX"; pair mini$i MinimalPingPong 9
+  set -- $VARIANTS mini
+  if [ $# = 2 ]; then # one variant: alternate which goes first, as before
+    if [ $((i % 2)) = 1 ]; then run "$1" $i; run mini $i; else run mini $i; run "$1" $i; fi
   else
-    pair mini$i MinimalPingPong 9; pair ibex$i PingPongJvm 4 "$IBEX"
+    n=$#; all=("$@")
+    for k in $(seq 0 $((n - 1))); do run "${all[$(( (k + i - 1) % n ))]}" $i; done
   fi
   [ $i = $(( (PAIRS + 1) / 2 )) ] && lat lat2
 done

@@ -18,6 +18,12 @@ import org.HdrHistogram.Histogram;
  * message.
  */
 public final class PingPong implements AutoCloseable {
+    /**
+     * The ping-pong's receive window: 16 messages, so each side sends a credit update every fourth message it
+     * consumes (a quarter of the window).
+     */
+    public static final int WINDOW = 16;
+
     private final ConnectedPair pair;
     private final Client client;
     private final int size;
@@ -42,9 +48,14 @@ public final class PingPong implements AutoCloseable {
      * under emulation, answers slowly).
      */
     public static PingPong connect(Sides sides, int size, Duration timeout) {
+        return connect(sides, size, WINDOW, timeout);
+    }
+
+    /** {@link #connect(Sides, int, Duration)} granting the server a receive window of {@code window} messages. */
+    public static PingPong connect(Sides sides, int size, int window, Duration timeout) {
         Client client = new Client(size);
         ConnectedPair pair = ConnectedPair.connectAlone(sides, Math.max(4096, size),
-                options(size).withConnectTimeout(timeout), client, timeout);
+                options(size, window).withConnectTimeout(timeout), client, timeout);
         return new PingPong(pair, client, size);
     }
 
@@ -58,8 +69,17 @@ public final class PingPong implements AutoCloseable {
      */
     public static void echoUntilDisconnected(Sides sides, int size, Duration openLimit, Duration runLimit,
             Runnable listening) {
+        echoUntilDisconnected(sides, size, WINDOW, openLimit, runLimit, listening);
+    }
+
+    /**
+     * {@link #echoUntilDisconnected(Sides, int, Duration, Duration, Runnable)} granting the client a receive window of
+     * {@code window} messages.
+     */
+    public static void echoUntilDisconnected(Sides sides, int size, int window, Duration openLimit,
+            Duration runLimit, Runnable listening) {
         Echo echo = new Echo();
-        try (ConnectedPair pair = ConnectedPair.listenAlone(sides, Math.max(4096, size), options(size), echo,
+        try (ConnectedPair pair = ConnectedPair.listenAlone(sides, Math.max(4096, size), options(size, window), echo,
                 openLimit)) {
             listening.run();
             ConnectedPair.await(echo.established, openLimit, "a client connecting to " + sides.serverAddress());
@@ -69,7 +89,12 @@ public final class PingPong implements AutoCloseable {
 
     /** The connection options of a ping-pong of {@code size}-byte messages (shared with the reactive one). */
     public static ConnectionOptions options(int size) {
-        return ConnectionOptions.DEFAULT.withSendQueueDepth(16).withReceiveWindow(16)
+        return options(size, WINDOW);
+    }
+
+    /** {@link #options(int)} with a receive window of {@code window} messages (a credit update every quarter). */
+    public static ConnectionOptions options(int size, int window) {
+        return ConnectionOptions.DEFAULT.withSendQueueDepth(16).withReceiveWindow(window)
                 .withMaxInline(Math.min(size, ConnectionOptions.DEFAULT.maxInline()));
     }
 

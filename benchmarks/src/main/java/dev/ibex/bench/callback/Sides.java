@@ -19,19 +19,30 @@ import java.time.Duration;
  * @param clientConfig the client side's settings, or {@code null} for one fabric serving both sides
  * @param serverAddress where the server listens and the client connects
  * @param cqPollSpin how long each side's loop busy-polls its CQs before blocking (zero: it never does)
+ * @param lookInterval the rounds of CQ polls between a spinning loop's looks at its poller and clock
+ *     ({@code LoopOptions.cqPollSpinLookInterval})
  */
 public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig clientConfig,
-        InetSocketAddress serverAddress, Duration cqPollSpin) {
+        InetSocketAddress serverAddress, Duration cqPollSpin, int lookInterval) {
 
     /** Sides whose loops never spin on their CQs. */
     public Sides(String provider, ProviderConfig serverConfig, ProviderConfig clientConfig,
             InetSocketAddress serverAddress) {
-        this(provider, serverConfig, clientConfig, serverAddress, Duration.ZERO);
+        this(provider, serverConfig, clientConfig, serverAddress, Duration.ZERO,
+                LoopOptions.DEFAULT.cqPollSpinLookInterval());
     }
 
     /** This with loops that busy-poll their CQs for {@code spin} before blocking ({@code LoopOptions.cqPollSpin}). */
     public Sides withCqPollSpin(Duration spin) {
-        return new Sides(provider, serverConfig, clientConfig, serverAddress, spin);
+        return new Sides(provider, serverConfig, clientConfig, serverAddress, spin, lookInterval);
+    }
+
+    /**
+     * This with spinning loops that look at their poller and clock every {@code rounds} rounds of CQ polls
+     * ({@code LoopOptions.cqPollSpinLookInterval}).
+     */
+    public Sides withLookInterval(int rounds) {
+        return new Sides(provider, serverConfig, clientConfig, serverAddress, cqPollSpin, rounds);
     }
 
     /** Two fabrics of {@code provider}, one per side. */
@@ -48,7 +59,7 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
     /** This with the server on another port (each workload listens on its own). */
     public Sides onPort(int port) {
         return new Sides(provider, serverConfig, clientConfig, new InetSocketAddress(serverAddress.getAddress(), port),
-                cqPollSpin);
+                cqPollSpin, lookInterval);
     }
 
     /** Opens the groups, their pools holding buffers of {@code bufferSize} bytes (the caller closes them). */
@@ -63,12 +74,14 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
      */
     public Loops open(int bufferSize, int loopsPerSide) {
         if (clientConfig == null) {
-            EventLoopGroup g = EventLoopGroup.open(provider, serverConfig, options("bench", 2, bufferSize).withCqPollSpin(cqPollSpin));
+            EventLoopGroup g = EventLoopGroup.open(provider, serverConfig, options("bench", 2, bufferSize));
             return new Loops(g, g, g.loops().get(0), g.loops().get(1));
         }
-        EventLoopGroup server = EventLoopGroup.open(provider, serverConfig, options("bench-server", loopsPerSide, bufferSize).withCqPollSpin(cqPollSpin));
+        EventLoopGroup server = EventLoopGroup.open(provider, serverConfig,
+                options("bench-server", loopsPerSide, bufferSize));
         try {
-            EventLoopGroup client = EventLoopGroup.open(provider, clientConfig, options("bench-client", loopsPerSide, bufferSize).withCqPollSpin(cqPollSpin));
+            EventLoopGroup client = EventLoopGroup.open(provider, clientConfig,
+                    options("bench-client", loopsPerSide, bufferSize));
             return new Loops(server, client, server.loops().get(0), client.loops().get(0));
         } catch (RuntimeException e) {
             server.close();
@@ -84,16 +97,17 @@ public record Sides(String provider, ProviderConfig serverConfig, ProviderConfig
     public Loops openOneSide(int bufferSize, boolean server) {
         ProviderConfig config = server || clientConfig == null ? serverConfig : clientConfig;
         EventLoopGroup g = EventLoopGroup.open(provider, config,
-                options(server ? "bench-server" : "bench-client", 1, bufferSize).withCqPollSpin(cqPollSpin));
+                options(server ? "bench-server" : "bench-client", 1, bufferSize));
         return new Loops(g, g, g.loops().get(0), g.loops().get(0));
     }
 
-    private static LoopOptions options(String name, int loops, int bufferSize) {
+    private LoopOptions options(String name, int loops, int bufferSize) {
         // slabs of 1 MiB, up to 64 MiB per pool: room for a full send queue and receive window of any workload
         int perSlab = Math.max(1, (1 << 20) / bufferSize);
         return LoopOptions.DEFAULT.withLoops(loops).withThreadName(name).withCloseTimeout(Duration.ofSeconds(3))
                 .withBuffers(BufferPool.Options.DEFAULT.withBufferSize(bufferSize).withSlabs(perSlab,
-                        Math.max(perSlab, (64 << 20) / bufferSize)));
+                        Math.max(perSlab, (64 << 20) / bufferSize)))
+                .withCqPollSpin(cqPollSpin).withCqPollSpinLookInterval(lookInterval);
     }
 
     /**

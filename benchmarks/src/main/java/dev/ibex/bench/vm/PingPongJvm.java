@@ -2,6 +2,7 @@ package dev.ibex.bench.vm;
 
 import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Sides;
+import dev.ibex.cm.loop.LoopOptions;
 import dev.ibex.cm.spi.ProviderConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -35,7 +36,26 @@ public final class PingPongJvm {
      */
     static final int RUNS = Math.max(1, Integer.getInteger("ibex.bench.runs", 1)); // 0 would leave no figures
 
+    /**
+     * The two-process sides' look interval while they spin ({@code LoopOptions.cqPollSpinLookInterval}, rounds of CQ
+     * polls between two looks at the poller and the clock; {@code -Dibex.bench.look}, default the loop's).
+     */
+    static final int LOOK = Integer.getInteger("ibex.bench.look", LoopOptions.DEFAULT.cqPollSpinLookInterval());
+
+    /**
+     * The receive window each two-process side grants the other ({@code ConnectionOptions.receiveWindow}: a credit
+     * update every quarter of it; {@code -Dibex.bench.window}, default {@link PingPong#WINDOW}).
+     */
+    static final int WINDOW = Integer.getInteger("ibex.bench.window", PingPong.WINDOW);
+
     private PingPongJvm() {
+    }
+
+    /** {@return the line naming a two-process side's settings, printed before anything else} */
+    static String settingsLine(boolean events) {
+        return String.format(Locale.ROOT, "pingpong settings: %s, look interval %d, receive window %d (credit update "
+                + "every %d), warm-up %d, runs %d", events ? "CQ events" : "cqPollSpin " + VmBench.CQ_POLL_SPIN.toMillis()
+                + " ms", LOOK, WINDOW, Math.max(1, WINDOW / 4), WARMUP, RUNS);
     }
 
     /** Milliseconds this JVM's JIT has spent compiling (-1 when it does not say). */
@@ -80,14 +100,16 @@ public final class PingPongJvm {
     static String oneSide(String[] args, Sides sides) {
         int iterations = Integer.parseInt(args[3]);
         int size = Integer.parseInt(args[4]);
-        Sides s = args.length == 6 ? sides : sides.withCqPollSpin(VmBench.CQ_POLL_SPIN);
+        boolean events = args.length == 6;
+        Sides s = (events ? sides : sides.withCqPollSpin(VmBench.CQ_POLL_SPIN)).withLookInterval(LOOK);
+        System.out.println(settingsLine(events));
         if (args[0].equals("server")) {
-            PingPong.echoUntilDisconnected(s, size, C2Latency.CHILD_LIMIT, C2Latency.CHILD_LIMIT.multipliedBy(2),
-                    () -> System.out.println("pingpong: listening"));
+            PingPong.echoUntilDisconnected(s, size, WINDOW, C2Latency.CHILD_LIMIT,
+                    C2Latency.CHILD_LIMIT.multipliedBy(2), () -> System.out.println("pingpong: listening"));
             return "pingpong: done";
         }
         Histogram h = null;
-        try (PingPong p = PingPong.connect(s, size, VmBench.OPEN_LIMIT)) {
+        try (PingPong p = PingPong.connect(s, size, WINDOW, VmBench.OPEN_LIMIT)) {
             for (int done = 0; done < WARMUP; done += 1_000) {
                 p.run(1_000, VmBench.RUN_LIMIT);
             }

@@ -63,6 +63,15 @@ class C2LatencyTest {
         assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo("pingpong: done");
     }
 
+    /** busy-pairs.sh alternates variants by system property; each side prints what it ran with. */
+    @Test
+    void aTwoProcessSideNamesItsLookIntervalAndReceiveWindow() {
+        assertThat(PingPongJvm.settingsLine(false)).startsWith("pingpong settings: cqPollSpin 20 ms, look interval 16, "
+                + "receive window 16 (credit update every 4)");
+        assertThat(PingPongJvm.settingsLine(true)).startsWith("pingpong settings: CQ events,")
+                .doesNotContain("listening", "one-way"); // not what the scripts wait for or read as figures
+    }
+
     @Test
     void theMinimalPingPongsLineStillCarriesItsEmptyPoll() {
         double[] f = PingPongProcesses.figures(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.bench.apm.FailoverBench;
 import dev.ibex.bench.callback.ExposureSoak;
+import dev.ibex.bench.callback.PingPongProbe;
 import dev.ibex.bench.loopback.LoopbackBench;
 import dev.ibex.bench.rsocket.RSocketBench;
 import dev.ibex.bench.scale.ScaleBench;
@@ -41,7 +42,9 @@ class CliTest {
             new Harness("ExposureSoak", ExposureSoak.Command::new, List.of("--cycles", "--json"),
                     List.of("--cycles", "1")),
             new Harness("RSocketBench", RSocketBench.Command::new, List.of("--rounds", "--quick", "--plot",
-                    "--json"), List.of("--rounds", "0")));
+                    "--json"), List.of("--rounds", "0")),
+            new Harness("PingPongProbe", PingPongProbe::new, List.of("--spin-nanos", "--runs", "--warmup-runs",
+                    "--round-trips", "--hold-millis"), List.of("--runs", "0")));
 
     @Test
     void helpListsTheDocumentedOptionsAndExitsZero() {

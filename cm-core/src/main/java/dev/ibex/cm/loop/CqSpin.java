@@ -52,23 +52,24 @@ final class CqSpin {
      * Spins on the CQs, then arms again those left unarmed, before the loop would block for {@code timeout}.
      *
      * @param timeout the loop's wait in nanoseconds, -1 for none
+     * @param start the turn's clock reading ({@link LoopTimers#now()}): the spin is timed from it, so that it does
+     *     not read the clock once more
      * @return true when work came (a completion, a task or a ready source while spinning, or before re-arming):
      *     the loop then does not block
      */
-    boolean spinThenRearm(long timeout) {
-        return spin(timeout) || rearm();
+    boolean spinThenRearm(long timeout, long start) {
+        return spin(timeout, start) || rearm();
     }
 
     /**
      * Busy-polls the CQs for up to {@link LoopOptions#cqPollSpin()} (never beyond {@code timeout}), looking at the
      * tasks each round and, every {@link LoopOptions#cqPollSpinLookInterval()} rounds, at the poller without waiting
-     * and at the clock. The first CQ that holds completions has them dispatched here.
+     * and at the clock, timed from {@code start}. The first CQ that holds completions has them dispatched here.
      *
      * @return true when work came (completions dispatched, a task queued, a source ready), false when the spin ended
      */
-    private boolean spin(long timeout) {
+    private boolean spin(long timeout, long start) {
         long spin = timeout < 0 ? spinNanos : Math.min(spinNanos, timeout);
-        long start = System.nanoTime();
         for (int untilLook = lookInterval;;) {
             for (int i = 0; i < devices.size(); i++) {
                 if (devices.get(i).pollOnce(completions)) {

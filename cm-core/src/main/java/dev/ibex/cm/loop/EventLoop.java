@@ -58,7 +58,7 @@ public final class EventLoop implements Executor {
     private final LoopThread thread;
     /** Tasks from every thread, with their back-pressure; see {@link #execute}. */
     private final LoopTasks tasks;
-    private final LoopTimers timers = new LoopTimers(this);
+    private final LoopTimers timers = new LoopTimers(this::guarded, System::nanoTime);
     private final CqSpin cqSpin;
     private final EndpointTable endpoints = new EndpointTable();
     private final LoopDevices devices = new LoopDevices(this, endpoints);
@@ -424,7 +424,7 @@ public final class EventLoop implements Executor {
         if (cqSpin.enabled()) {
             if (timeout == 0) {
                 cqSpin.pollUnarmed();
-            } else if (cqSpin.spinThenRearm(timeout)) {
+            } else if (cqSpin.spinThenRearm(timeout, timers.now())) {
                 return; // a completion, a task or a ready source came while spinning (or before re-arming): no wait
             }
         }

@@ -18,6 +18,12 @@
 #       both:-Dibex.bench.look=256,-Dibex.bench.window=1024"                 # ~40 min
 # (-Dibex.bench.look: the loops' cqPollSpinLookInterval; -Dibex.bench.window: the receive window; PingPongJvm
 # prints a "pingpong settings" line, repeated here.)
+# A variant may go on NAME:FLAGS:CLOCKSOURCE:JAR (fields may be empty): CLOCKSOURCE (e.g. tsc, hpet) is written to
+# the guest's current_clocksource before its pair (the others, and ib_send_lat, run at the boot's own), JAR replaces
+# $JAR for it. A variant whose NAME starts with "mini" runs the minimal program (its FLAGS are ignored); when one does,
+# the plain "mini" is not added. The clock A/B (docs/benchmarks.md; tsc offered by the guest kernel's tsc=reliable):
+#   IBEX_VM_KERNEL_ARGS="tsc=reliable" flock /tmp/ibex-vm.lock lab/rxe-vm … -- env JAR=… OUT=… PAIRS=3 \
+#       VARIANTS="ibex ibexnew:::/work/jars/new.jar mini ibextsc::tsc minitsc::tsc" bash …/busy-pairs.sh
 # Each pair prints its figures line and a line per measured run; the Ibex client runs 12,000 round trips of warm-up,
 # then 4 runs of 2,500; the minimal client 9 runs of 2,500, of which the last 4 (after 12,500) compare.
 set -u
@@ -31,18 +37,28 @@ J="$JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memo
 IBEX=${WARMUP:+-Dibex.bench.warmup=$WARMUP}
 VARIANTS=${VARIANTS:-ibex}
 PORT=7900
-echo "start $(date -u +%T) load $(cat /proc/loadavg) nproc $(nproc) clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+CS=/sys/devices/system/clocksource/clocksource0
+CLOCK0=$(cat $CS/current_clocksource)
+echo "start $(date -u +%T) load $(cat /proc/loadavg) nproc $(nproc) clock $CLOCK0 (available: $(cat $CS/available_clocksource))"
 
-# pair NAME CLASS RUNS [extra JVM flags]: a server, once it listens a client; the client's lines
+# clock SOURCE: the guest's clocksource for what follows (empty: the boot's own)
+clock() {
+  local want=${1:-$CLOCK0}
+  [ "$(cat $CS/current_clocksource)" = "$want" ] && return
+  echo "$want" > $CS/current_clocksource || echo "  cannot set clocksource $want"
+  echo "  clocksource now $(cat $CS/current_clocksource)"
+}
+
+# pair NAME CLASS RUNS [extra JVM flags [JAR]]: a server, once it listens a client; the client's lines
 pair() {
-  local name=$1 cls=$2 runs=$3 extra=${4:-}
+  local name=$1 cls=$2 runs=$3 extra=${4:-} jar=${5:-$JAR}
   PORT=$((PORT + 1))
   local t0; t0=$(date +%s)
-  $J $extra -Dibex.bench.runs=$runs -cp "$JAR" dev.ibex.bench.vm.$cls server $ADDR $PORT $N 64 > $R/$name.s 2>&1 &
+  $J $extra -Dibex.bench.runs=$runs -cp "$jar" dev.ibex.bench.vm.$cls server $ADDR $PORT $N 64 > $R/$name.s 2>&1 &
   local sp=$!
   for _ in $(seq 1 2400); do grep -q listening $R/$name.s && break; kill -0 $sp 2>/dev/null || break; sleep 0.1; done
   local tl; tl=$(date +%s)
-  timeout 480 $J $extra -Dibex.bench.runs=$runs -cp "$JAR" dev.ibex.bench.vm.$cls client $ADDR $PORT $N 64 \
+  timeout 480 $J $extra -Dibex.bench.runs=$runs -cp "$jar" dev.ibex.bench.vm.$cls client $ADDR $PORT $N 64 \
       > $R/$name.c 2>&1
   local rc=$?
   local tc; tc=$(date +%s)
@@ -73,25 +89,27 @@ lat() {
   echo "$name rc $rc: $(grep -E '^ *64 ' $R/$name.c | tail -1)"
 }
 
-# run NAME ROUND: one pair of the variant NAME[:FLAGS] ("mini": the minimal program)
+# run VARIANT ROUND: one pair of the variant NAME[:FLAGS[:CLOCKSOURCE[:JAR]]] (NAME mini*: the minimal program)
 run() {
-  local v=$1 i=$2
-  if [ "$v" = mini ]; then
-    pair mini$i MinimalPingPong 9
-  else
-    local flags=""
-    case $v in *:*) flags=$(echo "${v#*:}" | tr ',' ' ');; esac
-    local name=${v%%:*}
-    [ "$name" = ibex ] || name=$name-
-    pair $name$i PingPongJvm 4 "$IBEX $flags"
-  fi
+  local v=$1 i=$2 name flags cs jar
+  IFS=: read -r name flags cs jar <<< "$v"
+  flags=$(echo "$flags" | tr ',' ' ')
+  clock "$cs"
+  case $name in
+    mini) pair mini$i MinimalPingPong 9 "" "$jar" ;;
+    mini*) pair $name-$i MinimalPingPong 9 "" "$jar" ;;
+    ibex) pair ibex$i PingPongJvm 4 "$IBEX $flags" "$jar" ;;
+    *) pair $name-$i PingPongJvm 4 "$IBEX $flags" "$jar" ;;
+  esac
+  [ -z "$cs" ] || echo "  clocksource after the pair: $(cat $CS/current_clocksource)"
+  clock ""
 }
 
 lat lat1
 for i in $(seq 1 $PAIRS); do
-  set -- $VARIANTS mini
+  case " $VARIANTS" in *" mini"*) set -- $VARIANTS;; *) set -- $VARIANTS mini;; esac
   if [ $# = 2 ]; then # one variant: alternate which goes first, as before
-    if [ $((i % 2)) = 1 ]; then run "$1" $i; run mini $i; else run mini $i; run "$1" $i; fi
+    if [ $((i % 2)) = 1 ]; then run "$1" $i; run "$2" $i; else run "$2" $i; run "$1" $i; fi
   else
     n=$#; all=("$@")
     for k in $(seq 0 $((n - 1))); do run "${all[$(( (k + i - 1) % n ))]}" $i; done

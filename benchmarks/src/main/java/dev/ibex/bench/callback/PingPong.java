@@ -79,12 +79,21 @@ public final class PingPong implements AutoCloseable {
     public static void echoUntilDisconnected(Sides sides, int size, int window, Duration openLimit,
             Duration runLimit, Runnable listening) {
         Echo echo = new Echo();
-        try (ConnectedPair pair = ConnectedPair.listenAlone(sides, Math.max(4096, size), options(size, window), echo,
-                openLimit)) {
+        try (ConnectedPair pair = ConnectedPair.listenAlone(sides, Math.max(4096, size),
+                serverOptions(size, window, openLimit), echo, openLimit)) {
             listening.run();
             ConnectedPair.await(echo.established, openLimit, "a client connecting to " + sides.serverAddress());
             ConnectedPair.await(echo.ended, runLimit, "the client ending its connection");
         }
+    }
+
+    /**
+     * The options of the connection {@link #echoUntilDisconnected} accepts: its connect timeout (request to
+     * established) is {@code openLimit}, not the options' 10 s — a cold C2-only client JVM under emulation sends its RTU
+     * late (a busy-pairs boot lost a pair to the accepted side's 10 s timeout, 2026-11-28 00:22 UTC).
+     */
+    static ConnectionOptions serverOptions(int size, int window, Duration openLimit) {
+        return options(size, window).withConnectTimeout(openLimit);
     }
 
     /** The connection options of a ping-pong of {@code size}-byte messages (shared with the reactive one). */

@@ -45,13 +45,9 @@ public final class PingPong implements AutoCloseable {
     /**
      * The client half of a ping-pong whose server runs in another process ({@link #echoUntilDisconnected}); the
      * connect itself may take up to {@code timeout} too (not the options' 10 s: a cold JVM on the other side, C2-only
-     * under emulation, answers slowly).
+     * under emulation, answers slowly). It grants the server a receive window of {@code window} messages
+     * ({@link #WINDOW} unless a benchmark tries another).
      */
-    public static PingPong connect(Sides sides, int size, Duration timeout) {
-        return connect(sides, size, WINDOW, timeout);
-    }
-
-    /** {@link #connect(Sides, int, Duration)} granting the server a receive window of {@code window} messages. */
     public static PingPong connect(Sides sides, int size, int window, Duration timeout) {
         Client client = new Client(size);
         ConnectedPair pair = ConnectedPair.connectAlone(sides, Math.max(4096, size),
@@ -61,20 +57,11 @@ public final class PingPong implements AutoCloseable {
 
     /**
      * The server half of a ping-pong whose client ({@link #connect}) runs in another process: listens, runs
-     * {@code listening}, echoes every message of the one connection that comes within {@code openLimit}, and returns
-     * once the client ended it.
+     * {@code listening}, echoes every message of the one connection that comes within {@code openLimit}, granting the
+     * client a receive window of {@code window} messages, and returns once the client ended it.
      *
      * @throws IllegalStateException when no client connects in time, the connection fails, or it lasts beyond
      *     {@code runLimit}
-     */
-    public static void echoUntilDisconnected(Sides sides, int size, Duration openLimit, Duration runLimit,
-            Runnable listening) {
-        echoUntilDisconnected(sides, size, WINDOW, openLimit, runLimit, listening);
-    }
-
-    /**
-     * {@link #echoUntilDisconnected(Sides, int, Duration, Duration, Runnable)} granting the client a receive window of
-     * {@code window} messages.
      */
     public static void echoUntilDisconnected(Sides sides, int size, int window, Duration openLimit,
             Duration runLimit, Runnable listening) {

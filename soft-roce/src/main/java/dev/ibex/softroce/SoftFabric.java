@@ -214,7 +214,7 @@ public final class SoftFabric implements Fabric {
                 }
             }
             try {
-                return new SoftPoller(tracker, config.pollerSpinNanos(),
+                return new SoftPoller(tracker, config.pollerSpinNanos(), config.pollerAckHoldNanos(),
                         LoopReception.lend(ports, () -> receptionLent.set(false)));
             } catch (RuntimeException e) {
                 receptionLent.set(false);

@@ -17,6 +17,8 @@ import java.util.List;
  *     seven times (IBTA)
  * @param receiveBufferBytes {@code SO_RCVBUF} of each device socket
  * @param pollerSpinNanos how long a poller spins before parking (0: park at once)
+ * @param pollerAckHoldNanos how long a spinning loop may hold the ACK of a request it answered, so that one ACK
+ *     covers the next requests too (0: never; no effect without a spin)
  * @param pcap when set, every datagram sent and received is written to this pcap file
  * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
  * @param maxMulticastGroups groups a device may join ({@code max_mcast_grp}); each holds one socket
@@ -24,7 +26,7 @@ import java.util.List;
  *     sockets itself (run to completion) instead of a receive thread per address handing packets over (default)
  */
 public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double timerScale,
-        boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, Path pcap,
+        boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, long pollerAckHoldNanos, Path pcap,
         ProviderConfig faults, int maxMulticastGroups, boolean receiveOnLoop) {
 
     public static final String PREFIX = "ibex.softroce.";
@@ -34,6 +36,9 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final String RETRY_SEVEN_INFINITE = PREFIX + "retry7Infinite";
     public static final String RCVBUF = PREFIX + "rcvbuf";
     public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
+    public static final String POLLER_ACK_HOLD_NANOS = PREFIX + "poller.ackHoldNanos";
+    /** {@link #pollerAckHoldNanos()} by default: chosen by measurement, docs/benchmarks.md. */
+    public static final long DEFAULT_POLLER_ACK_HOLD_NANOS = 50_000;
     public static final String PCAP = PREFIX + "pcap";
     public static final String MAX_MULTICAST_GROUPS = PREFIX + "maxMulticastGroups";
     public static final String RECEIVE_ON_LOOP = PREFIX + "receiveOnLoop";
@@ -86,6 +91,10 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         boolean rxe7 = config.getBoolean(RETRY_SEVEN_INFINITE, false);
         int rcvbuf = config.getInt(RCVBUF, 4 << 20);
         long spin = config.getLong(POLLER_SPIN_NANOS, 0);
+        long ackHold = config.getLong(POLLER_ACK_HOLD_NANOS, DEFAULT_POLLER_ACK_HOLD_NANOS);
+        if (ackHold < 0) {
+            throw new IllegalArgumentException(POLLER_ACK_HOLD_NANOS + " must be >= 0: " + ackHold);
+        }
         String pcap = config.get(PCAP, null);
         int groups = config.getInt(MAX_MULTICAST_GROUPS, DEFAULT_MAX_MULTICAST_GROUPS);
         boolean onLoop = config.getBoolean(RECEIVE_ON_LOOP, true);
@@ -100,7 +109,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
                 faults.putIfAbsent(s, String.valueOf(v));
             }
         });
-        return new SoftRoceConfig(port, devices, scale, rxe7, rcvbuf, spin,
+        return new SoftRoceConfig(port, devices, scale, rxe7, rcvbuf, spin, ackHold,
                 pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults), groups, onLoop);
     }
 

@@ -10,15 +10,45 @@ import java.util.Arrays;
  * application's reply, so the peer wakes once for both. NAKs, RNR NAKs, READ responses and atomic ACKs are never
  * deferred. An ACK waits at most one turn of the loop — far below any retransmission timeout.
  *
+ * <p><b>Holding across turns.</b> A loop that spins ({@code poller.spinNanos}) may also hold an ACK across its turns
+ * for up to {@code holdNanos} ({@code poller.ackHoldNanos}), while the responder {@linkplain Responder#mayHoldAck
+ * allows it}: its QP sent a request since the ACK was noted (the application answers, so the peer's next request
+ * comes soon and one ACK covers both), the ACK covers SENDs only (a WRITE's requester has nothing else to wait for)
+ * and fewer than {@link #MAX_HELD_REQUESTS} of them. In a ping-pong this halves the datagrams per round trip or
+ * better; a requester waits at most {@code holdNanos} longer for a SEND's completion. Before the loop blocks, every
+ * noted ACK leaves.
+ *
  * <p><b>Threading.</b> Confined to the polling thread it was installed on; a responder notes its ACK only from
  * inside its QP's task on that thread.
  */
 public final class AckDeferral {
     private static final ThreadLocal<AckDeferral> CURRENT = new ThreadLocal<>();
+    /** Requests one held ACK may cover: well below a requester's usual send queue, which the held ones occupy. */
+    static final int MAX_HELD_REQUESTS = 8;
 
+    private final long holdNanos;
     private Responder[] pending = new Responder[8];
     private int count;
     private boolean reading;
+    /** When the oldest pending ACK was noted (only read while {@link #holdNanos} is positive). */
+    private long oldestAt;
+
+    /** A deferral that sends what it noted at the next poll. */
+    AckDeferral() {
+        this(0);
+    }
+
+    /**
+     * A deferral that may hold ACKs across turns.
+     *
+     * @param holdNanos how long an ACK may be held across the loop's turns (0: it leaves at the next poll)
+     */
+    AckDeferral(long holdNanos) {
+        if (holdNanos < 0) {
+            throw new IllegalArgumentException("holdNanos < 0: " + holdNanos);
+        }
+        this.holdNanos = holdNanos;
+    }
 
     /** The deferral of the calling thread while it reads packets, or {@code null}: send ACKs at once. */
     static AckDeferral whileReading() {
@@ -48,10 +78,39 @@ public final class AckDeferral {
         if (count == pending.length) {
             pending = Arrays.copyOf(pending, count * 2); // grows with the connections of one batch, then stays
         }
+        if (count == 0 && holdNanos > 0) {
+            oldestAt = System.nanoTime();
+        }
         pending[count++] = r;
     }
 
-    /** Sends every noted ACK, in the order noted. */
+    /**
+     * At a poll that will not block: sends every noted ACK once the oldest was held {@code holdNanos} (at once
+     * without a hold time), and otherwise those their responder may not hold; keeps the rest, in order.
+     */
+    void flushDue() {
+        int n = count;
+        if (n == 0) {
+            return;
+        }
+        if (holdNanos == 0 || System.nanoTime() - oldestAt >= holdNanos) {
+            flush();
+            return;
+        }
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            Responder r = pending[i];
+            pending[i] = null;
+            if (r.mayHoldAck()) {
+                pending[kept++] = r;
+            } else {
+                r.sendDeferredAck();
+            }
+        }
+        count = kept;
+    }
+
+    /** Sends every noted ACK, in the order noted (before the loop blocks, and when the hold time is up). */
     void flush() {
         int n = count;
         if (n == 0) {

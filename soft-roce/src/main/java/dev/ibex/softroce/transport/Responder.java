@@ -59,6 +59,12 @@ public final class Responder {
     private int psn;
     /** The polling thread's {@link AckDeferral} an ACK was noted in and not sent yet, or null (task-confined). */
     private AckDeferral ackDeferred;
+    /** Requests the noted ACK covers (task-confined; read racily by {@link #mayHoldAck}). */
+    private int ackNoted;
+    /** Whether the noted ACK covers SENDs only. */
+    private boolean ackHoldable;
+    /** The requester's packet count when the ACK was noted: a change means this side answered. */
+    private long sentWhenNoted;
     /** PSN after the last request acknowledged (duplicates of SEND/WRITE are acked with ackPsn - 1). */
     private int ackPsn;
     private int msn;
@@ -509,12 +515,30 @@ public final class Responder {
             if (d != null) {
                 if (ackDeferred != d) { // (a deferral of a poller that closed before sending is replaced)
                     ackDeferred = d; // one ACK, sent by the loop after its handlers, covers the whole batch
+                    ackNoted = 0;
+                    ackHoldable = true;
+                    sentWhenNoted = qp.sender().requester.packetsSent;
                     d.add(this);
+                }
+                ackNoted++;
+                if (pkt.opcode().operation() != Operation.SEND) {
+                    ackHoldable = false;
                 }
                 return;
             }
             sendAck(ACK_UNLIMITED, pkt.psn());
         }
+    }
+
+    /**
+     * Whether a spinning loop may hold this responder's noted ACK across another turn ({@link AckDeferral}): it covers
+     * SENDs only, fewer than {@link AckDeferral#MAX_HELD_REQUESTS}, and this QP sent a request since (the application
+     * answered, so the peer's next request is coming). Called by the polling thread outside the QP's task: a stale
+     * read only lets the ACK leave a turn earlier or later, never past the hold time.
+     */
+    boolean mayHoldAck() {
+        return ackHoldable && ackNoted < AckDeferral.MAX_HELD_REQUESTS
+                && qp.sender().requester.packetsSent != sentWhenNoted;
     }
 
     /**

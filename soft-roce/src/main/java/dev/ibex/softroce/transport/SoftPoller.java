@@ -30,7 +30,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private final ResourceTracker tracker;
     private final long spinNanos;
     private final InlineReception reception;
-    private final AckDeferral acks = new AckDeferral();
+    private final AckDeferral acks;
     private final NextTurn nextTurn = new NextTurn();
     private final BooleanSupplier anyReady = this::anyReady;
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
@@ -53,8 +53,22 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
      * @param reception the links this poller's thread reads, or {@code null}
      */
     public SoftPoller(ResourceTracker tracker, long spinNanos, InlineReception reception) {
+        this(tracker, spinNanos, 0, reception);
+    }
+
+    /**
+     * A poller as {@link #SoftPoller(ResourceTracker, long, InlineReception)} that, while it spins, may hold the ACKs
+     * of a request/reply exchange across its turns ({@link AckDeferral}).
+     *
+     * @param tracker counts the poller among the fabric's resources
+     * @param spinNanos how long a poll spins before it blocks (0: block at once)
+     * @param ackHoldNanos how long a spinning poller may hold an ACK across its turns (0: never; unused without spin)
+     * @param reception the links this poller's thread reads, or {@code null}
+     */
+    public SoftPoller(ResourceTracker tracker, long spinNanos, long ackHoldNanos, InlineReception reception) {
         this.tracker = tracker;
         this.spinNanos = spinNanos;
+        this.acks = new AckDeferral(spinNanos > 0 ? ackHoldNanos : 0);
         this.reception = reception;
         tracker.opened(this);
     }
@@ -127,7 +141,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
         if (r != null) {
             acks.install();
             nextTurn.install();
-            acks.flush(); // the ACKs of the last batch leave after what its handlers sent (replies first)
+            acks.flushDue(); // the ACKs of the last batch leave after what its handlers sent (replies first)
             nextTurn.run(); // bursts and replies the last turn's budget cut short go on here, not on another thread
             receive(r); // what arrived is processed here; its completions are then ready for the scan
         }
@@ -152,7 +166,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return n;
                 }
                 if (r != null) {
-                    acks.flush(); // nothing handed to the loop, so no reply to wait for: the noted ACKs go now
+                    acks.flushDue(); // nothing handed to the loop, so no reply to wait for: the noted ACKs go now, bar held ones
                 }
             } while (System.nanoTime() - spinEnd < 0);
         }

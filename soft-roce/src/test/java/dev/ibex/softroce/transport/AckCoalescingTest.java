@@ -179,7 +179,7 @@ class AckCoalescingTest {
     }
 
     /** SEND_ONLY packets sent by {@code x} and ACKs sent by {@code y}; the tap records each datagram on send. */
-    private static int[] count(Path pcap, int x, int y) throws Exception {
+    static int[] count(Path pcap, int x, int y) throws Exception {
         ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(pcap));
         b.order(b.getInt(0) == 0xa1b23c4d ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
         int at = 24;

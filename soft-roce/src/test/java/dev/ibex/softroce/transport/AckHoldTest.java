@@ -38,10 +38,20 @@ class AckHoldTest {
         return new Harness(p);
     }
 
-    private static Harness.Params params() {
+    /** {@code x}'s peer on device b, connected with a 6.9 s retransmission timeout (the harness's timer scale). */
+    private static Harness.Side connectedPeer(Harness h, Harness.Side x) {
+        Harness.Side y = h.side(h.b, 1 << 16);
         Harness.Params params = new Harness.Params();
-        params.timeout = 24; // 6.9 s at the harness's timer scale
-        return params;
+        params.timeout = 24;
+        Harness.connect(x, y, params);
+        return y;
+    }
+
+    /** Posts one signaled 64 B SEND from {@code s}'s buffer at {@code offset}. */
+    private static void send(Harness h, Harness.Side s, long wrId, long offset) {
+        SendBatch sb = SendBatch.allocate(h.arena, 1, 1);
+        sb.wrId(0, wrId).opcode(0, WrOpcode.SEND).single(0, s.mr.address() + offset, 64, s.mr.lkey());
+        s.qp.postSend(sb, 1);
     }
 
     @Test
@@ -53,22 +63,17 @@ class AckHoldTest {
         int sentAtXWhileSpinning = 0;
         try (Harness h = harness(LONG_HOLD, pcap)) {
             Harness.Side x = h.side(h.a, 1 << 16);
-            Harness.Side y = h.side(h.b, 1 << 16);
-            Harness.connect(x, y, params());
+            Harness.Side y = connectedPeer(h, x);
             xIp = ((SoftDevice) h.a).addresses()[0];
             yIp = ((SoftDevice) h.b).addresses()[0];
             try (Poller poller = h.fabric.createLoopPoller()) {
                 postReceives(h, x, rounds, 4096);
                 postReceives(h, y, rounds, 0);
-                SendBatch request = SendBatch.allocate(h.arena, 1, 1);
-                SendBatch reply = SendBatch.allocate(h.arena, 1, 1);
                 int sentAtY = 0;
                 for (int i = 0; i < rounds; i++) {
-                    request.wrId(0, i).opcode(0, WrOpcode.SEND).single(0, x.mr.address() + 8192, 64, x.mr.lkey());
-                    x.qp.postSend(request, 1);
+                    send(h, x, i, 8192);
                     spinUntil(poller, y.rcq, y, 1);
-                    reply.wrId(0, 100 + i).opcode(0, WrOpcode.SEND).single(0, y.mr.address() + 8192, 64, y.mr.lkey());
-                    y.qp.postSend(reply, 1);
+                    send(h, y, 100 + i, 8192);
                     spinUntil(poller, x.rcq, x, 1);
                     sentAtXWhileSpinning += successes(x.scq, x);
                     sentAtY += successes(y.scq, y);
@@ -98,13 +103,10 @@ class AckHoldTest {
     void aSendNobodyAnswersIsAcknowledgedAtTheNextPoll() throws Exception {
         try (Harness h = harness(LONG_HOLD, null)) {
             Harness.Side x = h.side(h.a, 1 << 16);
-            Harness.Side y = h.side(h.b, 1 << 16);
-            Harness.connect(x, y, params());
+            Harness.Side y = connectedPeer(h, x);
             try (Poller poller = h.fabric.createLoopPoller()) {
                 postReceives(h, y, 1, 0);
-                SendBatch sb = SendBatch.allocate(h.arena, 1, 1);
-                sb.wrId(0, 1).opcode(0, WrOpcode.SEND).single(0, x.mr.address(), 64, x.mr.lkey());
-                x.qp.postSend(sb, 1);
+                send(h, x, 1, 0);
                 spinUntil(poller, x.scq, x, 1); // only polls that never block: the ACK was not held
                 assertThat(x.wc.status(0)).isEqualTo(WcStatus.SUCCESS);
             }
@@ -115,8 +117,7 @@ class AckHoldTest {
     void aWriteIsAcknowledgedAtTheNextPollEvenWhenItsResponderAnswers() throws Exception {
         try (Harness h = harness(LONG_HOLD, null)) {
             Harness.Side x = h.side(h.a, 1 << 16);
-            Harness.Side y = h.side(h.b, 1 << 16);
-            Harness.connect(x, y, params());
+            Harness.Side y = connectedPeer(h, x);
             try (Poller poller = h.fabric.createLoopPoller()) {
                 postReceives(h, y, 1, 0);
                 postReceives(h, x, 1, 4096);
@@ -125,9 +126,7 @@ class AckHoldTest {
                         .rdma(0, y.mr.address() + 1024, y.mr.rkey()).single(0, x.mr.address(), 64, x.mr.lkey());
                 x.qp.postSend(write, 1);
                 spinUntil(poller, y.rcq, y, 1);
-                SendBatch reply = SendBatch.allocate(h.arena, 1, 1);
-                reply.wrId(0, 2).opcode(0, WrOpcode.SEND).single(0, y.mr.address() + 8192, 64, y.mr.lkey());
-                y.qp.postSend(reply, 1); // y answers: a SEND's ACK would now be held
+                send(h, y, 2, 8192); // y answers: a SEND's ACK would now be held
                 spinUntil(poller, x.scq, x, 1);
                 assertThat(x.wc.status(0)).isEqualTo(WcStatus.SUCCESS);
             }
@@ -139,19 +138,14 @@ class AckHoldTest {
         long hold = 200_000_000L;
         try (Harness h = harness(hold, null)) {
             Harness.Side x = h.side(h.a, 1 << 16);
-            Harness.Side y = h.side(h.b, 1 << 16);
-            Harness.connect(x, y, params());
+            Harness.Side y = connectedPeer(h, x);
             try (Poller poller = h.fabric.createLoopPoller()) {
                 postReceives(h, y, 1, 0);
                 postReceives(h, x, 1, 4096);
-                SendBatch request = SendBatch.allocate(h.arena, 1, 1);
-                request.wrId(0, 1).opcode(0, WrOpcode.SEND).single(0, x.mr.address(), 64, x.mr.lkey());
                 long start = System.nanoTime();
-                x.qp.postSend(request, 1);
+                send(h, x, 1, 0);
                 spinUntil(poller, y.rcq, y, 1);
-                SendBatch reply = SendBatch.allocate(h.arena, 1, 1);
-                reply.wrId(0, 2).opcode(0, WrOpcode.SEND).single(0, y.mr.address() + 8192, 64, y.mr.lkey());
-                y.qp.postSend(reply, 1);
+                send(h, y, 2, 8192);
                 spinUntil(poller, x.scq, x, 1);
                 long tookNanos = System.nanoTime() - start;
                 assertThat(x.wc.status(0)).isEqualTo(WcStatus.SUCCESS);

@@ -18,7 +18,7 @@ import java.util.List;
  * @param receiveBufferBytes {@code SO_RCVBUF} of each device socket
  * @param pollerSpinNanos how long a poller spins before parking (0: park at once)
  * @param pollerAckHoldNanos how long a spinning loop may hold the ACK of a request it answered, so that one ACK
- *     covers the next requests too (0: never; no effect without a spin)
+ *     covers the next requests too (0, the default: never; no effect without a spin)
  * @param pcap when set, every datagram sent and received is written to this pcap file
  * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
  * @param maxMulticastGroups groups a device may join ({@code max_mcast_grp}); each holds one socket
@@ -37,8 +37,13 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final String RCVBUF = PREFIX + "rcvbuf";
     public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
     public static final String POLLER_ACK_HOLD_NANOS = PREFIX + "poller.ackHoldNanos";
-    /** {@link #pollerAckHoldNanos()} by default: chosen by measurement, docs/benchmarks.md. */
-    public static final long DEFAULT_POLLER_ACK_HOLD_NANOS = 50_000;
+    /**
+     * {@link #pollerAckHoldNanos()} by default: off. A hold delays the completion of a SEND whose peer answers it, and
+     * an application that waits for that completion before it reads the answer (cm-reactive's
+     * {@code send(...).then(receive())}) would wait the hold on every request; docs/benchmarks.md, "ACKs held across
+     * turns", measured 50 µs.
+     */
+    public static final long DEFAULT_POLLER_ACK_HOLD_NANOS = 0;
     public static final String PCAP = PREFIX + "pcap";
     public static final String MAX_MULTICAST_GROUPS = PREFIX + "maxMulticastGroups";
     public static final String RECEIVE_ON_LOOP = PREFIX + "receiveOnLoop";

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * deferred. An ACK waits at most one turn of the loop — far below any retransmission timeout.
  *
  * <p><b>Holding across turns.</b> A loop that spins ({@code poller.spinNanos}) may also hold an ACK across its turns
- * for up to {@code holdNanos} ({@code poller.ackHoldNanos}), while the responder {@linkplain Responder#mayHoldAck
+ * for up to {@code holdNanos} ({@code poller.ackHoldNanos}, off by default), while the responder {@linkplain Responder#mayHoldAck
  * allows it}: its QP sent a request since the ACK was noted (the application answers, so the peer's next request
  * comes soon and one ACK covers both), the ACK covers SENDs only (a WRITE's requester has nothing else to wait for)
  * and fewer than {@link #MAX_HELD_REQUESTS} of them. In a ping-pong this halves the datagrams per round trip or

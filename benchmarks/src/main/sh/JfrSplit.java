@@ -223,6 +223,12 @@ public final class JfrSplit {
             th.categories.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
                     .forEach(c -> System.out.printf(Locale.ROOT, "   %6d  %5.1f%%  %6.1f us/RT  %s%n", c.getValue()[0],
                             100.0 * c.getValue()[0] / th.samples, rt * c.getValue()[0] / th.samples, c.getKey()));
+            long[] g = new long[5]; // post_send, polling, look, own Java, other downcalls
+            th.categories.forEach((c, n) -> g[group(c)] += n[0]);
+            System.out.printf(Locale.ROOT, "   groups: ibv_post_send %.1f%% (%.1f us/RT), polling %.1f%%, poller look "
+                    + "%.1f%% (%.1f us/RT), own Java %.1f%% (%.1f us/RT), other downcalls %.1f%% (%.1f us/RT)%n",
+                    pct(g[0], th), rt * g[0] / th.samples, pct(g[1], th), pct(g[2], th), rt * g[2] / th.samples,
+                    pct(g[3], th), rt * g[3] / th.samples, pct(g[4], th), rt * g[4] / th.samples);
             System.out.println("   own work (not downcalls or polling) by nearest Ibex/bench method:");
             th.own.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0])).limit(top)
                     .forEach(c -> System.out.printf(Locale.ROOT, "   %6d  %5.1f%%  %6.1f us/RT  %s%n", c.getValue()[0],
@@ -239,6 +245,28 @@ public final class JfrSplit {
     static boolean hidden(RecordedFrame f) {
         String type = f.getMethod().getType().getName();
         return type.startsWith("0x") || f.getMethod().isHidden() || type.startsWith("java.lang.invoke.");
+    }
+
+    static double pct(long n, Thread th) {
+        return 100.0 * n / th.samples;
+    }
+
+    /**
+     * The docs' groups: 0 ibv_post_send, 1 polling (ibv_poll_cq, the SPI poll's Java, the spin loop), 2 the poller look,
+     * 3 the thread's own Java, 4 other downcalls. A post whose samples skid onto its call site (EventLoop.flush) counts
+     * as own Java here: look at the top frames.
+     */
+    static int group(String category) {
+        if (category.contains("ibv_post_send")) {
+            return 0;
+        }
+        if (category.startsWith("spin loop") || category.startsWith("CQ poll") || category.contains("ibv_poll_cq")) {
+            return 1;
+        }
+        if (category.contains("epoll_wait") || category.startsWith("poller look")) {
+            return 2;
+        }
+        return category.startsWith("native") ? 4 : 3;
     }
 
     static String frame(RecordedFrame f) {

@@ -9,7 +9,7 @@
 #   IBEX_VM_KERNEL_ARGS="tsc=reliable" flock /tmp/ibex-vm.lock lab/rxe-vm --results /tmp/jfr --timeout 2400 -- \
 #       env JAR=$PWD/benchmarks/target/benchmarks.jar OUT=/tmp/jfr bash benchmarks/src/main/sh/jfr-pairs.sh
 #
-# then on the host: benchmarks/src/main/sh/jfr-split.py /tmp/jfr (docs/benchmarks.md, "Where a busy-polled Ibex
+# then on the host: java benchmarks/src/main/sh/JfrSplit.java /tmp/jfr (docs/benchmarks.md, "Where a busy-polled Ibex
 # round trip goes in the guest (JFR)").
 # JAR, OUT as busy-pairs.sh; ROUNDS (default 2); PERIOD (default 2ms): jdk.ExecutionSample's and
 # jdk.NativeMethodSample's period; WARMUP (default 60,000: past the credit-update path's C2 threshold) the Ibex

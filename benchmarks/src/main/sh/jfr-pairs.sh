@@ -69,18 +69,7 @@ pair() {
   fi
 }
 
-# lat NAME: ib_send_lat -s 64 -n 1000, server on CPU 0, client on CPU 1 (as busy-pairs.sh)
-lat() {
-  local name=$1
-  PORT=$((PORT + 1))
-  taskset -c 0 ib_send_lat -d $DEV -R -F -p $PORT -s 64 -n 1000 > $R/$name.s 2>&1 &
-  local sp=$!
-  for _ in $(seq 1 300); do rdma resource show cm_id | grep LISTEN | grep -q ":$PORT " && break; sleep 0.1; done
-  timeout 120 taskset -c 1 ib_send_lat -d $DEV -R -F -p $PORT -s 64 -n 1000 $ADDR > $R/$name.c 2>&1
-  local rc=$?
-  sleep 1; kill $sp 2>/dev/null; wait $sp
-  echo "$name rc $rc: $(grep -E '^ *64 ' $R/$name.c | tail -1)"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/send-lat.sh" # lat NAME: ib_send_lat between the pairs
 
 ibex() { pair "$1" PingPongJvm $IBEX_RUNS "$2" "-Dibex.bench.warmup=$WARMUP ${3:-}"; }
 mini() { pair "$1" MinimalPingPong $MINI_RUNS "$2"; }

@@ -38,10 +38,9 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
     public static final String POLLER_ACK_HOLD_NANOS = PREFIX + "poller.ackHoldNanos";
     /**
-     * {@link #pollerAckHoldNanos()} by default: off. A hold delays the completion of a SEND whose peer answers it, and
-     * an application that waits for that completion before it reads the answer (cm-reactive's
-     * {@code send(...).then(receive())}) would wait the hold on every request; docs/benchmarks.md, "ACKs held across
-     * turns", measured 50 µs.
+     * {@link #pollerAckHoldNanos()} by default: off. A hold delays the completion of a SEND whose peer answers it in the
+     * same turn, and an application that waits for that completion before it reads the answer would wait the hold on
+     * each such request; docs/benchmarks.md, "ACKs held across turns", measured 50 µs.
      */
     public static final long DEFAULT_POLLER_ACK_HOLD_NANOS = 0;
     public static final String PCAP = PREFIX + "pcap";

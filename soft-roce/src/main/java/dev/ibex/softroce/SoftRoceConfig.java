@@ -26,8 +26,8 @@ import java.util.List;
  *     sockets itself (run to completion) instead of a receive thread per address handing packets over (default)
  */
 public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double timerScale,
-        boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, long pollerAckHoldNanos, Path pcap,
-        ProviderConfig faults, int maxMulticastGroups, boolean receiveOnLoop) {
+        boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, long pollerAckHoldNanos,
+        Path pcap, ProviderConfig faults, int maxMulticastGroups, boolean receiveOnLoop) {
 
     public static final String PREFIX = "ibex.softroce.";
     public static final String PORT = PREFIX + "port";

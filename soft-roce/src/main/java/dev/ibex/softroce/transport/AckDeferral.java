@@ -11,8 +11,8 @@ import java.util.Arrays;
  * deferred. An ACK waits at most one turn of the loop — far below any retransmission timeout.
  *
  * <p><b>Holding across turns.</b> A loop that spins ({@code poller.spinNanos}) may also hold an ACK across its turns
- * for up to {@code holdNanos} ({@code poller.ackHoldNanos}, off by default), while the responder {@linkplain Responder#mayHoldAck
- * allows it}: its QP sent a request since the ACK was noted (the application answers, so the peer's next request
+ * for up to {@code holdNanos} ({@code poller.ackHoldNanos}, off by default), while the responder
+ * {@linkplain Responder#mayHoldAck allows it}: its QP sent a request since the ACK was noted (the application answers, so the peer's next request
  * comes soon and one ACK covers both), the ACK covers SENDs only (a WRITE's requester has nothing else to wait for)
  * and fewer than {@link #MAX_HELD_REQUESTS} of them. In a ping-pong this halves the datagrams per round trip or
  * better; a requester waits at most {@code holdNanos} longer for a SEND's completion. Before the loop blocks, every
@@ -32,11 +32,6 @@ public final class AckDeferral {
     private boolean reading;
     /** When the oldest pending ACK was noted (only read while {@link #holdNanos} is positive). */
     private long oldestAt;
-
-    /** A deferral that sends what it noted at the next poll. */
-    AckDeferral() {
-        this(0);
-    }
 
     /**
      * A deferral that may hold ACKs across turns.

@@ -166,7 +166,8 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return n;
                 }
                 if (r != null) {
-                    acks.flushDue(); // nothing handed to the loop, so no reply to wait for: the noted ACKs go now, bar held ones
+                    // nothing handed to the loop, so no reply to wait for: the noted ACKs go now, bar held ones
+                    acks.flushDue();
                 }
             } while (System.nanoTime() - spinEnd < 0);
         }

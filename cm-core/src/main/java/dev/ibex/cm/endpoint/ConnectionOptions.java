@@ -39,6 +39,7 @@ public final class ConnectionOptions {
     private ReceiveMode receiveMode = ReceiveMode.SHARED;
     private int maxMessageSize = 1 << 20;
     private int rendezvousThreshold = 1 << 20;
+    private boolean creditsInMessages = true;
 
     private ConnectionOptions() {}
 
@@ -63,6 +64,7 @@ public final class ConnectionOptions {
         c.receiveMode = receiveMode;
         c.maxMessageSize = maxMessageSize;
         c.rendezvousThreshold = rendezvousThreshold;
+        c.creditsInMessages = creditsInMessages;
         return c;
     }
 
@@ -480,6 +482,31 @@ public final class ConnectionOptions {
         return c;
     }
 
+    /**
+     * Whether a credit update this end owes rides in a message it sends in the same loop turn (as the message's
+     * immediate data) instead of going as a zero-length SEND of its own — one work request, packet and ACK fewer per
+     * update; used only when the peer says it reads them too ({@link ReceiveMode#SHARED} with credits). With it, the
+     * application may not send immediate data whose top byte is 0xC5 (Ibex's credit tag). Default on; off is for
+     * measuring the difference (docs/benchmarks.md, "Credits in the reply").
+     *
+     * @return true when credits may ride in messages
+     */
+    public boolean creditsInMessages() {
+        return creditsInMessages;
+    }
+
+    /**
+     * A copy with another {@link #creditsInMessages()}.
+     *
+     * @param on whether credits may ride in messages
+     * @return the new options
+     */
+    public ConnectionOptions withCreditsInMessages(boolean on) {
+        ConnectionOptions c = copy();
+        c.creditsInMessages = on;
+        return c;
+    }
+
     private static void positive(String name, int v) {
         if (v <= 0) {
             throw new IllegalArgumentException(name + " must be positive, got " + v);
@@ -497,7 +524,7 @@ public final class ConnectionOptions {
                 && rearmAfterMigration == c.rearmAfterMigration && minRnrTimer == c.minRnrTimer
                 && keepaliveInterval.equals(c.keepaliveInterval) && keepaliveCount == c.keepaliveCount
                 && receiveMode == c.receiveMode && maxMessageSize == c.maxMessageSize
-                && rendezvousThreshold == c.rendezvousThreshold;
+                && rendezvousThreshold == c.rendezvousThreshold && creditsInMessages == c.creditsInMessages;
     }
 
     @Override
@@ -505,14 +532,14 @@ public final class ConnectionOptions {
         return Objects.hash(connectTimeout, resolveTimeoutMs, sendQueueDepth, receiveWindow, maxInline, signalInterval,
                 responderResources, initiatorDepth, retryCount, rnrRetryCount, localAckTimeout, drainTimeout,
                 rearmAfterMigration, minRnrTimer, keepaliveInterval, keepaliveCount, receiveMode, maxMessageSize,
-                rendezvousThreshold);
+                rendezvousThreshold, creditsInMessages);
     }
 
     @Override
     public String toString() {
         return "ConnectionOptions[connectTimeout=" + connectTimeout + ", sendQueueDepth=" + sendQueueDepth
  + ", receiveMode=" + receiveMode + ", maxMessageSize=" + maxMessageSize
-                + ", rendezvousThreshold=" + rendezvousThreshold
+                + ", rendezvousThreshold=" + rendezvousThreshold + ", creditsInMessages=" + creditsInMessages
                 + ", receiveWindow=" + receiveWindow + ", maxInline=" + maxInline + ", retryCount=" + retryCount
                 + ", rnrRetryCount=" + rnrRetryCount + ", localAckTimeout=" + localAckTimeout + ", keepalive="
                 + (keepalive() ? keepaliveInterval + "x" + keepaliveCount : "off") + "]";

@@ -301,7 +301,13 @@ final class ConnectionSetup {
 
     /** What this end offers in its private data: its credit grant and the largest message it reassembles. */
     private CreditOffer offer() {
-        return CreditOffer.of(c.options.receiveWindow(), c.options.maxMessageSize(), speaksRendezvous());
+        return CreditOffer.of(c.options.receiveWindow(), c.options.maxMessageSize(), speaksRendezvous(),
+                c.options.creditsInMessages());
+    }
+
+    /** Whether credits ride in messages: both ends said so (see {@link Credits}). */
+    private boolean ridesBothWays() {
+        return c.options.creditsInMessages() && c.peerOffer.creditsRide();
     }
 
     /**
@@ -329,7 +335,7 @@ final class ConnectionSetup {
         SharedReceiveQueue srq = wantShared ? device.sharedReceives() : null;
         c.shared = srq != null;
         if (c.shared && c.isPassive()) {
-            c.credits = new Credits(o.receiveWindow(), c.peerOffer.grant());
+            c.credits = new Credits(o.receiveWindow(), c.peerOffer.grant(), ridesBothWays());
         }
         // slots beyond the application's for the queue's own work requests (see SendQueue): LOCAL_INVs that end
         // exposures where windows exist, a keepalive probe and a credit update
@@ -411,7 +417,7 @@ final class ConnectionSetup {
             c.peerData = CreditOffer.strip(e.privateData());
             c.peerParam = e.conn();
             if (c.shared && c.peerOffer != null) {
-                c.credits = new Credits(c.options.receiveWindow(), c.peerOffer.grant());
+                c.credits = new Credits(c.options.receiveWindow(), c.peerOffer.grant(), ridesBothWays());
             } else if (c.shared) {
                 LOG.debug("{}: the peer offers no credits: its sends are not bounded", c);
             }

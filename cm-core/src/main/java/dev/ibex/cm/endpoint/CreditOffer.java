@@ -17,17 +17,22 @@ import java.util.Arrays;
  * 2<sup>n</sup> bytes" ({@link ConnectionOptions#maxMessageSize()} rounded down to a power of two); 0, as ends before
  * large messages wrote, means one buffer per message. Flag {@code RENDEZVOUS} (only with {@code LARGE}): "I read
  * large messages from a descriptor and send them so" ({@link Rendezvous}); both ends must say it for it to be used.
+ * Flag {@code RIDE}: "credits may ride in messages": a SEND with bytes and immediate data {@code 0xC5xxxxxx} is a
+ * message without immediate data that also returns {@code xxxxxx} credits ({@link Credits}); when both ends say it,
+ * neither lets its application send immediate data with the top byte 0xC5, so the value is never ambiguous.
  *
  * The trailer sits at the end of the field the CM zero-pads (56 bytes on connect, 196 on accept), so a program that
  * reads its own data from the start never sees it; the application's share shrinks by 8 bytes.
  */
-record CreditOffer(int grant, int maxMessageLog2, boolean rendezvous) {
+record CreditOffer(int grant, int maxMessageLog2, boolean rendezvous, boolean creditsRide) {
     static final int SIZE = 8;
     private static final byte VERSION = 1;
     private static final byte FLAG_CREDITS = 1;
     private static final byte FLAG_LARGE = 2;
     /** "I take messages by rendezvous (READ from a descriptor) and send them so" (see {@link Rendezvous}). */
     private static final byte FLAG_RENDEZVOUS = 4;
+    /** "Credits may ride in messages" (see {@link Credits}). */
+    private static final byte FLAG_RIDE = 8;
     /** The most private data an application may send with a connect when Ibex adds its offer. */
     static final int MAX_CONNECT_DATA = CmId.MAX_CONNECT_PRIVATE_DATA_TCP - SIZE;
     /** The most private data an application may send with an accept when Ibex adds its offer. */
@@ -42,19 +47,13 @@ record CreditOffer(int grant, int maxMessageLog2, boolean rendezvous) {
         }
     }
 
-    CreditOffer(int grant, int maxMessageLog2) {
-        this(grant, maxMessageLog2, false);
-    }
-
-    /** An offer of {@code grant} credits and messages up to {@code maxMessageSize} bytes. */
-    static CreditOffer of(int grant, int maxMessageSize) {
-        return of(grant, maxMessageSize, false);
-    }
-
-    /** {@link #of(int, int)}, saying whether this end speaks the rendezvous (only with large messages). */
-    static CreditOffer of(int grant, int maxMessageSize, boolean rendezvous) {
+    /**
+     * An offer of {@code grant} credits and messages up to {@code maxMessageSize} bytes, saying whether this end speaks
+     * the rendezvous (only with large messages) and whether credits may ride in messages.
+     */
+    static CreditOffer of(int grant, int maxMessageSize, boolean rendezvous, boolean creditsRide) {
         int log2 = 31 - Integer.numberOfLeadingZeros(maxMessageSize);
-        return new CreditOffer(grant, log2, rendezvous && log2 > 0);
+        return new CreditOffer(grant, log2, rendezvous && log2 > 0, creditsRide);
     }
 
     /** The largest message the offering end reassembles, or 0 when it takes one buffer per message. */
@@ -76,7 +75,7 @@ record CreditOffer(int grant, int maxMessageLog2, boolean rendezvous) {
         out[o + 2] = 'X';
         out[o + 3] = VERSION;
         out[o + 4] = (byte) (FLAG_CREDITS | (maxMessageLog2 > 0 ? FLAG_LARGE : 0)
-                | (rendezvous ? FLAG_RENDEZVOUS : 0));
+                | (rendezvous ? FLAG_RENDEZVOUS : 0) | (creditsRide ? FLAG_RIDE : 0));
         out[o + 5] = (byte) (grant >>> 8);
         out[o + 6] = (byte) grant;
         out[o + 7] = (byte) maxMessageLog2;
@@ -96,7 +95,8 @@ record CreditOffer(int grant, int maxMessageLog2, boolean rendezvous) {
         int grant = (privateData[o + 5] & 0xFF) << 8 | (privateData[o + 6] & 0xFF);
         int log2 = (privateData[o + 4] & FLAG_LARGE) != 0 ? privateData[o + 7] & 0xFF : 0;
         boolean rendezvous = log2 > 0 && (privateData[o + 4] & FLAG_RENDEZVOUS) != 0;
-        return grant == 0 ? null : new CreditOffer(grant, log2 > 30 ? 30 : log2, rendezvous);
+        boolean ride = (privateData[o + 4] & FLAG_RIDE) != 0;
+        return grant == 0 ? null : new CreditOffer(grant, log2 > 30 ? 30 : log2, rendezvous, ride);
     }
 
     /** {@code privateData} without an offer at its end (what the application sent); the same array when none. */

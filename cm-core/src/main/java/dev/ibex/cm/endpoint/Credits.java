@@ -14,28 +14,47 @@ package dev.ibex.cm.endpoint;
  * A credit update is a zero-length SEND with immediate data {@code 0xC5 << 24 | count}: it needs no credit
  * itself (or two ends without credits would wait for each other forever) and the receiver recycles its buffer at
  * once. In credit mode an application cannot send a zero-length message with immediate data whose top byte is
- * 0xC5. Loop-confined.
+ * 0xC5.
+ *
+ * <p>When both ends {@link CreditOffer#creditsRide() say so}, an update owed in a turn in which the application sent a
+ * plain message (a SEND with bytes and no immediate data: typically the reply to what it consumed) rides in that
+ * message instead, as its immediate data: one work request, packet and ACK fewer. The receiver takes the credits and
+ * delivers the message without immediate data. Then no message the application sends may carry immediate data with
+ * the top byte 0xC5, whatever its length. Loop-confined.
  */
 final class Credits {
     static final int UPDATE_TAG = 0xC5;
 
     private final int grant;
     private final int returnAt;
+    private final boolean ride;
     private int sendCredits;
     private int owed;
 
     /**
      * @param grant what this end granted the peer (its receive window)
      * @param granted what the peer granted this end
+     * @param ride whether credits ride in messages (both ends said so)
      */
-    Credits(int grant, int granted) {
+    Credits(int grant, int granted, boolean ride) {
         this.grant = grant;
+        this.ride = ride;
         this.returnAt = Math.max(1, grant / 4);
         this.sendCredits = granted;
     }
 
     static boolean isUpdate(int length, boolean withImm, int imm) {
         return length == 0 && withImm && imm >>> 24 == UPDATE_TAG;
+    }
+
+    /** Whether a received SEND ({@code length} bytes) carries credits in its immediate data. */
+    boolean carried(int length, boolean withImm, int imm) {
+        return ride && length > 0 && withImm && imm >>> 24 == UPDATE_TAG;
+    }
+
+    /** Whether credits ride in messages on this connection. */
+    boolean ride() {
+        return ride;
     }
 
     static int count(int imm) {

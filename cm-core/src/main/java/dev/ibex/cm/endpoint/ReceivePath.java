@@ -59,10 +59,17 @@ final class ReceivePath implements BufferOwner {
         }
         int flags = wc.flags(i);
         boolean withImm = (flags & WcFlags.WITH_IMM) != 0;
-        if (c.credits != null && Credits.isUpdate(wc.byteLen(i), withImm, wc.immData(i))) {
+        boolean send = wc.opcode(i) == WcOpcode.RECV;
+        Credits credits = c.credits;
+        if (credits != null && send && Credits.isUpdate(wc.byteLen(i), withImm, wc.immData(i))) {
             recycle(b, srq);
             c.send.creditsReturned(Credits.count(wc.immData(i)));
             return;
+        }
+        if (credits != null && send && credits.carried(wc.byteLen(i), withImm, wc.immData(i))) {
+            c.send.creditsReturned(Credits.count(wc.immData(i))); // rode in a message: which has no immediate data
+            withImm = false;
+            flags &= ~WcFlags.WITH_IMM;
         }
         if (c.rendezvous.isOn() && Rendezvous.isDone(wc.byteLen(i), withImm, wc.immData(i))) {
             recycle(b, srq);
@@ -87,7 +94,7 @@ final class ReceivePath implements BufferOwner {
         }
         if (srq && c.credits != null && (fragments.inProgress() || MessageFragments.isFirst(withImm, wc.immData(i),
                 wc.byteLen(i)))) {
-            fragment(b, wc, i);
+            fragment(b, wc, i, flags);
             return;
         }
         boolean invalidated = (flags & WcFlags.WITH_INV) != 0;
@@ -95,7 +102,8 @@ final class ReceivePath implements BufferOwner {
             c.exposures.peerInvalidated(wc.invalidatedRkey(i)); // before the message: it may say "done with it"
         }
         // imm_data (big-endian on the wire) and invalidated_rkey (host order) share the field
-        b.deliver(0, wc.byteLen(i), flags, invalidated ? wc.invalidatedRkey(i) : wc.immData(i), wc.srcQp(i), this);
+        b.deliver(0, wc.byteLen(i), flags, invalidated ? wc.invalidatedRkey(i) : withImm ? wc.immData(i) : 0,
+                wc.srcQp(i), this);
         if (!srq) {
             c.rq.handedOut();
         } else {
@@ -115,9 +123,9 @@ final class ReceivePath implements BufferOwner {
     }
 
     /** A receive that belongs to a message of several buffers (see {@link MessageFragments}). */
-    private void fragment(Buffer b, CompletionBatch wc, int i) {
+    private void fragment(Buffer b, CompletionBatch wc, int i, int flags) {
         int len = wc.byteLen(i);
-        boolean withImm = (wc.flags(i) & WcFlags.WITH_IMM) != 0;
+        boolean withImm = (flags & WcFlags.WITH_IMM) != 0;
         if (!fragments.inProgress() && !fragments.start(wc.immData(i))) {
             recycle(b, true);
             protocolError("a first fragment announcing no others");
@@ -131,7 +139,7 @@ final class ReceivePath implements BufferOwner {
             return;
         }
         boolean last = fragments.nextIsLast();
-        b.deliver(0, len, wc.flags(i), wc.immData(i), wc.srcQp(i), last ? this : fragmentOwner);
+        b.deliver(0, len, flags, withImm ? wc.immData(i) : 0, wc.srcQp(i), last ? this : fragmentOwner);
         sharedHeld++;
         BufferList m = fragments.add(b, len, last && withImm, wc.immData(i));
         if (m == null) {

@@ -84,10 +84,7 @@ final class SendPath {
 
     void sendWithImm(Buffer buffer, int offset, int length, int immData, long attachment) {
         checkOperation(buffer, offset, length);
-        if (c.credits != null && Credits.isUpdate(length, true, immData)) {
-            throw new IllegalArgumentException("with credits, a zero-length message with immediate data 0xC5xxxxxx "
-                    + "is Ibex's credit update; give it a byte or another immediate value");
-        }
+        checkCreditTag(length, immData);
         if (c.rendezvous.isOn() && Rendezvous.isDone(length, true, immData)) {
             throw new IllegalArgumentException("with the rendezvous, a zero-length message with immediate data "
                     + "0xC8xxxxxx is Ibex's \"done\"; give it a byte or another immediate value");
@@ -179,6 +176,9 @@ final class SendPath {
                 throw new IllegalArgumentException("buffer " + k + " belongs to " + message.buffer(k).pool()
                         + ", not to this connection's " + device.pool() + " (allocate with connection.allocate())");
             }
+        }
+        if (withImm) {
+            checkCreditTag(message.length(), imm);
         }
         if (withImm && c.rendezvous.isOn() && imm >>> 24 == Rendezvous.DESCRIPTOR_TAG) {
             throw new IllegalArgumentException("with the rendezvous, immediate data 0xC7xxxxxx is Ibex's (a "
@@ -374,6 +374,22 @@ final class SendPath {
 
     // ---- credits ----
 
+    /** Immediate data the credit protocol reads as credits is refused (see {@link Credits}). */
+    private void checkCreditTag(long length, int imm) {
+        Credits credits = c.credits;
+        if (credits == null || imm >>> 24 != Credits.UPDATE_TAG) {
+            return;
+        }
+        if (credits.ride()) {
+            throw new IllegalArgumentException("with credits riding in messages, immediate data 0xC5xxxxxx is Ibex's "
+                    + "credit tag; use another immediate value (or ConnectionOptions.withCreditsInMessages(false))");
+        }
+        if (length == 0) {
+            throw new IllegalArgumentException("with credits, a zero-length message with immediate data 0xC5xxxxxx "
+                    + "is Ibex's credit update; give it a byte or another immediate value");
+        }
+    }
+
     /**
      * A message this end granted was consumed: owe the peer a credit, and return a batch of them in time — at the end
      * of this turn, after what the application sends in it (typically the reply to the message it just consumed), so
@@ -401,6 +417,9 @@ final class SendPath {
         if (n == 0 || c.state != ESTABLISHED) {
             credits.stillOwed(n);
             return;
+        }
+        if (credits.ride() && c.sq.carryCredits(n)) {
+            return; // in a message of this turn: no work request, packet or ACK of its own
         }
         if (!c.sq.creditUpdate(n)) {
             credits.stillOwed(n);

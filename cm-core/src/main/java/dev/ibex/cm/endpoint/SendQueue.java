@@ -111,6 +111,8 @@ final class SendQueue implements Flushable {
     private long head;
     private long tail;
     private int pending;
+    /** The batch index of the last plain SEND with bytes queued for this post (one a credit update may ride), or -1. */
+    private int rideable = -1;
     private boolean flushQueued;
     private boolean writable = true;
 
@@ -319,6 +321,21 @@ final class SendQueue implements Flushable {
         return true;
     }
 
+    /**
+     * Lets a credit update ride in the last plain message (a SEND with bytes, no immediate data, not a fragment)
+     * queued for this post: it becomes a SEND with immediate data {@code 0xC5 << 24 | credits} (see {@link Credits}).
+     * Its completion is the message's, reported as the SEND it was. Returns false when no such message waits.
+     */
+    boolean carryCredits(int credits) {
+        int i = rideable;
+        if (i < 0) {
+            return false;
+        }
+        rideable = -1;
+        batch.opcode(i, Operation.SEND_WITH_IMM.opcode()).immData(i, Credits.update(credits));
+        return true;
+    }
+
     /** A reserved slot for the queue's own {@code kind} of work request, or -1 when none is free. */
     private int takeReserved(Operation op, byte kind, long attachment) {
         if (reserveInUse >= reserveCapacity || head - tail >= capacity) {
@@ -338,6 +355,9 @@ final class SendQueue implements Flushable {
     void commit(int i, Operation op, Buffer buffer, int offset, int length) {
         boolean in = op.mayInline() && length <= maxInline;
         inline[i] = in;
+        if (op == Operation.SEND && length > 0 && internal[(int) (head % capacity)] == 0) {
+            rideable = i;
+        }
         batch.single(i, buffer.address() + offset, length, buffer.lkey()).flags(i, in ? SendFlags.INLINE : 0);
         queued();
     }
@@ -375,6 +395,7 @@ final class SendQueue implements Flushable {
             requestFlush(); // a full batch leaves first; what the owner queues last goes in this turn's next post
         }
         int n = pending;
+        rideable = -1;
         if (n == 0) {
             return;
         }
@@ -448,6 +469,7 @@ final class SendQueue implements Flushable {
     /** Teardown: everything still outstanding completes as flushed (the QP is already destroyed). */
     void failAll() {
         pending = 0;
+        rideable = -1;
         while (tail < head) {
             int k = (int) (tail % capacity);
             tail++;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ibex.cm.buffer.Buffer;
+import dev.ibex.cm.buffer.RemoteBuffer;
 import dev.ibex.cm.fake.FakeQp;
 import dev.ibex.cm.fake.LoopBlockHound;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class CreditsTest {
     private final ConnectionLoopbackTest h = new ConnectionLoopbackTest();
+    private Recorder client;
 
     @BeforeAll
     static void blockHound() {
@@ -70,16 +72,10 @@ class CreditsTest {
     }
 
     @Test
-    void aCreditUpdateOwedInATurnLeavesAfterTheReplyTheApplicationSentInIt() throws Exception {
-        h.start();
-        h.listen(ConnectionOptions.DEFAULT.withReceiveWindow(4), true);
-        Recorder client = new Recorder();
-        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT);
-        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
-        client.established.get(5, TimeUnit.SECONDS);
-        h.server.hold = true;
-        ConnectionLoopbackTest.send(c, "ping", 1);
-        await().until(() -> h.server.held.size() == 1);
+    void anUpdateOwedInATurnRidesInTheReplyTheApplicationSentInIt() throws Exception {
+        Connection[] ends = pingHeld(ConnectionOptions.DEFAULT.withReceiveWindow(4));
+        Connection c = ends[0];
+        Connection s = ends[1];
         FakeQp qp = (FakeQp) s.qp();
         int before = qp.posted().size();
 
@@ -90,14 +86,158 @@ class CreditsTest {
             return null;
         });
 
+        await().until(() -> client.messages.contains("pong"));
+        await().until(() -> ConnectionLoopbackTest.on(c.loop(), c::sendCredits) == 4);
+        assertThat(qp.posted()).as("one work request: the reply, carrying the update").hasSize(before + 1);
+        FakeQp.SendWr reply = qp.posted().get(before);
+        assertThat(reply.length()).isEqualTo("pong".length());
+        assertThat(reply.opcode()).isEqualTo(Operation.SEND_WITH_IMM.opcode());
+        assertThat(reply.imm()).isEqualTo(Credits.update(1));
+        assertThat(client.imms).as("the application sees the plain message it was").containsExactly((Integer) null);
+        await().until(() -> h.server.completed.contains(2L)); // the reply completes as the SEND it was
+    }
+
+    @Test
+    void anEndThatKeepsCreditsOutOfMessagesGetsEachUpdateAfterTheReplyInTheSameTurn() throws Exception {
+        // the server says nothing of riding credits: neither end lets them ride, and its update follows its reply
+        Connection[] ends = pingHeld(ConnectionOptions.DEFAULT.withReceiveWindow(4).withCreditsInMessages(false));
+        Connection c = ends[0];
+        Connection s = ends[1];
+        FakeQp qp = (FakeQp) s.qp();
+        int before = qp.posted().size();
+
+        ConnectionLoopbackTest.on(s.loop(), () -> {
+            h.server.held.remove(0).release();
+            Buffer b = s.allocate();
+            s.send(b, Recorder.put(b, "pong"), 2);
+            return null;
+        });
+
         await().until(() -> qp.posted().size() >= before + 2);
         List<FakeQp.SendWr> turn = qp.posted().subList(before, before + 2);
         assertThat(turn.get(0).length()).as("the reply first, so the update's packet does not hold it back")
                 .isEqualTo("pong".length());
+        assertThat(turn.get(0).opcode()).isEqualTo(Operation.SEND.opcode());
         assertThat(turn.get(1).length()).isZero();
         assertThat(turn.get(1).imm() >>> 24).as("then the credit update").isEqualTo(Credits.UPDATE_TAG);
         await().until(() -> client.messages.contains("pong"));
         assertThat(ConnectionLoopbackTest.on(c.loop(), c::sendCredits)).as("the credit came back").isEqualTo(4);
+        // the client's own options let credits ride, but the server would not read them: they ride neither way
+        assertThat(ConnectionLoopbackTest.on(c.loop(), () -> c.credits.ride())).isFalse();
+        assertThat(ConnectionLoopbackTest.on(s.loop(), () -> s.credits.ride())).isFalse();
+    }
+
+    @Test
+    void anUpdateRidesInTheLastPartOfAMessageOfSeveralBuffersWhichArrivesWhole() throws Exception {
+        Connection[] ends = pingHeld(ConnectionOptions.DEFAULT.withReceiveWindow(4));
+        Connection c = ends[0];
+        Connection s = ends[1];
+        FakeQp qp = (FakeQp) s.qp();
+        int before = qp.posted().size();
+        int size = ConnectionLoopbackTest.on(s.loop(), () -> s.pool().bufferSize());
+        byte[] bytes = new byte[2 * size + 7];
+        for (int k = 0; k < bytes.length; k++) {
+            bytes[k] = (byte) (k * 31);
+        }
+
+        ConnectionLoopbackTest.on(s.loop(), () -> {
+            h.server.held.remove(0).release();
+            dev.ibex.cm.buffer.BufferList list = new dev.ibex.cm.buffer.BufferList();
+            for (int at = 0; at < bytes.length; at += size) {
+                Buffer b = s.allocate();
+                int n = Math.min(size, bytes.length - at);
+                java.lang.foreign.MemorySegment.copy(java.lang.foreign.MemorySegment.ofArray(bytes), at, b.segment(),
+                        0, n);
+                list.add(b, n);
+            }
+            s.send(list, 5);
+            return null;
+        });
+
+        await().until(() -> client.lists.size() == 1);
+        assertThat(client.lists.get(0)).isEqualTo(bytes);
+        assertThat(client.imms).as("no immediate data reaches the application").containsExactly((Integer) null);
+        await().until(() -> ConnectionLoopbackTest.on(c.loop(), c::sendCredits) == 4);
+        assertThat(qp.posted()).as("three parts, the update in the last").hasSize(before + 3);
+        FakeQp.SendWr last = qp.posted().get(before + 2);
+        assertThat(last.imm()).isEqualTo(Credits.update(1));
+        assertThat(last.length()).isEqualTo(7);
+    }
+
+    @Test
+    void whileCreditsRideImmediateDataWithTheCreditTagIsRefusedWhateverTheLength() throws Exception {
+        Connection s = connected(ConnectionOptions.DEFAULT)[1];
+        assertThat(ConnectionLoopbackTest.on(s.loop(), () -> s.credits.ride())).isTrue();
+        for (int length : new int[] {0, 4}) {
+            assertThatThrownBy(() -> ConnectionLoopbackTest.on(s.loop(), () -> {
+                Buffer b = s.allocate();
+                try {
+                    s.sendWithImm(b, 0, length, Credits.update(3), 1);
+                } finally {
+                    b.release();
+                }
+                return null;
+            })).hasCauseInstanceOf(IllegalArgumentException.class).hasMessageContaining("credit tag");
+        }
+    }
+
+    @Test
+    void withoutRidingCreditsTheTagIsTheApplicationsOnAMessageWithBytes() throws Exception {
+        Connection s = connected(ConnectionOptions.DEFAULT.withCreditsInMessages(false))[1];
+        ConnectionLoopbackTest.on(s.loop(), () -> {
+            Buffer b = s.allocate();
+            s.sendWithImm(b, 0, Recorder.put(b, "tagged"), Credits.update(3), 1);
+            return null;
+        });
+        await().until(() -> client.messages.contains("tagged"));
+        assertThat(client.imms).containsExactly(Credits.update(3));
+        assertThatThrownBy(() -> ConnectionLoopbackTest.on(s.loop(), () -> {
+            Buffer b = s.allocate();
+            try {
+                s.sendWithImm(b, 0, 0, Credits.update(3), 1);
+            } finally {
+                b.release();
+            }
+            return null;
+        })).hasCauseInstanceOf(IllegalArgumentException.class).hasMessageContaining("credit update");
+    }
+
+    @Test
+    void anEmptyWriteWithImmediateDataWithTheCreditTagIsARemoteWriteNotAnUpdate() throws Exception {
+        Connection[] ends = connected(ConnectionOptions.DEFAULT.withReceiveWindow(4));
+        Connection c = ends[0];
+        ConnectionLoopbackTest.on(c.loop(), () -> {
+            Buffer b = c.allocate();
+            c.writeWithImm(b, 0, 0, new RemoteBuffer(0, 0, 0), 0, Credits.update(3), 1);
+            return null;
+        });
+        await().until(() -> h.server.events().contains("remoteWrite " + Credits.update(3) + " 0"));
+        await().until(() -> ConnectionLoopbackTest.on(c.loop(), c::sendCredits) == 4); // the receive it took, returned
+        Connection s = ends[1];
+        assertThat(ConnectionLoopbackTest.on(s.loop(), s::sendCredits)).as("the WRITE gave the server no credits")
+                .isEqualTo(ConnectionOptions.DEFAULT.receiveWindow());
+    }
+
+    /** Connects a client with default options to a server with {@code server}'s: {client, server}. */
+    private Connection[] connected(ConnectionOptions server) throws Exception {
+        client = new Recorder();
+        h.start();
+        h.listen(server, true);
+        Connection c = h.connect(client, null, ConnectionOptions.DEFAULT);
+        Connection s = h.server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        return new Connection[] {c, s};
+    }
+
+    /** {@link #connected}, and the server holds a "ping" from the client. */
+    private Connection[] pingHeld(ConnectionOptions server) throws Exception {
+        Connection[] ends = connected(server);
+        Connection c = ends[0];
+        Connection s = ends[1];
+        h.server.hold = true;
+        ConnectionLoopbackTest.send(c, "ping", 1);
+        await().until(() -> h.server.held.size() == 1);
+        return new Connection[] {c, s};
     }
 
     @Test

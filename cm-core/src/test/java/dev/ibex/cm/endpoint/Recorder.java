@@ -17,6 +17,10 @@ class Recorder implements ConnectionHandler {
     final List<String> messages = Collections.synchronizedList(new ArrayList<>());
     final List<byte[]> raw = Collections.synchronizedList(new ArrayList<>());
     final List<Buffer> held = Collections.synchronizedList(new ArrayList<>());
+    /** Each message's immediate data, or null when it had none (messages of one or several buffers). */
+    final List<Integer> imms = Collections.synchronizedList(new ArrayList<>());
+    /** Messages of several buffers, as bytes (they are released at once). */
+    final List<byte[]> lists = Collections.synchronizedList(new ArrayList<>());
     final List<Long> completed = Collections.synchronizedList(new ArrayList<>());
     final List<RdmaException> failures = Collections.synchronizedList(new ArrayList<>());
     final List<Thread> threads = Collections.synchronizedList(new ArrayList<>());
@@ -44,6 +48,7 @@ class Recorder implements ConnectionHandler {
     @Override
     public void onMessage(Connection c, Buffer m) {
         seen("message");
+        imms.add(m.hasImmData() ? m.immData() : null);
         messages.add(text(m));
         raw.add(m.segment().asSlice(m.offset(), m.length()).toArray(ValueLayout.JAVA_BYTE));
         if (hold) {
@@ -51,6 +56,14 @@ class Recorder implements ConnectionHandler {
         } else {
             m.release();
         }
+    }
+
+    @Override
+    public void onMessage(Connection c, dev.ibex.cm.buffer.BufferList m) {
+        seen("message list");
+        imms.add(m.hasImmData() ? m.immData() : null);
+        lists.add(m.toByteArray());
+        m.release();
     }
 
     @Override

@@ -36,7 +36,11 @@ public final class PingPong implements AutoCloseable {
 
     /** Connects the two sides of {@code sides} for messages of {@code size} bytes. */
     public static PingPong open(Sides sides, int size, Duration timeout) {
-        ConnectionOptions options = options(size);
+        return open(sides, size, timeout, options(size));
+    }
+
+    /** {@link #open(Sides, int, Duration)} with both ends' connection options {@code options}. */
+    public static PingPong open(Sides sides, int size, Duration timeout, ConnectionOptions options) {
         Client client = new Client(size);
         ConnectedPair pair = ConnectedPair.open(sides, Math.max(4096, size), options, new Echo(), client, timeout);
         return new PingPong(pair, client, size);

@@ -46,6 +46,10 @@ public final class PingPongProbe implements Callable<Integer> {
     @Option(names = "--cm-port", description = "the server's RDMA CM port (default: ${DEFAULT-VALUE})")
     int cmPort = 7490;
 
+    @Option(names = "--credits-in-messages", arity = "1", description = "whether an owed credit update rides in the "
+            + "reply (ConnectionOptions.withCreditsInMessages; default: ${DEFAULT-VALUE})")
+    boolean creditsInMessages = true;
+
     @Option(names = "--hold-millis", description = "pause after printing the process id, before the measured runs "
             + "(default: ${DEFAULT-VALUE})")
     long holdMillis;
@@ -76,11 +80,12 @@ public final class PingPongProbe implements Callable<Integer> {
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         Duration limit = Duration.ofSeconds(60);
-        try (PingPong p = PingPong.open(LoopbackHosts.softRoce(cmPort, spinNanos), size, Duration.ofSeconds(10))) {
+        try (PingPong p = PingPong.open(LoopbackHosts.softRoce(cmPort, spinNanos), size, Duration.ofSeconds(10),
+                PingPong.options(size).withCreditsInMessages(creditsInMessages))) {
             for (int i = 0; i < warmupRuns; i++) {
                 p.run(roundTrips, limit);
             }
-            out.println("measuring, pid " + ProcessHandle.current().pid());
+            out.println("measuring, pid " + ProcessHandle.current().pid() + ", credits in messages " + creditsInMessages);
             out.flush();
             if (holdMillis > 0) {
                 Thread.sleep(holdMillis);

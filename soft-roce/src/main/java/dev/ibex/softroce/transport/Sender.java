@@ -371,6 +371,9 @@ public final class Sender {
             return "none";
         }
         var w = sq.at(sq.consumerIndex());
+        if (w == null) { // retired between the two reads: describe() runs on any thread, beside the QP's work
+            return "retiring";
+        }
         return w.state + "/0x" + Integer.toHexString(w.firstPsn) + "-0x" + Integer.toHexString(w.lastPsn) + "/resid"
                 + w.resid;
     }

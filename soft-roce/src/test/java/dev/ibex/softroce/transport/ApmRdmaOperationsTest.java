@@ -89,8 +89,10 @@ class ApmRdmaOperationsTest {
             int done = 0;
             long deadline = System.nanoTime() + WAIT.toNanos();
             while (done < n) {
-                assertThat(System.nanoTime()).as("%d of %d: %s", done, n, Harness.describe(p.x.qp))
-                        .isLessThan(deadline);
+                int doneSoFar = done;
+                int all = n;
+                assertThat(System.nanoTime()).as(() -> doneSoFar + " of " + all + ": " + Harness.describe(p.x.qp))
+                        .isLessThan(deadline); // (described only on failure: describe() reads a QP that is working)
                 int k = p.x.scq.poll(p.x.wc);
                 for (int j = 0; j < k; j++) {
                     assertThat(p.x.wc.status(j)).as("wr %d: %s / %s", p.x.wc.wrId(j), Harness.describe(p.x.qp),

@@ -66,6 +66,12 @@ public final class LoopbackBench {
     /** Bound of one run; far above a run's length (about a second), so hitting it means a stall. */
     static final Duration RUN_LIMIT = Duration.ofSeconds(8);
     static final Duration OPEN_LIMIT = Duration.ofSeconds(30);
+    /**
+     * Warm-up runs of half a round each before the write stream's measured rounds. Three were too few: on 2026-11-28
+     * (idle host) the soft-roce WRITE path reached its steady rate only after ~13,000 writes of 64 KiB (rounds 1-5 of
+     * a 14-round run at 382-604 MB/s, rounds 6-14 at 705-848), so a 4-round run measured mostly the JIT's warm-up.
+     */
+    static final int WRITE_WARM_UP = 12;
     /** Stalls tolerated per workload before the harness gives up. */
     static final int MAX_STALLS = 6;
 
@@ -331,7 +337,7 @@ public final class LoopbackBench {
                         LoopbackHosts.softRoce(7472), Throughput.Kind.WRITE, WRITE, 32, 16, OPEN_LIMIT), MAX_STALLS,
                         out)) {
             watchdog.phase("warming up the write stream");
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < WRITE_WARM_UP; i++) {
                 raw.run(writes / 2);
                 ibex.run(t -> t.run(writes / 2, RUN_LIMIT));
             }

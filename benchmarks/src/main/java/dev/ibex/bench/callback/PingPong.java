@@ -53,9 +53,14 @@ public final class PingPong implements AutoCloseable {
      * ({@link #WINDOW} unless a benchmark tries another).
      */
     public static PingPong connect(Sides sides, int size, int window, Duration timeout) {
+        return connect(sides, size, options(size, window), timeout);
+    }
+
+    /** {@link #connect(Sides, int, int, Duration)} with the connection's {@code options} (its timeout set here). */
+    public static PingPong connect(Sides sides, int size, ConnectionOptions options, Duration timeout) {
         Client client = new Client(size);
         ConnectedPair pair = ConnectedPair.connectAlone(sides, Math.max(4096, size),
-                options(size, window).withConnectTimeout(timeout), client, timeout);
+                options.withConnectTimeout(timeout), client, timeout);
         return new PingPong(pair, client, size);
     }
 
@@ -69,9 +74,18 @@ public final class PingPong implements AutoCloseable {
      */
     public static void echoUntilDisconnected(Sides sides, int size, int window, Duration openLimit,
             Duration runLimit, Runnable listening) {
+        echoUntilDisconnected(sides, size, options(size, window), openLimit, runLimit, listening);
+    }
+
+    /**
+     * {@link #echoUntilDisconnected(Sides, int, int, Duration, Duration, Runnable)} with the accepted connection's
+     * {@code options} (its connect timeout set here, as {@link #serverOptions}).
+     */
+    public static void echoUntilDisconnected(Sides sides, int size, ConnectionOptions options, Duration openLimit,
+            Duration runLimit, Runnable listening) {
         Echo echo = new Echo();
         try (ConnectedPair pair = ConnectedPair.listenAlone(sides, Math.max(4096, size),
-                serverOptions(size, window, openLimit), echo, openLimit)) {
+                options.withConnectTimeout(openLimit), echo, openLimit)) {
             listening.run();
             ConnectedPair.await(echo.established, openLimit, "a client connecting to " + sides.serverAddress());
             ConnectedPair.await(echo.ended, runLimit, "the client ending its connection");

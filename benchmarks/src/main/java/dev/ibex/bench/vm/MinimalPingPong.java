@@ -23,7 +23,9 @@ import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.SendFlags;
+import dev.ibex.cm.spi.SharedReceiveQueue;
 import dev.ibex.cm.spi.WrOpcode;
+import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -42,9 +44,18 @@ import java.util.concurrent.TimeUnit;
  * (the JIT's warm-up), and the cost of one empty poll. With {@code events} it waits for CQ events once the CQ is
  * empty (the completion channel in the poller, ack, re-arm, poll again), as {@code ib_send_lat -e} and Ibex's loop do.
  *
+ * <p>By default it posts as {@code pingpong.c} does: a SEND from the registered buffer, receives on the QP's own
+ * receive queue. Two switches, each on its own, post as Ibex's connections do (cm-core's {@code SendQueue} and
+ * {@code ReceiveMode.SHARED}): {@code -Dibex.bench.mini.inline=true} sends inline ({@code IBV_SEND_INLINE}, the QP
+ * created with {@code max_inline_data} of the message size) and {@code -Dibex.bench.mini.srq=true} takes the
+ * receives from a shared receive queue on the PD, reposting them with {@code ibv_post_srq_recv} (one per message, as
+ * here on the QP's queue). Both sides print them first: {@code pingpong settings: minimal, inline SENDs B, SRQ
+ * receives B}.
+ *
  * <pre>
- * java --enable-native-access=ALL-UNNAMED -cp benchmarks.jar dev.ibex.bench.vm.MinimalPingPong \
- *     server|client &lt;ip&gt; &lt;port&gt; &lt;iterations&gt; &lt;size&gt; [events]
+ * java --enable-native-access=ALL-UNNAMED [-Dibex.bench.mini.inline=true] [-Dibex.bench.mini.srq=true] \
+ *     -cp benchmarks.jar dev.ibex.bench.vm.MinimalPingPong server|client &lt;ip&gt; &lt;port&gt; &lt;iterations&gt; &lt;size&gt; \
+ *     [events]
  * </pre>
  */
 public final class MinimalPingPong {
@@ -56,6 +67,10 @@ public final class MinimalPingPong {
      * client's request was REJECTED with the IB CM's reason 8, no listener).
      */
     static final long REQUEST_WAIT_SECONDS = 240;
+    /** Whether SENDs go inline ({@code -Dibex.bench.mini.inline=true}; default false, as {@code pingpong.c}). */
+    static final boolean INLINE = Boolean.getBoolean("ibex.bench.mini.inline");
+    /** Whether receives come from an SRQ ({@code -Dibex.bench.mini.srq=true}; default false: the QP's own queue). */
+    static final boolean SRQ = Boolean.getBoolean("ibex.bench.mini.srq");
     private static final int SPINS = 1_000_000;
     private static final long RECV = 1;
     private static final long SEND = 2;
@@ -71,13 +86,30 @@ public final class MinimalPingPong {
     private ProtectionDomain pd;
     private CompletionQueue cq;
     private MemoryRegion mr;
-    private QueuePair qp;
+    /** Null: the receives go to the QP's own queue. */
+    SharedReceiveQueue srq;
+    QueuePair qp;
+    private final boolean inline;
+    private final boolean shared;
+    private final PrintStream out;
 
     /** Null: busy-poll. */
     private CompletionChannel events;
 
-    private MinimalPingPong() {
-        fabric = Providers.byName("rdma-core").orElseThrow().open(ProviderConfig.DEFAULT);
+    /**
+     * Opens a fabric of {@code provider} with an event channel and a poller on it.
+     *
+     * @param provider the provider's name ("rdma-core"; "soft-roce" in tests)
+     * @param inline whether SENDs go inline
+     * @param shared whether receives come from an SRQ
+     * @param out where the lines go
+     */
+    MinimalPingPong(String provider, ProviderConfig config, boolean inline, boolean shared, PrintStream out) {
+        this.inline = inline;
+        this.shared = shared;
+        this.out = out;
+        fabric = Providers.byName(provider).orElseThrow(() -> new IllegalArgumentException("no provider " + provider))
+                .open(config);
         channel = fabric.createEventChannel();
         poller = fabric.createPoller();
         poller.register(channel, channel);
@@ -96,7 +128,8 @@ public final class MinimalPingPong {
         InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(args[1]), Integer.parseInt(args[2]));
         int iterations = Integer.parseInt(args[3]);
         int size = Integer.parseInt(args[4]);
-        MinimalPingPong p = new MinimalPingPong();
+        System.out.println(settingsLine(INLINE, SRQ));
+        MinimalPingPong p = new MinimalPingPong("rdma-core", ProviderConfig.DEFAULT, INLINE, SRQ, System.out);
         p.useEvents = args.length == 6;
         if (args[0].equals("server")) {
             p.serve(address, iterations * ROUNDS, size);
@@ -104,6 +137,24 @@ public final class MinimalPingPong {
             p.ping(address, iterations, size);
         }
         System.exit(0);
+    }
+
+    /** {@return the line naming the switches, printed first ({@code busy-pairs.sh} repeats it)} */
+    static String settingsLine(boolean inline, boolean shared) {
+        return "pingpong settings: minimal, inline SENDs " + inline + ", SRQ receives " + shared;
+    }
+
+    /**
+     * The QP's sizes: 16 sends and 16 receives of one SGE, no inline data (as {@code pingpong.c}); inline, room for a
+     * message of {@code size} bytes; with an SRQ no receive queue of its own (as cm-core asks for).
+     */
+    static QpCap cap(int size, boolean inline, boolean shared) {
+        return new QpCap(16, shared ? 0 : 16, 1, 1, inline ? size : 0);
+    }
+
+    /** The SEND's flags: signalled, and inline when {@code inline}. */
+    static int sendFlags(boolean inline) {
+        return inline ? SendFlags.SIGNALED | SendFlags.INLINE : SendFlags.SIGNALED;
     }
 
     private CmEvent expect(CmEventType type) {
@@ -139,18 +190,30 @@ public final class MinimalPingPong {
             cq.requestNotify(false);
         }
         mr = pd.registerMemory(buffer, EnumSet.of(Access.LOCAL_WRITE));
-        qp = id.createQp(pd, new QpInitAttr(cq, cq, null, new QpCap(16, 16, 1, 1, 0), QpType.RC, true, null));
+        if (shared) {
+            srq = pd.createSharedReceiveQueue(16, 1, 0);
+        }
+        qp = id.createQp(pd, new QpInitAttr(cq, cq, srq, cap(size, inline, shared), QpType.RC, true, null));
         recvs.wrId(0, RECV).single(0, buffer.address(), size, mr.lkey());
-        sends.wrId(0, SEND).opcode(0, WrOpcode.SEND).flags(0, SendFlags.SIGNALED)
+        sends.wrId(0, SEND).opcode(0, WrOpcode.SEND).flags(0, sendFlags(inline))
                 .single(0, buffer.address() + 4096, size, mr.lkey());
-        qp.postRecv(recvs, 1);
+        postRecv();
     }
 
-    private void serve(InetSocketAddress address, int iterations, int size) {
+    /** Posts the one receive: to the SRQ ({@code ibv_post_srq_recv}) or to the QP ({@code ibv_post_recv}). */
+    private void postRecv() {
+        if (srq != null) {
+            srq.postRecv(recvs, 1);
+        } else {
+            qp.postRecv(recvs, 1);
+        }
+    }
+
+    void serve(InetSocketAddress address, int iterations, int size) {
         CmId listener = channel.createId(PortSpace.TCP, null);
         listener.bind(address);
         listener.listen(1);
-        System.out.println("pingpong: listening");
+        out.println("pingpong: listening");
         CmId id = expect(CmEventType.CONNECT_REQUEST, REQUEST_WAIT_SECONDS).id();
         setup(id, size);
         id.accept(ConnParam.DEFAULT);
@@ -160,7 +223,7 @@ public final class MinimalPingPong {
             while (received <= i) {
                 count();
             }
-            qp.postRecv(recvs, 1);
+            postRecv();
             qp.postSend(sends, 1);
         }
         while (sent < iterations) {
@@ -170,7 +233,7 @@ public final class MinimalPingPong {
         fabric.close();
     }
 
-    private void ping(InetSocketAddress address, int iterations, int size) {
+    void ping(InetSocketAddress address, int iterations, int size) {
         CmId id = channel.createId(PortSpace.TCP, null);
         id.resolveAddr(null, address, 2000);
         expect(CmEventType.ADDR_RESOLVED);
@@ -186,12 +249,12 @@ public final class MinimalPingPong {
                 long t0 = System.nanoTime();
                 qp.postSend(sends, 1);
                 awaitBoth();
-                qp.postRecv(recvs, 1);
+                postRecv();
                 rtt[i] = System.nanoTime() - t0;
             }
             long[] sorted = rtt.clone();
             Arrays.sort(sorted);
-            System.out.println(runLine(r + 1, ROUNDS, sorted[iterations / 2], sorted[(int) (iterations * 0.99)],
+            out.println(runLine(r + 1, ROUNDS, sorted[iterations / 2], sorted[(int) (iterations * 0.99)],
                     PingPongJvm.compileMillis() - compiling));
         }
         long t0 = System.nanoTime();
@@ -202,7 +265,7 @@ public final class MinimalPingPong {
         }
         double spin = (double) (System.nanoTime() - t0) / SPINS;
         Arrays.sort(rtt);
-        System.out.printf(Locale.ROOT, "pingpong: iterations %d, size %d, one-way typical %.2f us, p99 %.2f us, "
+        out.printf(Locale.ROOT, "pingpong: iterations %d, size %d, one-way typical %.2f us, p99 %.2f us, "
                 + "empty poll %.1f ns%n", iterations, size, rtt[iterations / 2] / 2000.0,
                 rtt[(int) (iterations * 0.99)] / 2000.0, spin);
         id.disconnect();

@@ -2,6 +2,7 @@ package dev.ibex.bench.vm;
 
 import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Sides;
+import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.loop.LoopOptions;
 import dev.ibex.cm.spi.ProviderConfig;
 import java.net.InetSocketAddress;
@@ -48,14 +49,33 @@ public final class PingPongJvm {
      */
     static final int WINDOW = Integer.getInteger("ibex.bench.window", PingPong.WINDOW);
 
+    /**
+     * The largest SEND in bytes the two-process sides carry inline ({@code ConnectionOptions.maxInline};
+     * {@code -Dibex.bench.inline}, default {@link PingPong#options}'s: the message size, at most 64; 0: none, every
+     * SEND from its registered buffer as {@link MinimalPingPong}'s default).
+     */
+    static final int MAX_INLINE = Integer.getInteger("ibex.bench.inline", -1);
+
     private PingPongJvm() {
     }
 
     /** {@return the line naming a two-process side's settings, printed before anything else} */
     static String settingsLine(boolean events) {
+        return settingsLine(events, MAX_INLINE);
+    }
+
+    /** {@link #settingsLine(boolean)} with {@code maxInline} ({@link #MAX_INLINE}: negative, the default, unnamed). */
+    static String settingsLine(boolean events, int maxInline) {
         return String.format(Locale.ROOT, "pingpong settings: %s, look interval %d, receive window %d (credit update "
                 + "every %d), warm-up %d, runs %d", events ? "CQ events" : "cqPollSpin " + VmBench.CQ_POLL_SPIN.toMillis()
-                + " ms", LOOK, WINDOW, Math.max(1, WINDOW / 4), WARMUP, RUNS);
+                + " ms", LOOK, WINDOW, Math.max(1, WINDOW / 4), WARMUP, RUNS)
+                + (maxInline < 0 ? "" : ", max inline " + maxInline);
+    }
+
+    /** The two-process sides' connection options: {@link PingPong#options}, with {@code maxInline} if not negative. */
+    static ConnectionOptions options(int size, int maxInline) {
+        ConnectionOptions o = PingPong.options(size, WINDOW);
+        return maxInline < 0 ? o : o.withMaxInline(maxInline);
     }
 
     /** Milliseconds this JVM's JIT has spent compiling (-1 when it does not say). */
@@ -104,12 +124,12 @@ public final class PingPongJvm {
         Sides s = (events ? sides : sides.withCqPollSpin(VmBench.CQ_POLL_SPIN)).withLookInterval(LOOK);
         System.out.println(settingsLine(events));
         if (args[0].equals("server")) {
-            PingPong.echoUntilDisconnected(s, size, WINDOW, C2Latency.CHILD_LIMIT,
+            PingPong.echoUntilDisconnected(s, size, options(size, MAX_INLINE), C2Latency.CHILD_LIMIT,
                     C2Latency.CHILD_LIMIT.multipliedBy(2), () -> System.out.println("pingpong: listening"));
             return "pingpong: done";
         }
         Histogram h = null;
-        try (PingPong p = PingPong.connect(s, size, WINDOW, VmBench.OPEN_LIMIT)) {
+        try (PingPong p = PingPong.connect(s, size, options(size, MAX_INLINE), VmBench.OPEN_LIMIT)) {
             for (int done = 0; done < WARMUP; done += 1_000) {
                 p.run(1_000, VmBench.RUN_LIMIT);
             }

@@ -1,0 +1,42 @@
+package dev.ibex.bench.vm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.SendFlags;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The switches that make {@link MinimalPingPong} post as Ibex's connections do (inline SENDs, receives from an SRQ) and
+ * {@link PingPongJvm} post as the minimal program does (no inline): off, each posts as before (the figures taken
+ * before the switches stay comparable); on, the QP and the SEND change as named, and the settings line says so.
+ */
+class MinimalPostingTest {
+    @Test
+    void byDefaultTheMinimalProgramPostsAsPingpongC() {
+        assertThat(MinimalPingPong.INLINE).isFalse();
+        assertThat(MinimalPingPong.SRQ).isFalse();
+        assertThat(MinimalPingPong.cap(64, false, false)).isEqualTo(new QpCap(16, 16, 1, 1, 0));
+        assertThat(MinimalPingPong.sendFlags(false)).isEqualTo(SendFlags.SIGNALED);
+        assertThat(MinimalPingPong.settingsLine(false, false))
+                .isEqualTo("pingpong settings: minimal, inline SENDs false, SRQ receives false");
+    }
+
+    @Test
+    void postingIbexsWayInlinesTheMessageAndLeavesTheQpNoReceiveQueue() {
+        assertThat(MinimalPingPong.cap(64, true, false).maxInlineData()).isEqualTo(64);
+        assertThat(MinimalPingPong.sendFlags(true)).isEqualTo(SendFlags.SIGNALED | SendFlags.INLINE);
+        assertThat(MinimalPingPong.cap(64, false, true).maxRecvWr()).as("receives come from the SRQ").isZero();
+        assertThat(MinimalPingPong.settingsLine(true, true)).endsWith("inline SENDs true, SRQ receives true");
+    }
+
+    @Test
+    void ibexWithoutInlineNamesItAndTheDefaultLineIsUnchanged() {
+        assertThat(PingPongJvm.MAX_INLINE).as("unset: the ping-pong's own options").isNegative();
+        assertThat(PingPongJvm.settingsLine(false)).isEqualTo(PingPongJvm.settingsLine(false, -1))
+                .doesNotContain("max inline");
+        assertThat(PingPongJvm.settingsLine(false, 0)).endsWith(", max inline 0");
+        assertThat(PingPongJvm.options(64, 0).maxInline()).isZero();
+        assertThat(PingPongJvm.options(64, -1).maxInline()).isEqualTo(64);
+    }
+}

@@ -22,9 +22,11 @@
 # the guest's current_clocksource before its pair (the others, and ib_send_lat, run at the boot's own), JAR replaces
 # $JAR for it. A variant whose NAME starts with "mini" runs the minimal program, with its FLAGS (e.g. posting Ibex's way:
 # -Dibex.bench.mini.inline=true, -Dibex.bench.mini.srq=true; MinimalPingPong); when one does, the plain "mini" is not
-# added. Ibex without inline SENDs: -Dibex.bench.inline=0 (PingPongJvm). The posting A/B (docs/benchmarks.md, issue 18):
+# added. Ibex without inline SENDs: -Dibex.bench.inline=0; Ibex on its own receive window instead of its loop's SRQ:
+# -Dibex.bench.ownWindow=true (PingPongJvm). The posting A/B (docs/benchmarks.md, issue 18):
 #   PAIRS=2 VARIANTS="ibex ibexnoinline:-Dibex.bench.inline=0 mini miniinline:-Dibex.bench.mini.inline=true \
-#       miniboth:-Dibex.bench.mini.inline=true,-Dibex.bench.mini.srq=true"                         # ~30 min The clock A/B (docs/benchmarks.md; tsc offered by the guest kernel's tsc=reliable):
+#       miniboth:-Dibex.bench.mini.inline=true,-Dibex.bench.mini.srq=true"                         # ~30 min
+# The clock A/B (docs/benchmarks.md; tsc offered by the guest kernel's tsc=reliable):
 #   IBEX_VM_KERNEL_ARGS="tsc=reliable" flock /tmp/ibex-vm.lock lab/rxe-vm … -- env JAR=… OUT=… PAIRS=3 \
 #       VARIANTS="ibex ibexnew:::/work/jars/new.jar mini ibextsc::tsc minitsc::tsc" bash …/busy-pairs.sh
 # Each pair prints its figures line and a line per measured run; the Ibex client runs 12,000 round trips of warm-up,

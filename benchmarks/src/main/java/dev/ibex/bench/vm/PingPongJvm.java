@@ -3,6 +3,7 @@ package dev.ibex.bench.vm;
 import dev.ibex.bench.callback.PingPong;
 import dev.ibex.bench.callback.Sides;
 import dev.ibex.cm.endpoint.ConnectionOptions;
+import dev.ibex.cm.endpoint.ReceiveMode;
 import dev.ibex.cm.loop.LoopOptions;
 import dev.ibex.cm.spi.ProviderConfig;
 import java.net.InetSocketAddress;
@@ -56,25 +57,36 @@ public final class PingPongJvm {
      */
     static final int MAX_INLINE = Integer.getInteger("ibex.bench.inline", -1);
 
+    /**
+     * Whether the two-process sides take their receives from a window of the connection's own
+     * ({@code ReceiveMode.WINDOW}, {@code -Dibex.bench.ownWindow=true}) instead of their loop's shared receive queue,
+     * the default; as {@link MinimalPingPong} without {@code -Dibex.bench.mini.srq}.
+     */
+    static final boolean OWN_WINDOW = Boolean.getBoolean("ibex.bench.ownWindow");
+
     private PingPongJvm() {
     }
 
     /** {@return the line naming a two-process side's settings, printed before anything else} */
     static String settingsLine(boolean events) {
-        return settingsLine(events, MAX_INLINE);
+        return settingsLine(events, MAX_INLINE, OWN_WINDOW);
     }
 
-    /** {@link #settingsLine(boolean)} with {@code maxInline} ({@link #MAX_INLINE}: negative, the default, unnamed). */
-    static String settingsLine(boolean events, int maxInline) {
+    /**
+     * {@link #settingsLine(boolean)} with {@code maxInline} ({@link #MAX_INLINE}: negative, the default, unnamed) and
+     * {@code ownWindow} ({@link #OWN_WINDOW}: false, the default, unnamed).
+     */
+    static String settingsLine(boolean events, int maxInline, boolean ownWindow) {
         return String.format(Locale.ROOT, "pingpong settings: %s, look interval %d, receive window %d (credit update "
                 + "every %d), warm-up %d, runs %d", events ? "CQ events" : "cqPollSpin " + VmBench.CQ_POLL_SPIN.toMillis()
                 + " ms", LOOK, WINDOW, Math.max(1, WINDOW / 4), WARMUP, RUNS)
-                + (maxInline < 0 ? "" : ", max inline " + maxInline);
+                + (maxInline < 0 ? "" : ", max inline " + maxInline) + (ownWindow ? ", own receive window (no SRQ)" : "");
     }
 
     /** The two-process sides' connection options: {@link PingPong#options}, with {@code maxInline} if not negative. */
-    static ConnectionOptions options(int size, int maxInline) {
+    static ConnectionOptions options(int size, int maxInline, boolean ownWindow) {
         ConnectionOptions o = PingPong.options(size, WINDOW);
+        o = ownWindow ? o.withReceiveMode(ReceiveMode.WINDOW) : o;
         return maxInline < 0 ? o : o.withMaxInline(maxInline);
     }
 
@@ -124,12 +136,12 @@ public final class PingPongJvm {
         Sides s = (events ? sides : sides.withCqPollSpin(VmBench.CQ_POLL_SPIN)).withLookInterval(LOOK);
         System.out.println(settingsLine(events));
         if (args[0].equals("server")) {
-            PingPong.echoUntilDisconnected(s, size, options(size, MAX_INLINE), C2Latency.CHILD_LIMIT,
+            PingPong.echoUntilDisconnected(s, size, options(size, MAX_INLINE, OWN_WINDOW), C2Latency.CHILD_LIMIT,
                     C2Latency.CHILD_LIMIT.multipliedBy(2), () -> System.out.println("pingpong: listening"));
             return "pingpong: done";
         }
         Histogram h = null;
-        try (PingPong p = PingPong.connect(s, size, options(size, MAX_INLINE), VmBench.OPEN_LIMIT)) {
+        try (PingPong p = PingPong.connect(s, size, options(size, MAX_INLINE, OWN_WINDOW), VmBench.OPEN_LIMIT)) {
             for (int done = 0; done < WARMUP; done += 1_000) {
                 p.run(1_000, VmBench.RUN_LIMIT);
             }

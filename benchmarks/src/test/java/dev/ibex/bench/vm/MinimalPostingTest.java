@@ -2,13 +2,14 @@ package dev.ibex.bench.vm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ibex.cm.endpoint.ReceiveMode;
 import dev.ibex.cm.spi.QpCap;
 import dev.ibex.cm.spi.SendFlags;
 import org.junit.jupiter.api.Test;
 
 /**
  * The switches that make {@link MinimalPingPong} post as Ibex's connections do (inline SENDs, receives from an SRQ) and
- * {@link PingPongJvm} post as the minimal program does (no inline): off, each posts as before (the figures taken
+ * {@link PingPongJvm} post as the minimal program does (no inline, receives on its own window): off, each posts as before (the figures taken
  * before the switches stay comparable); on, the QP and the SEND change as named, and the settings line says so.
  */
 class MinimalPostingTest {
@@ -31,12 +32,15 @@ class MinimalPostingTest {
     }
 
     @Test
-    void ibexWithoutInlineNamesItAndTheDefaultLineIsUnchanged() {
+    void ibexWithoutInlineOrWithoutItsSrqNamesItAndTheDefaultLineIsUnchanged() {
         assertThat(PingPongJvm.MAX_INLINE).as("unset: the ping-pong's own options").isNegative();
-        assertThat(PingPongJvm.settingsLine(false)).isEqualTo(PingPongJvm.settingsLine(false, -1))
-                .doesNotContain("max inline");
-        assertThat(PingPongJvm.settingsLine(false, 0)).endsWith(", max inline 0");
-        assertThat(PingPongJvm.options(64, 0).maxInline()).isZero();
-        assertThat(PingPongJvm.options(64, -1).maxInline()).isEqualTo(64);
+        assertThat(PingPongJvm.OWN_WINDOW).as("unset: the loop's shared receive queue").isFalse();
+        assertThat(PingPongJvm.settingsLine(false)).isEqualTo(PingPongJvm.settingsLine(false, -1, false))
+                .doesNotContain("max inline").doesNotContain("own receive window");
+        assertThat(PingPongJvm.settingsLine(false, 0, true)).endsWith(", max inline 0, own receive window (no SRQ)");
+        assertThat(PingPongJvm.options(64, 0, false).maxInline()).isZero();
+        assertThat(PingPongJvm.options(64, -1, false).maxInline()).isEqualTo(64);
+        assertThat(PingPongJvm.options(64, -1, false).receiveMode()).isEqualTo(ReceiveMode.SHARED);
+        assertThat(PingPongJvm.options(64, -1, true).receiveMode()).isEqualTo(ReceiveMode.WINDOW);
     }
 }

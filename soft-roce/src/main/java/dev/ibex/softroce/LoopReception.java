@@ -2,6 +2,7 @@ package dev.ibex.softroce;
 
 import dev.ibex.softroce.net.SoftPort;
 import dev.ibex.softroce.transport.InlineReception;
+import dev.ibex.softroce.transport.ReceptionProgress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.ClosedSelectorException;
@@ -35,12 +36,15 @@ final class LoopReception implements InlineReception {
     private final SoftPort.Reader[] readers;
     private final Consumer<SelectionKey> ignore = key -> { }; // the reads follow the select, socket by socket
     private final Runnable whenClosed;
+    /** Tells the retransmit timers whether this loop keeps up with its sockets. */
+    private final ReceptionProgress progress;
     /** Calls of {@link #receiveNow} since one found every link empty (polling thread only). */
     private int sinceEmpty;
     private volatile boolean closed;
 
-    private LoopReception(Selector selector, SoftPort[] ports, Runnable whenClosed) {
+    private LoopReception(Selector selector, SoftPort[] ports, ReceptionProgress progress, Runnable whenClosed) {
         this.selector = selector;
+        this.progress = progress;
         this.ports = ports;
         this.whenClosed = whenClosed;
         this.readers = new SoftPort.Reader[ports.length];
@@ -51,11 +55,12 @@ final class LoopReception implements InlineReception {
 
     /**
      * Takes reception of {@code ports} from their receive threads; {@code whenClosed} runs once they have them back.
+     * {@code progress} hears when the loop finds the sockets empty and when it waits.
      *
      * @throws UncheckedIOException when the selector cannot be opened or a socket cannot be handed over (those
      *     handed over already are given back)
      */
-    static LoopReception lend(List<SoftPort> ports, Runnable whenClosed) {
+    static LoopReception lend(List<SoftPort> ports, ReceptionProgress progress, Runnable whenClosed) {
         Selector selector;
         try {
             selector = Selector.open();
@@ -77,7 +82,8 @@ final class LoopReception implements InlineReception {
             }
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
-        return new LoopReception(selector, lent, whenClosed);
+        progress.lent(true);
+        return new LoopReception(selector, lent, progress, whenClosed);
     }
 
     /**
@@ -111,12 +117,18 @@ final class LoopReception implements InlineReception {
             n += got;
             empty &= got < BATCH;
         }
-        sinceEmpty = empty ? 0 : Math.min(sinceEmpty + 1, HAND_OFF_CALLS);
+        if (empty) {
+            sinceEmpty = 0;
+            progress.drained();
+        } else {
+            sinceEmpty = Math.min(sinceEmpty + 1, HAND_OFF_CALLS);
+        }
         return n;
     }
 
     @Override
     public void await(long timeoutNanos) {
+        progress.waiting(true);
         try {
             if (timeoutNanos < 0) {
                 selector.select(ignore);
@@ -127,6 +139,8 @@ final class LoopReception implements InlineReception {
             if (!closed) {
                 LOG.warn("soft-roce: the loop's socket selector failed: {}", e.toString());
             }
+        } finally {
+            progress.waiting(false);
         }
     }
 
@@ -146,6 +160,7 @@ final class LoopReception implements InlineReception {
             readers[i].release();
             ports[i].reclaimReception();
         }
+        progress.lent(false);
         whenClosed.run();
     }
 

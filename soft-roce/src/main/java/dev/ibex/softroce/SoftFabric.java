@@ -17,6 +17,7 @@ import dev.ibex.softroce.transport.WorkQueue;
 import dev.ibex.softroce.transport.DropCounts;
 import dev.ibex.softroce.transport.Link;
 import dev.ibex.softroce.transport.QpCounter;
+import dev.ibex.softroce.transport.ReceptionProgress;
 import dev.ibex.softroce.transport.SoftDevice;
 import dev.ibex.softroce.transport.SoftPoller;
 import dev.ibex.softroce.wire.Ipv4;
@@ -58,6 +59,8 @@ public final class SoftFabric implements Fabric {
     /** Whether a poller reads the devices' sockets now ({@link SoftRoceConfig#receiveOnLoop()}: one at a time). */
     private final AtomicBoolean receptionLent = new AtomicBoolean();
     private final CmService cm;
+    /** Whether the loop that reads the sockets keeps up with them (for the QPs' retransmit timers). */
+    private final ReceptionProgress receptionProgress = new ReceptionProgress();
     private final FaultCommands faultCommands = new FaultCommands(this);
     private final FaultControlFile controlFile;
     private volatile boolean closed;
@@ -94,7 +97,7 @@ public final class SoftFabric implements Fabric {
             Link.Factory links = NetLink.factory(config, faults, pcap);
             for (DeviceConfig d : config.devices()) {
                 devices.add(defaultDevices ? openOnAFreeLoopback(d, links)
-                        : new SoftDevice(d.name(), d.ports(), config.transport(), tracker, timers, workQueue, links,
+                        : new SoftDevice(d.name(), d.ports(), config.transport(), tracker, timers, workQueue, receptionProgress, links,
                                 scheduler));
             }
         } catch (IOException e) {
@@ -128,7 +131,7 @@ public final class SoftFabric implements Fabric {
         for (int x = 1; x <= LOOPBACK_TRIES; x++) {
             java.net.Inet4Address a = (java.net.Inet4Address) Ipv4.toInetAddress(0x7F000000 | x);
             try {
-                SoftDevice dev = new SoftDevice(d.name(), List.of(List.of(a)), config.transport(), tracker, timers, workQueue, links,
+                SoftDevice dev = new SoftDevice(d.name(), List.of(List.of(a)), config.transport(), tracker, timers, workQueue, receptionProgress, links,
                         scheduler);
                 if (x > 1) {
                     LOG.warn("soft-roce: {} is in use on UDP port {} (another process on default settings?): device "
@@ -215,7 +218,7 @@ public final class SoftFabric implements Fabric {
             }
             try {
                 return new SoftPoller(tracker, config.pollerSpinNanos(), config.pollerAckHoldNanos(),
-                        LoopReception.lend(ports, () -> receptionLent.set(false)));
+                        LoopReception.lend(ports, receptionProgress, () -> receptionLent.set(false)));
             } catch (RuntimeException e) {
                 receptionLent.set(false);
                 throw e;

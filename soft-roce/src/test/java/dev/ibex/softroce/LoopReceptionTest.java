@@ -3,6 +3,7 @@ package dev.ibex.softroce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.softroce.net.SoftPort;
+import dev.ibex.softroce.transport.ReceptionProgress;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,6 +29,7 @@ class LoopReceptionTest {
     private SoftPort port;
     private LoopReception reception;
     private DatagramChannel peer;
+    private final ReceptionProgress progress = new ReceptionProgress();
 
     @AfterEach
     void close() throws Exception {
@@ -50,7 +52,7 @@ class LoopReceptionTest {
                 ready.set(true);
             }
         }).open();
-        reception = LoopReception.lend(List.of(port), () -> { });
+        reception = LoopReception.lend(List.of(port), progress, () -> { });
         peer = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.3", 0));
     }
 
@@ -116,5 +118,26 @@ class LoopReceptionTest {
         assertThat(turn()).as("found empty").isZero();
         send(REQUEST, REQUEST);
         assertThat(turn()).as("keeping up again: one request at a time").isEqualTo(1);
+    }
+
+    /**
+     * The retransmit timers learn whether the loop keeps up: behind from a read that left datagrams until one found
+     * the links empty, and never once the links are back with their threads.
+     */
+    @Test
+    void theProgressSaysWhetherTheLoopHasFoundTheLinksEmptySinceAMark() throws Exception {
+        open();
+        send(REQUEST, ACK);
+        long mark = progress.mark();
+        assertThat(turn()).isEqualTo(1);
+        assertThat(progress.behindSince(mark)).as("the ACK is still unread").isTrue();
+        assertThat(turn()).isEqualTo(1);
+        assertThat(progress.behindSince(mark)).as("found empty since").isFalse();
+        long idle = progress.mark();
+        reception.await(1_000_000);
+        assertThat(progress.behindSince(idle)).as("after a wait that found nothing, until the next read").isTrue();
+        reception.close();
+        reception = null;
+        assertThat(progress.behindSince(idle)).as("the links read on their own threads again").isFalse();
     }
 }

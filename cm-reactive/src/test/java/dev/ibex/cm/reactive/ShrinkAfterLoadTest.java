@@ -7,6 +7,8 @@ import dev.ibex.cm.endpoint.ConnectionOptions;
 import dev.ibex.cm.endpoint.ReceiveMode;
 import dev.ibex.cm.loop.EventLoopGroup;
 import dev.ibex.cm.loop.Footprint;
+import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.RdmaCounter;
 import dev.ibex.cm.spi.ResourceKind;
 import java.time.Duration;
 import java.util.List;
@@ -20,6 +22,11 @@ import reactor.core.publisher.Mono;
  * Regression: memory was kept after load — pools stayed at their high-water mark and the shared CQs created for a
  * wave of connections stayed allocated. On soft-roce, a few hundred connections grow both hosts' pools and CQs; once
  * they are closed, both return to their baseline within the idle times, and nothing leaks.
+ *
+ * <p>The wave also caught a soft-roce bug: on a loaded machine 20 to 125 of the 150 connections failed with
+ * {@code RETRY_EXC_ERR}: each loop, busy with the setups, left its peer's ACKs unread in its socket while the
+ * retransmit timer, on its own thread, took them for lost (soft-roce's {@code ReceptionProgress},
+ * {@code ReceptionBehindTest}).
  */
 class ShrinkAfterLoadTest {
     private static final Duration IDLE = Duration.ofMillis(500);
@@ -105,8 +112,22 @@ class ShrinkAfterLoadTest {
                             return Mono.empty();
                         }), n)
                 .collectList().block(Duration.ofSeconds(120));
-        assertThat(failures).isEmpty();
+        assertThat(failures).as("failed connections; provider counters: %s", counters(hosts)).isEmpty();
         assertThat(connections).hasSize(n);
         return connections;
+    }
+
+    /** Both fabrics' non-zero counters (retransmissions, expiries put off, drops…): what a failure is read with. */
+    private static String counters(SoftHosts hosts) {
+        StringBuilder b = new StringBuilder();
+        for (Fabric f : List.of(hosts.serverFabric, hosts.clientFabric)) {
+            for (RdmaCounter c : f.counters()) {
+                long v = c.read();
+                if (v != 0) {
+                    b.append(f == hosts.serverFabric ? " server " : " client ").append(c.name()).append('=').append(v);
+                }
+            }
+        }
+        return b.toString();
     }
 }

@@ -9,6 +9,9 @@ public enum QpCounter {
     RETRANSMISSIONS("retransmissions", "times a requester went back to its oldest unacknowledged PSN and resent"),
     /** Retransmit timer expiries. */
     RETRANSMIT_TIMEOUTS("retransmit.timeouts", "retransmit timer expiries (a request or its ACK was lost)"),
+    /** Retransmit timer expiries put off because the loop reading the sockets was behind (no retry counted). */
+    RETRANSMIT_TIMEOUTS_PUT_OFF("retransmit.timeouts.put.off", "retransmit timer expiries put off, not counted: the "
+            + "loop reading the sockets had fallen behind, the response may have been waiting there"),
     /** RNR NAKs received: the peer had no receive posted. */
     RNR_NAKS_RECEIVED("rnr.naks.received", "RNR NAKs received: the peer had no receive posted"),
     /** RNR NAKs sent: a request found no receive posted here. */

@@ -40,13 +40,22 @@ public final class Sender {
     private final Timers.Timer rnrTimer;
     private final boolean retrySevenIsInfinite;
     private volatile boolean timeoutFired;
+    /** {@link ReceptionProgress#mark} when the retransmit timer last fired (written before {@link #timeoutFired}). */
+    private long firedMark;
+    /** Expiries put off in this timeout cycle because the reception was behind (task-confined). */
+    private int expiriesPutOff;
+    private final ReceptionProgress reception;
     private volatile boolean rnrFired;
     // diagnostics (racy counters)
     long retries;
     long timeouts;
+    long timeoutsPutOff;
     long responsesInline;
     long responsesQueued;
     long responsesProcessed;
+
+    /** Expiries in a row {@link #putOffExpiry} may put off: four periods in all. */
+    static final int MAX_EXPIRIES_PUT_OFF = 16;
 
     /** Packets a receive thread may send before it hands the rest to the work queue. */
     static final int RECEIVE_THREAD_BUDGET = 16;
@@ -60,7 +69,9 @@ public final class Sender {
         this.requester = new Requester(qp, this);
         this.completer = new Completer(qp, this);
         this.task = new SerialTask("send task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
+        this.reception = qp.device().reception();
         this.retransmitTimer = timers.newTimer(() -> {
+            firedMark = reception.mark();
             timeoutFired = true;
             work.defer(task);
         });
@@ -88,6 +99,7 @@ public final class Sender {
         rnrTimer.disarm();
         timeoutFired = false;
         rnrFired = false;
+        expiriesPutOff = 0;
         updateTimeout();
     }
 
@@ -277,8 +289,11 @@ public final class Sender {
             timeoutFired = false;
             // an expiry that raced with an RNR NAK is no transport timeout: the RNR wait owns the retry
             timedOut = !inRnrWait && !requester.waitForRnrTimer;
-            if (timedOut) {
+            if (timedOut && putOffExpiry()) {
+                timedOut = false;
+            } else if (timedOut) {
                 timeouts++;
+                expiriesPutOff = 0;
             }
         }
         completer.onIdle(timedOut);
@@ -289,6 +304,23 @@ public final class Sender {
         return progress || requester.budgetExhausted || qp.sq().consumerIndex() != beforeConsumer
                 || completer.psn != beforePsn || (requester.needRetry && !requester.waitForRnrTimer)
                 || !inboxEmpty();
+    }
+
+    /**
+     * Whether to put off an expiry of the retransmit timer instead of retrying: the loop that reads this device's
+     * sockets has not found them empty since the timer fired, so the response may be there, unread
+     * ({@link ReceptionProgress}). The timer then looks again after a quarter of its period, at most
+     * {@link #MAX_EXPIRIES_PUT_OFF} times in a row: a socket kept full (a flood) delays the detection of a dead peer
+     * by at most four periods per try (five times the usual), it cannot hide it.
+     */
+    private boolean putOffExpiry() {
+        if (expiriesPutOff >= MAX_EXPIRIES_PUT_OFF || !reception.behindSince(firedMark)) {
+            return false;
+        }
+        expiriesPutOff++;
+        timeoutsPutOff++;
+        retransmitTimer.armAfter(Math.max(1, retransmitNanos() / 4));
+        return true;
     }
 
     // ---- used by the requester and completer ------------------------------------------------------------
@@ -306,6 +338,7 @@ public final class Sender {
      * {@code retry_cnt}; the resend when the RNR timer fires starts the timer again.
      */
     void resetRetransmitTimer() {
+        expiriesPutOff = 0;
         long nanos = retransmitNanos();
         if (qp.type() == QpType.RC && nanos > 0 && !requester.waitForRnrTimer
                 && Psn.compare(requester.psn, completer.psn) > 0) {
@@ -333,6 +366,11 @@ public final class Sender {
     /** How many times the retransmit timer expired (racy snapshot). */
     public long timeouts() {
         return timeouts;
+    }
+
+    /** Expiries put off because this side's own reception was behind (racy snapshot). */
+    public long timeoutsPutOff() {
+        return timeoutsPutOff;
     }
 
     /** RNR NAKs the peer sent this QP: it had no receive posted (racy snapshot). */

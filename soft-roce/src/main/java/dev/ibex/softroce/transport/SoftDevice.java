@@ -59,6 +59,7 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
     private final ResourceTracker tracker;
     private final Timers timers;
     private final WorkQueue workQueue;
+    private final ReceptionProgress reception;
     private final int[] addresses;
     private final DevicePort[] ports;
     /** Per address (device order): its port and its GID index there. */
@@ -89,16 +90,19 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
      * Opens the device: binds one link per address.
      *
      * @param ports the addresses of each port (port 1 first)
+     * @param reception whether the loop that reads the links keeps up (for the retransmit timers)
      * @param events where async-event listeners are called (off the NIC threads)
      */
     public SoftDevice(String name, List<List<Inet4Address>> ports, TransportSettings config, ResourceTracker tracker,
-            Timers timers, WorkQueue workQueue, Link.Factory linkFactory, Executor events) {
+            Timers timers, WorkQueue workQueue, ReceptionProgress reception, Link.Factory linkFactory,
+            Executor events) {
         this.name = name;
         this.accessGuard = new AccessGuard(name);
         this.config = config;
         this.tracker = tracker;
         this.timers = timers;
         this.workQueue = workQueue;
+        this.reception = reception;
         int total = ports.stream().mapToInt(List::size).sum();
         this.addresses = new int[total];
         this.ports = new DevicePort[ports.size()];
@@ -363,6 +367,11 @@ public final class SoftDevice implements DeviceContext, ResourceTracker.Tracked 
 
     public Timers timers() {
         return timers;
+    }
+
+    /** {@return whether the loop that reads this device's links keeps up with them} */
+    ReceptionProgress reception() {
+        return reception;
     }
 
     /** Where receive and timer threads hand over long work. */

@@ -494,14 +494,20 @@ public final class SoftQueuePair implements QueuePair {
 
     /** One of this QP's counters (a racy snapshot), for its device's totals. */
     public long count(QpCounter c) {
+        Sender s = sender;
+        Responder r = responder;
+        if (s == null || r == null) {
+            return 0; // still being built: the table publishes the QP before its constructor ends (its number)
+        }
         return switch (c) {
-            case RETRANSMISSIONS -> sender.retries();
-            case RETRANSMIT_TIMEOUTS -> sender.timeouts();
-            case RNR_NAKS_RECEIVED -> sender.rnrNaksReceived();
-            case RNR_NAKS_SENT -> responder.rnrNaksSent();
-            case OUT_OF_SEQUENCE -> responder.outOfSequence();
-            case DUPLICATES -> responder.duplicates();
-            case INVALID_RESPONSES -> sender.invalidResponses();
+            case RETRANSMISSIONS -> s.retries();
+            case RETRANSMIT_TIMEOUTS -> s.timeouts();
+            case RETRANSMIT_TIMEOUTS_PUT_OFF -> s.timeoutsPutOff();
+            case RNR_NAKS_RECEIVED -> s.rnrNaksReceived();
+            case RNR_NAKS_SENT -> r.rnrNaksSent();
+            case OUT_OF_SEQUENCE -> r.outOfSequence();
+            case DUPLICATES -> r.duplicates();
+            case INVALID_RESPONSES -> s.invalidResponses();
             case PATH_MIGRATIONS -> paths.migrations();
             case DATAGRAM_DROPS -> receiveDrops.get();
         };

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.cm.spi.CompletionBatch;
 import dev.ibex.cm.spi.QpCap;
+import dev.ibex.cm.spi.QpInitAttr;
+import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.RdmaCounter;
 import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.WcStatus;
@@ -11,6 +13,8 @@ import dev.ibex.cm.spi.WrOpcode;
 import dev.ibex.softroce.Harness;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +67,39 @@ class CountersTest {
         assertThat(requester.count(QpCounter.RNR_NAKS_RECEIVED)).as("kept after the QP closed").isEqualTo(3);
         assertThat(read(h, "retransmissions", requester.name())).isEqualTo(2);
         assertThat(read(h, "rnr.naks.sent", responder.name())).isEqualTo(3);
+    }
+
+    /**
+     * Regression: the QP table publishes a QP (its number) before its constructor has built the sender and responder;
+     * a metrics thread summing the counters meanwhile threw a NullPointerException (seen under a wave of 150 connects).
+     */
+    @Test
+    void countersReadWhileQpsAreCreatedAndClosedNeverThrow() throws Exception {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean done = new AtomicBoolean();
+        SoftDevice device = (SoftDevice) h.a;
+        Thread reader = Thread.ofPlatform().start(() -> {
+            try {
+                while (!done.get()) {
+                    for (QpCounter c : QpCounter.values()) {
+                        device.count(c);
+                    }
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        try {
+            Harness.Side x = h.side(h.a, 4096, new QpCap(4, 4, 1, 1, 0), true, null, null);
+            QpInitAttr attr = new QpInitAttr(x.scq, x.rcq, null, new QpCap(4, 4, 1, 1, 0), QpType.RC, true, null);
+            for (int i = 0; i < 5_000 && failure.get() == null; i++) {
+                x.pd.createQueuePair(attr).close();
+            }
+        } finally {
+            done.set(true);
+            reader.join(WAIT.toMillis());
+        }
+        assertThat(failure.get()).isNull();
     }
 
     @Test

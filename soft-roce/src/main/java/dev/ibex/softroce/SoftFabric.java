@@ -97,8 +97,8 @@ public final class SoftFabric implements Fabric {
             Link.Factory links = NetLink.factory(config, faults, pcap);
             for (DeviceConfig d : config.devices()) {
                 devices.add(defaultDevices ? openOnAFreeLoopback(d, links)
-                        : new SoftDevice(d.name(), d.ports(), config.transport(), tracker, timers, workQueue, receptionProgress, links,
-                                scheduler));
+                        : new SoftDevice(d.name(), d.ports(), config.transport(), tracker, timers, workQueue,
+                                receptionProgress, links, scheduler));
             }
         } catch (IOException e) {
             shutdown();
@@ -131,8 +131,8 @@ public final class SoftFabric implements Fabric {
         for (int x = 1; x <= LOOPBACK_TRIES; x++) {
             java.net.Inet4Address a = (java.net.Inet4Address) Ipv4.toInetAddress(0x7F000000 | x);
             try {
-                SoftDevice dev = new SoftDevice(d.name(), List.of(List.of(a)), config.transport(), tracker, timers, workQueue, receptionProgress, links,
-                        scheduler);
+                SoftDevice dev = new SoftDevice(d.name(), List.of(List.of(a)), config.transport(), tracker, timers,
+                        workQueue, receptionProgress, links, scheduler);
                 if (x > 1) {
                     LOG.warn("soft-roce: {} is in use on UDP port {} (another process on default settings?): device "
                             + "{} is on {} instead; set {} to choose", d.addresses().getFirst().getHostAddress(),

@@ -16,9 +16,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,15 +43,7 @@ final class FabricEnvironment implements CmEnvironment {
                 ports.add(new FabricPort(d, i));
             }
         }
-        this.timer = (delayMillis, task) -> {
-            try {
-                ScheduledFuture<?> f = fabric.scheduler().schedule(task,
-                        fabric.scaledNanos(delayMillis * 1_000_000L), TimeUnit.NANOSECONDS);
-                return () -> f.cancel(false);
-            } catch (RejectedExecutionException e) {
-                return () -> { }; // the fabric is closing: nothing runs any more
-            }
-        };
+        this.timer = new CmTimerQueue(fabric.scheduler(), millis -> fabric.scaledNanos(millis * 1_000_000L));
     }
 
     /** Starts feeding {@code cm}: MADs from every device's QP1, COMM_EST and device loss from its async events. */

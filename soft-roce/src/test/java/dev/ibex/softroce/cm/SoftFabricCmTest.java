@@ -95,8 +95,9 @@ class SoftFabricCmTest {
         s.accept(ConnParam.DEFAULT); // arms the REP's (128 ms); the REP cancels the REQ's, the RTU the REP's
         expect(ch, CmEventType.ESTABLISHED);
         expect(ch, CmEventType.ESTABLISHED);
-        // both were cancelled by their answers: kept until their deadlines they were 2 more here
-        assertThat(h.fabric.scheduledTasks()).isEqualTo(before);
+        // both were cancelled by their answers: kept until their deadlines they were 2 more here; the CM's timers
+        // share one tick (CmTimerQueue), which stays for the timers to come
+        assertThat(h.fabric.scheduledTasks()).isLessThanOrEqualTo(before + 1);
     }
 
     @Test

@@ -427,10 +427,17 @@ public final class LoopbackBench {
     /** Concurrent connects of the setup workload's rate run. */
     static final int SETUP_IN_FLIGHT = 64;
     /**
-     * Warm-up runs of each kind per side before the setup rounds: the JIT keeps speeding Ibex's setup up over its
-     * first several thousand connections, TCP's handshake is the kernel's and always warm.
+     * Warm-up runs of each kind per side before the setup workload's first round, the early one: TCP's handshake is
+     * the kernel's and always warm.
      */
     static final int SETUP_WARM_UP = 8;
+    /**
+     * Connections Ibex sets up (and closes) before the measured setup rounds, at most 32 runs' worth (a smoke run
+     * warms up less): on this 2-core machine the JIT keeps
+     * speeding Ibex's setup up for about 30,000 connections (docs/benchmarks.md, "Connection setup on loopback"), so
+     * the early round after {@value #SETUP_WARM_UP} warm-up runs is reported apart, as information.
+     */
+    static final int SETUP_WARM_CONNECTIONS = 32_000;
 
     /**
      * Connection setup: soft-roce through the callback API ({@link RdmaSetup}, default connection options) against
@@ -446,7 +453,10 @@ public final class LoopbackBench {
         Rounds p50 = new Rounds("soft-roce/TCP setup latency p50 (us)", Target.none());
         Rounds p50Udp = new Rounds("  setup latency p50 vs raw UDP handshake", Target.none());
         Rounds p99 = new Rounds("soft-roce/TCP setup latency p99 (us)", Target.none());
+        Rounds earlyRate = new Rounds("  setup rate, early round (JIT still compiling)", Target.none());
+        Rounds earlyP50 = new Rounds("  setup latency p50, early round (JIT still compiling)", Target.none());
         int sequential = Math.max(1, setups / 5);
+        int warmed = 0;
         watchdog.phase("opening the setup workload");
         try (TcpSetup tcp = TcpSetup.open(LoopbackHosts.server(), LoopbackHosts.client());
                 UdpHandshake udp = UdpHandshake.open(LoopbackHosts.server(), LoopbackHosts.client());
@@ -458,16 +468,27 @@ public final class LoopbackBench {
                     s.sequential(sequential);
                     s.concurrent(setups, SETUP_IN_FLIGHT);
                 }
+                warmed += sequential + setups;
+            }
+            watchdog.phase("the setup workload's early round");
+            double[] early = new double[3];
+            Histogram[] earlyH = new Histogram[3];
+            setupRound(sides, 0, sequential, early, earlyH);
+            earlyRate.add(early[0], early[2]);
+            earlyP50.add(micros(earlyH[0], 50), micros(earlyH[2], 50));
+            warmed += sequential + setups;
+            watchdog.phase("warming up Ibex's setup");
+            int warmTo = (int) Math.min(SETUP_WARM_CONNECTIONS, 32L * setups); // a smoke run's is shorter
+            while (warmed < warmTo) {
+                ibex.sequential(sequential);
+                ibex.concurrent(setups, SETUP_IN_FLIGHT);
+                warmed += sequential + setups;
             }
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase("setup round " + r);
                 double[] perSecond = new double[3];
                 Histogram[] h = new Histogram[3];
-                for (int k = 0; k < 3; k++) { // rotate the order: every side goes first, middle and last
-                    int which = (k + r) % 3;
-                    perSecond[which] = setups / (sides[which].concurrent(setups, SETUP_IN_FLIGHT) / 1e9);
-                    h[which] = sides[which].sequential(sequential);
-                }
+                setupRound(sides, r, sequential, perSecond, h);
                 rate.add(perSecond[0], perSecond[2]);
                 rateUdp.add(perSecond[1], perSecond[2]);
                 p50.add(micros(h[0], 50), micros(h[2], 50));
@@ -480,12 +501,25 @@ public final class LoopbackBench {
             }
         }
         table.add(rate.comparison()).add(rateUdp.comparison()).add(p50.comparison()).add(p50Udp.comparison())
-                .add(p99.comparison());
+                .add(p99.comparison()).add(earlyRate.comparison()).add(earlyP50.comparison());
         table.note("setup: per round " + setups + " connections with " + SETUP_IN_FLIGHT + " in flight (first connect "
                 + "to last established) and " + sequential + " one at a time (connect to established, then closed), "
-                + "after " + SETUP_WARM_UP + " warm-up runs of each; "
+                + "after " + SETUP_WARM_UP + " warm-up runs of each, an early round (its rows: JIT still compiling) "
+                + "and Ibex warmed to " + warmed + " connections; "
                 + "Ibex Connection.connect on default options to a Listener (soft devices 127.0.0.2/.3) vs java.nio "
                 + "TCP connect/accept and a UDP REQ/REP/RTU exchange of 256 B datagrams between the same addresses");
+    }
+
+    /**
+     * One setup round: each side's rate ({@code perSecond}, connections per second) and sequential latencies ({@code
+     * h}), the order rotating with {@code r} so that every side goes first, middle and last.
+     */
+    private void setupRound(SetupSide[] sides, int r, int sequential, double[] perSecond, Histogram[] h) {
+        for (int k = 0; k < sides.length; k++) {
+            int which = (k + r) % sides.length;
+            perSecond[which] = setups / (sides[which].concurrent(setups, SETUP_IN_FLIGHT) / 1e9);
+            h[which] = sides[which].sequential(sequential);
+        }
     }
 
     /**

@@ -1,10 +1,10 @@
 package dev.ibex.bench.callback;
 
 import dev.ibex.bench.report.Cli;
+import dev.ibex.bench.report.ProbeRuns;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -85,11 +85,7 @@ public final class PingPongProbe implements Callable<Integer> {
             for (int i = 0; i < warmupRuns; i++) {
                 p.run(roundTrips, limit);
             }
-            out.println("measuring, pid " + ProcessHandle.current().pid() + ", credits in messages " + creditsInMessages);
-            out.flush();
-            if (holdMillis > 0) {
-                Thread.sleep(holdMillis);
-            }
+            ProbeRuns.announce(out, "credits in messages " + creditsInMessages, holdMillis);
             double[] p50 = new double[runs];
             double[] cpu = new double[runs];
             for (int i = 0; i < runs; i++) {
@@ -100,10 +96,8 @@ public final class PingPongProbe implements Callable<Integer> {
                 out.printf("run %d of %d: p50 %.1f us, p99 %.1f us, CPU per round trip %.1f us%n", i + 1, runs, p50[i],
                         h.getValueAtPercentile(99) / 1e3, cpu[i]);
             }
-            Arrays.sort(p50);
-            Arrays.sort(cpu);
-            out.printf("p50 median %.1f (min %.1f) cpu/rt median %.1f (min %.1f)%n", p50[runs / 2], p50[0],
-                    cpu[runs / 2], cpu[0]);
+            out.printf("p50 median %.1f (min %.1f) cpu/rt median %.1f (min %.1f)%n", ProbeRuns.median(p50),
+                    ProbeRuns.min(p50), ProbeRuns.median(cpu), ProbeRuns.min(cpu));
         }
         return Cli.OK;
     }

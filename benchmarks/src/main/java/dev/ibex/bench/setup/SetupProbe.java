@@ -2,10 +2,10 @@ package dev.ibex.bench.setup;
 
 import dev.ibex.bench.callback.LoopbackHosts;
 import dev.ibex.bench.report.Cli;
+import dev.ibex.bench.report.ProbeRuns;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -82,12 +82,7 @@ public final class SetupProbe implements Callable<Integer> {
             for (int i = 0; i < warmupRuns; i++) {
                 run(s, sequential);
             }
-            out.println("measuring, pid " + ProcessHandle.current().pid() + ", " + connections + " connections per run, "
-                    + inFlight + " in flight");
-            out.flush();
-            if (holdMillis > 0) {
-                Thread.sleep(holdMillis);
-            }
+            ProbeRuns.announce(out, connections + " connections per run, " + inFlight + " in flight", holdMillis);
             double[] figure = new double[runs];
             double[] cpu = new double[runs];
             for (int i = 0; i < runs; i++) {
@@ -100,10 +95,8 @@ public final class SetupProbe implements Callable<Integer> {
                 out.printf("run %d of %d: %s %.1f, wall per connection %.1f us, CPU per connection %.1f us%n", i + 1,
                         runs, sequential ? "p50 us" : "conn/s", f, wall / 1e3 / connections, cpu[i]);
             }
-            Arrays.sort(figure);
-            Arrays.sort(cpu);
             out.printf("%s median %.1f cpu/conn median %.1f (min %.1f)%n", sequential ? "p50" : "rate",
-                    figure[runs / 2], cpu[runs / 2], cpu[0]);
+                    ProbeRuns.median(figure), ProbeRuns.median(cpu), ProbeRuns.min(cpu));
         }
         return Cli.OK;
     }

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * not once per timer armed, cancelled or due. With each timer a task of the executor's own, a connection set up and
  * closed cost about nine futex calls and seven context switches: each answered request's timer and each timewait,
  * armed while no other timer was due sooner, woke the scheduler's thread to wait for it, and each answer's cancel
- * left that thread waiting for nothing (docs/benchmarks.md, "Connection setup on loopback").
+ * emptied the queue again for the next arm to do the same (docs/benchmarks.md, "Connection setup on loopback").
  *
  * <p>A timer never fires before its deadline; a tick runs every timer due by then, and the next tick comes no sooner
  * than {@value #GRANULARITY_NANOS} ns later, so a timer may fire up to that much late (plus the executor's own

@@ -433,9 +433,9 @@ public final class LoopbackBench {
     static final int SETUP_WARM_UP = 8;
     /**
      * Connections Ibex sets up (and closes) before the measured setup rounds, at most 32 runs' worth (a smoke run
-     * warms up less): on this 2-core machine the JIT keeps
-     * speeding Ibex's setup up for about 30,000 connections (docs/benchmarks.md, "Connection setup on loopback"), so
-     * the early round after {@value #SETUP_WARM_UP} warm-up runs is reported apart, as information.
+     * warms up less): on this 2-core machine the JIT keeps speeding Ibex's setup up for about 30,000 connections
+     * (docs/benchmarks.md, "Connection setup on loopback"), so the early round after {@value #SETUP_WARM_UP} warm-up
+     * runs is reported apart, as information.
      */
     static final int SETUP_WARM_CONNECTIONS = 32_000;
 

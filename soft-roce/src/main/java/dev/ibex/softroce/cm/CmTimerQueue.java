@@ -20,13 +20,12 @@ import org.slf4j.LoggerFactory;
  * armed while no other timer was due sooner, woke the scheduler's thread to wait for it, and each answer's cancel
  * emptied the queue again for the next arm to do the same (docs/benchmarks.md, "Connection setup on loopback").
  *
- * <p>A timer never fires before its deadline; a tick runs every timer due by then, and the next tick comes no sooner
- * than {@value #GRANULARITY_NANOS} ns later, so a timer may fire up to that much late (plus the executor's own
- * lateness) — nothing against CM timeouts of hundreds of milliseconds. A cancelled timer drops its task at once
- * (and what the task captured, e.g. its id); its slot leaves at the next tick or when the cancelled outnumber the
- * live. A tick whose timers were all cancelled still comes (once), which is what saves the next arms a wake-up. A
- * zero delay ({@link #execute}) goes to the executor
- * directly: it wants its thread now.
+ * <p>A timer never fires before its deadline; a tick runs every timer due by then, and the tick it schedules next
+ * comes no sooner than {@value #GRANULARITY_NANOS} ns later, so a timer may fire up to that much late (plus the
+ * executor's own lateness) — nothing against CM timeouts of hundreds of milliseconds. A cancelled timer drops its
+ * task at once (and what the task captured, e.g. its id); its slot leaves at the next tick or when the cancelled
+ * outnumber the live. A tick whose timers were all cancelled still comes (once), which is what saves the next arms a
+ * wake-up. A zero delay ({@link #execute}) goes to the executor directly: it wants its thread now.
  *
  * <p><b>Threading.</b> {@link #schedule} and cancelling from any thread; tasks run on the executor's thread.
  */

@@ -390,21 +390,30 @@ public final class EventLoop implements Executor {
 
     private void run() {
         try {
-            while (true) {
-                tasks.runTurn();
-                timers.runDue();
-                if (phase == SHUTTING_DOWN && !tasks.keepsTasks() && shutdownDone()) { // kept tasks delivered first
-                    break;
-                }
-                waitForEvents();
-                completions.pass();
-                flush();
+            // run() is entered once, so its loop is compiled only by on-stack replacement, and a thread whose OSR code
+            // was deoptimized went on interpreting it (docs/benchmarks.md, "A loop's turn is a method"); a turn is a
+            // method called at every turn, which the JIT compiles, and recompiles, like any hot method
+            while (turn()) {
+                // the turn did it all
             }
         } catch (Throwable t) {
             LOG.error("event loop {} stopped by an unexpected error", thread.getName(), t);
         } finally {
             terminate();
         }
+    }
+
+    /** One turn of the loop: tasks, due timers, a wait for events, completions, the sends they made. */
+    private boolean turn() {
+        tasks.runTurn();
+        timers.runDue();
+        if (phase == SHUTTING_DOWN && !tasks.keepsTasks() && shutdownDone()) { // kept tasks delivered first
+            return false;
+        }
+        waitForEvents();
+        completions.pass();
+        flush();
+        return true;
     }
 
     private void waitForEvents() {

@@ -28,6 +28,7 @@ import dev.ibex.cm.spi.WrOpcode;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
@@ -71,6 +72,17 @@ public final class MinimalPingPong {
     static final boolean INLINE = Boolean.getBoolean("ibex.bench.mini.inline");
     /** Whether receives come from an SRQ ({@code -Dibex.bench.mini.srq=true}; default false: the QP's own queue). */
     static final boolean SRQ = Boolean.getBoolean("ibex.bench.mini.srq");
+    /**
+     * Pages of memory each side touches once per round trip ({@code -Dibex.bench.mini.touchPages}, default 0): a
+     * working set of Ibex's size, to tell the cost qemu TCG's software TLB puts on a larger footprint (the kernel's
+     * work in {@code ibv_post_send} included) from work Ibex does (docs/benchmarks.md).
+     */
+    static final int TOUCH_PAGES = Integer.getInteger("ibex.bench.mini.touchPages", 0);
+    /**
+     * A look at the poller without waiting every this many empty CQ polls ({@code -Dibex.bench.mini.look}, default 0:
+     * never), as Ibex's spinning loop looks every {@code cqPollSpinLookInterval} rounds.
+     */
+    static final int LOOK = Integer.getInteger("ibex.bench.mini.look", 0);
     private static final int SPINS = 1_000_000;
     private static final long RECV = 1;
     private static final long SEND = 2;
@@ -128,7 +140,7 @@ public final class MinimalPingPong {
         InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(args[1]), Integer.parseInt(args[2]));
         int iterations = Integer.parseInt(args[3]);
         int size = Integer.parseInt(args[4]);
-        System.out.println(settingsLine(INLINE, SRQ));
+        System.out.println(settingsLine(INLINE, SRQ) + footprintSettings(TOUCH_PAGES, LOOK));
         MinimalPingPong p = new MinimalPingPong("rdma-core", ProviderConfig.DEFAULT, INLINE, SRQ, System.out);
         p.useEvents = args.length == 6;
         if (args[0].equals("server")) {
@@ -142,6 +154,12 @@ public final class MinimalPingPong {
     /** {@return the line naming the switches, printed first ({@code busy-pairs.sh} repeats it)} */
     static String settingsLine(boolean inline, boolean shared) {
         return "pingpong settings: minimal, inline SENDs " + inline + ", SRQ receives " + shared;
+    }
+
+    /** What the settings line adds for {@link #TOUCH_PAGES} and {@link #LOOK}: nothing when both are off. */
+    static String footprintSettings(int touchPages, int look) {
+        return (touchPages > 0 ? ", touching " + touchPages + " pages per round trip" : "")
+                + (look > 0 ? ", a look at the poller every " + look + " empty polls" : "");
     }
 
     /**
@@ -202,6 +220,7 @@ public final class MinimalPingPong {
 
     /** Posts the one receive: to the SRQ ({@code ibv_post_srq_recv}) or to the QP ({@code ibv_post_recv}). */
     private void postRecv() {
+        touch();
         if (srq != null) {
             srq.postRecv(recvs, 1);
         } else {
@@ -275,6 +294,26 @@ public final class MinimalPingPong {
 
     private int received;
     private int sent;
+    private final MemorySegment pages = TOUCH_PAGES > 0 ? Arena.ofAuto().allocate(TOUCH_PAGES * 4096L, 4096)
+            : MemorySegment.NULL;
+    private long touched;
+    private int untilLook = LOOK;
+
+    private void touch() {
+        touch(pages, TOUCH_PAGES, touched++);
+    }
+
+    /**
+     * Touches {@code n} pages of {@code pages}: one read and one write of a long in each, at a place that moves with
+     * {@code round} (so the same cache line is not hit twice in a row).
+     */
+    static void touch(MemorySegment pages, int n, long round) {
+        long within = (round & 511) * 8;
+        for (int p = 0; p < n; p++) {
+            long at = p * 4096L + within;
+            pages.set(ValueLayout.JAVA_LONG, at, pages.get(ValueLayout.JAVA_LONG, at) + 1);
+        }
+    }
 
     /**
      * A measured run's line: {@code pingpong: run R of N, typical X us, p99 Y us, compiling Z ms} (one-way: the round
@@ -291,6 +330,10 @@ public final class MinimalPingPong {
         int n = cq.poll(completions);
         if (n == 0) {
             waitForEvent();
+            if (LOOK > 0 && --untilLook == 0) {
+                untilLook = LOOK;
+                poller.poll(0, x -> { });
+            }
         }
         for (int i = 0; i < n; i++) {
             check(i);

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ibex.cm.endpoint.ReceiveMode;
 import dev.ibex.cm.spi.QpCap;
 import dev.ibex.cm.spi.SendFlags;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,5 +45,24 @@ class MinimalPostingTest {
         assertThat(PingPongJvm.options(64, -1, false).maxInline()).isEqualTo(64);
         assertThat(PingPongJvm.options(64, -1, false).receiveMode()).isEqualTo(ReceiveMode.SHARED);
         assertThat(PingPongJvm.options(64, -1, true).receiveMode()).isEqualTo(ReceiveMode.WINDOW);
+    }
+
+    @Test
+    void theFootprintSwitchesAreOffByDefaultAndTouchOneLongInEachPage() {
+        assertThat(MinimalPingPong.TOUCH_PAGES).isZero();
+        assertThat(MinimalPingPong.LOOK).isZero();
+        assertThat(MinimalPingPong.footprintSettings(0, 0)).isEmpty();
+        assertThat(MinimalPingPong.footprintSettings(64, 16))
+                .isEqualTo(", touching 64 pages per round trip, a look at the poller every 16 empty polls");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pages = arena.allocate(4 * 4096L, 4096);
+            MinimalPingPong.touch(pages, 3, 0);
+            MinimalPingPong.touch(pages, 3, 1);
+            for (int p = 0; p < 3; p++) {
+                assertThat(pages.get(ValueLayout.JAVA_LONG, p * 4096L)).as("page %d, round 0", p).isEqualTo(1);
+                assertThat(pages.get(ValueLayout.JAVA_LONG, p * 4096L + 8)).as("page %d, round 1", p).isEqualTo(1);
+            }
+            assertThat(pages.get(ValueLayout.JAVA_LONG, 3 * 4096L)).as("the fourth page is not touched").isZero();
+        }
     }
 }

@@ -74,13 +74,15 @@ public final class MinimalPingPong {
     static final boolean SRQ = Boolean.getBoolean("ibex.bench.mini.srq");
     /**
      * Pages of memory each side touches once per round trip ({@code -Dibex.bench.mini.touchPages}, default 0): a
-     * working set of Ibex's size, to tell the cost qemu TCG's software TLB puts on a larger footprint (the kernel's
-     * work in {@code ibv_post_send} included) from work Ibex does (docs/benchmarks.md).
+     * working set like a JVM event loop's (Ibex's own is not measured), to tell the cost qemu TCG's software TLB puts
+     * on a larger footprint (the kernel's work in {@code ibv_post_send} included) from work Ibex does
+     * (docs/benchmarks.md).
      */
     static final int TOUCH_PAGES = Integer.getInteger("ibex.bench.mini.touchPages", 0);
     /**
      * A look at the poller without waiting every this many empty CQ polls ({@code -Dibex.bench.mini.look}, default 0:
-     * never), as Ibex's spinning loop looks every {@code cqPollSpinLookInterval} rounds.
+     * never), like Ibex's spinning loop every {@code cqPollSpinLookInterval} rounds; an empty poll is quicker than a
+     * loop's round, so at the same count this program looks more often.
      */
     static final int LOOK = Integer.getInteger("ibex.bench.mini.look", 0);
     private static final int SPINS = 1_000_000;

@@ -147,13 +147,34 @@ public final class PingPongJvm {
             }
             for (int r = 1; r <= RUNS; r++) {
                 long compiling = compileMillis();
+                long before = allocatedBytes();
                 h = p.run(iterations, VmBench.RUN_LIMIT);
+                long after = allocatedBytes();
                 System.out.println(MinimalPingPong.runLine(r, RUNS, h.getValueAtPercentile(50),
-                        h.getValueAtPercentile(99), compileMillis() - compiling));
+                        h.getValueAtPercentile(99), compileMillis() - compiling)
+                        + (before < 0 || after < 0 ? "" : allocationSuffix(after - before
+                                - h.getEstimatedFootprintInBytes(), iterations)));
             }
         }
         return String.format(Locale.ROOT, "pingpong: iterations %d, size %d, one-way typical %.2f us, p99 %.2f us",
                 iterations, size, h.getValueAtPercentile(50) / 2e3, h.getValueAtPercentile(99) / 2e3);
+    }
+
+    /**
+     * Bytes the JVM's threads have allocated on the heap so far (all of them, ended ones included: what JMH's
+     * {@code -prof gc} counts), or -1 where the JVM does not count them.
+     */
+    static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
+                .getTotalThreadAllocatedBytes();
+    }
+
+    /**
+     * The run line's allocation: {@code bytes} (a run's allocation less its histogram's) per round trip; the run's own
+     * bookkeeping (its future, the waiting thread) is in it.
+     */
+    static String allocationSuffix(long bytes, int roundTrips) {
+        return String.format(Locale.ROOT, ", allocated %.2f B per round trip", Math.max(0, bytes) / (double) roundTrips);
     }
 
     /**

@@ -63,6 +63,14 @@ class C2LatencyTest {
         assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo("pingpong: done");
     }
 
+    /** A two-process client's run line ends with what the JVM allocated per round trip, never below zero. */
+    @Test
+    void aRunLineEndsWithTheJvmsAllocationPerRoundTrip() {
+        assertThat(PingPongJvm.allocatedBytes()).isNotNegative();
+        assertThat(PingPongJvm.allocationSuffix(2_500, 1_000)).isEqualTo(", allocated 2.50 B per round trip");
+        assertThat(PingPongJvm.allocationSuffix(-300, 1_000)).isEqualTo(", allocated 0.00 B per round trip");
+    }
+
     /** busy-pairs.sh alternates variants by system property; each side prints what it ran with. */
     @Test
     void aTwoProcessSideNamesItsLookIntervalAndReceiveWindow() {

@@ -22,8 +22,10 @@ import java.util.List;
  * baseline's shape ({@link UdpPingPong}: connected sockets, a blocking {@code read}), unconnected sockets with a
  * blocking {@code receive} and {@code send} to an address (how one soft-roce port talks to many peers), and those
  * sockets non-blocking behind a {@link Selector} (how a soft-roce event loop waits: {@code epoll_wait}, then the
- * read). The variants run in turn in one JVM, round after round, each round's figures next to the baseline of the
- * same round (this machine's speed drifts between JVMs by more than the differences measured here).
+ * read); and the spinning counterparts of the first two, non-blocking sockets read in a busy loop (each side keeps a
+ * core), against the baseline's spinning mode. The variants run in turn in one JVM, round after round, each round's
+ * figures next to its baseline of the same round (this machine's speed drifts between JVMs by more than the
+ * differences measured here).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ibex.bench.udp.UdpWaitProbe [round trips] [rounds]
@@ -37,7 +39,16 @@ public final class UdpWaitProbe {
         /** Unconnected sockets, blocking {@code send} to an address and {@code receive}. */
         UNCONNECTED_BLOCKING,
         /** Unconnected non-blocking sockets: a read, and when it finds nothing a {@code select} and a read again. */
-        SELECTOR
+        SELECTOR,
+        /** Connected non-blocking sockets read in a busy loop: {@link UdpPingPong}'s spinning mode. */
+        CONNECTED_SPINNING,
+        /** Unconnected non-blocking sockets, {@code receive} in a busy loop: how a spinning soft-roce loop reads. */
+        UNCONNECTED_SPINNING;
+
+        /** The variant this one is compared with: the baseline's shape, blocking or spinning alike. */
+        Variant baseline() {
+            return ordinal() < CONNECTED_SPINNING.ordinal() ? CONNECTED_BLOCKING : CONNECTED_SPINNING;
+        }
     }
 
     /** One variant's round: the median round trip and the process's CPU per round trip, both in µs. */
@@ -64,7 +75,7 @@ public final class UdpWaitProbe {
         for (Variant v : Variant.values()) {
             double[] p50 = new double[rounds], cpu = new double[rounds];
             for (int r = 0; r < rounds; r++) {
-                Figure base = all.get(r * Variant.values().length);
+                Figure base = all.get(r * Variant.values().length + v.baseline().ordinal());
                 Figure f = all.get(r * Variant.values().length + v.ordinal());
                 p50[r] = f.p50Micros() / base.p50Micros();
                 cpu[r] = f.cpuMicros() / base.cpuMicros();
@@ -126,8 +137,11 @@ public final class UdpWaitProbe {
             this.variant = variant;
             this.channel = channel;
             this.peer = peer;
-            if (variant == Variant.CONNECTED_BLOCKING) {
+            if (variant == Variant.CONNECTED_BLOCKING || variant == Variant.CONNECTED_SPINNING) {
                 channel.connect(peer);
+            }
+            if (variant == Variant.CONNECTED_SPINNING || variant == Variant.UNCONNECTED_SPINNING) {
+                channel.configureBlocking(false);
             }
             if (variant == Variant.SELECTOR) {
                 channel.configureBlocking(false);
@@ -140,7 +154,7 @@ public final class UdpWaitProbe {
 
         void send() throws IOException {
             out.clear();
-            if (variant == Variant.CONNECTED_BLOCKING) {
+            if (variant == Variant.CONNECTED_BLOCKING || variant == Variant.CONNECTED_SPINNING) {
                 channel.write(out);
             } else {
                 channel.send(out, peer);
@@ -155,6 +169,16 @@ public final class UdpWaitProbe {
                 case SELECTOR -> {
                     while (channel.receive(in) == null) {
                         selector.select(key -> { });
+                    }
+                }
+                case CONNECTED_SPINNING -> {
+                    while (channel.read(in) == 0) {
+                        Thread.onSpinWait();
+                    }
+                }
+                case UNCONNECTED_SPINNING -> {
+                    while (channel.receive(in) == null) {
+                        Thread.onSpinWait();
                     }
                 }
             }

@@ -114,10 +114,8 @@ public final class UdpWaitProbe {
                 times[i] = System.nanoTime() - t0;
             }
             long cpu = os.getProcessCpuTime() - cpu0;
-            server.close();
+            server.close(); // ends the echo's wait: its selector, then its channel
             client.close();
-            a.close();
-            b.close();
             echo.join(2000);
             Arrays.sort(times);
             return new Figure(v, times[roundTrips / 2] / 1e3, cpu / 1e3 / roundTrips);

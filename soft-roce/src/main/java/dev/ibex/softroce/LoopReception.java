@@ -21,6 +21,10 @@ import org.slf4j.LoggerFactory;
  * turn, so a flooded address cannot starve the loop's other work). Closing hands every socket back to its receive
  * thread (and the fabric's next poller takes them again).
  *
+ * <p>A loop that reads one port alone reads it directly where it can ({@link SoftPort#receiveDirectly}): no selector,
+ * and it sleeps in the read itself ({@link #await} reads), woken for other work by an empty datagram to the port —
+ * one system call per datagram instead of {@code epoll_wait} and a read.
+ *
  * <p><b>Threading.</b> {@link #receiveNow} and {@link #await} on the polling thread; {@link #wake} and
  * {@link #close} from any thread.
  */
@@ -31,6 +35,7 @@ final class LoopReception implements InlineReception {
     /** Calls without finding the links empty after which {@link #receiveNow} reads in full batches again. */
     static final int HAND_OFF_CALLS = 4;
 
+    /** The sockets' selector; null when the loop reads its one port directly. */
     private final Selector selector;
     private final SoftPort[] ports;
     private final SoftPort.Reader[] readers;
@@ -61,26 +66,34 @@ final class LoopReception implements InlineReception {
      *     handed over already are given back)
      */
     static LoopReception lend(List<SoftPort> ports, ReceptionProgress progress, Runnable whenClosed) {
-        Selector selector;
-        try {
-            selector = Selector.open();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open a selector for the soft devices' sockets", e);
-        }
+        Selector selector = null;
         SoftPort[] lent = new SoftPort[ports.size()];
         int n = 0;
         try {
             for (SoftPort p : ports) {
                 DatagramChannel ch = p.lendReception();
                 lent[n++] = p;
+                if (ports.size() == 1 && p.receiveDirectly()) {
+                    break;
+                }
+                if (selector == null) {
+                    selector = Selector.open();
+                }
                 ch.register(selector, SelectionKey.OP_READ);
             }
+            if (n == 0) {
+                selector = Selector.open(); // nothing to read: wait for wake-ups alone
+            }
         } catch (IOException | RuntimeException e) {
-            closeQuietly(selector);
+            if (selector != null) {
+                closeQuietly(selector);
+            }
             for (int i = 0; i < n; i++) {
                 lent[i].reclaimReception();
             }
-            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+            throw e instanceof IOException io
+                    ? new UncheckedIOException("cannot read the soft devices' sockets on the loop", io)
+                    : (RuntimeException) e;
         }
         progress.lent(true);
         return new LoopReception(selector, lent, progress, whenClosed);
@@ -127,9 +140,21 @@ final class LoopReception implements InlineReception {
     }
 
     @Override
-    public void await(long timeoutNanos) {
+    public boolean readsWhileWaiting() {
+        return selector == null;
+    }
+
+    @Override
+    public int await(long timeoutNanos) {
         progress.waiting(true);
         try {
+            if (selector == null) {
+                int n = ports[0].receiveWaiting(readers[0], timeoutNanos < 0 ? -1 : Math.max(1, timeoutNanos));
+                if (n == 0) {
+                    progress.drained(); // a timeout, or the nudge behind everything that came before it
+                }
+                return n;
+            }
             if (timeoutNanos < 0) {
                 selector.select(ignore);
             } else {
@@ -142,11 +167,16 @@ final class LoopReception implements InlineReception {
         } finally {
             progress.waiting(false);
         }
+        return 0;
     }
 
     @Override
     public void wake() {
-        selector.wakeup();
+        if (selector == null) {
+            ports[0].nudge();
+        } else {
+            selector.wakeup();
+        }
     }
 
     @Override
@@ -155,7 +185,9 @@ final class LoopReception implements InlineReception {
             return;
         }
         closed = true;
-        closeQuietly(selector); // deregisters the sockets and ends a blocked select
+        if (selector != null) {
+            closeQuietly(selector); // deregisters the sockets and ends a blocked select
+        }
         for (int i = 0; i < ports.length; i++) {
             readers[i].release();
             ports[i].reclaimReception();

@@ -13,11 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link LoopReception}: an event loop reading its devices' sockets hands a completion on before it reads the
- * datagrams behind it while it keeps up, and reads in full batches while a stream keeps the sockets full.
+ * datagrams behind it while it keeps up, and reads in full batches while a stream keeps the sockets full. Each case
+ * runs with the loop reading its one port directly ({@link SoftPort#receiveDirectly}) and behind a selector.
  */
 class LoopReceptionTest {
     /** Datagrams with this first byte make the loop ready, as a request completing into an armed CQ does. */
@@ -44,7 +47,7 @@ class LoopReceptionTest {
         }
     }
 
-    private void open() throws Exception {
+    private void open(boolean direct) throws Exception {
         port = SoftPort.builder(InetAddress.getByName("127.0.0.2")).udpPort(0).handler(d -> {
             int tag = d.segment().get(ValueLayout.JAVA_BYTE, 0);
             delivered.add(tag);
@@ -52,7 +55,20 @@ class LoopReceptionTest {
                 ready.set(true);
             }
         }).open();
-        reception = LoopReception.lend(List.of(port), progress, () -> { });
+        String key = "ibex.softroce.directReceive";
+        String before = System.getProperty(key);
+        System.setProperty(key, Boolean.toString(direct));
+        try {
+            reception = LoopReception.lend(List.of(port), progress, () -> { });
+        } finally {
+            if (before == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, before);
+            }
+        }
+        Assumptions.assumeTrue(reception.readsWhileWaiting() == direct,
+                "direct reception needs Linux (x86-64/AArch64) and --enable-native-access for soft-roce");
         peer = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.3", 0));
     }
 
@@ -73,9 +89,11 @@ class LoopReceptionTest {
         return n;
     }
 
-    @Test
-    void anIdleLoopStopsReadingAtTheRequestThatGivesItWorkAndReadsTheAckBehindItAtItsNextTurn() throws Exception {
-        open();
+    @ParameterizedTest(name = "direct={0}")
+    @ValueSource(booleans = {true, false})
+    void anIdleLoopStopsReadingAtTheRequestThatGivesItWorkAndReadsTheAckBehindItAtItsNextTurn(boolean direct)
+            throws Exception {
+        open(direct);
         assertThat(turn()).as("nothing there yet: the links are found empty").isZero();
         send(REQUEST, ACK, ACK);
 
@@ -87,9 +105,10 @@ class LoopReceptionTest {
         assertThat(turn()).isZero();
     }
 
-    @Test
-    void datagramsThatGiveNoWorkAreReadOnUntilTheLinksAreEmpty() throws Exception {
-        open();
+    @ParameterizedTest(name = "direct={0}")
+    @ValueSource(booleans = {true, false})
+    void datagramsThatGiveNoWorkAreReadOnUntilTheLinksAreEmpty(boolean direct) throws Exception {
+        open(direct);
         send(ACK, ACK, REQUEST, ACK);
 
         assertThat(turn()).as("up to and including the request").isEqualTo(3);
@@ -97,9 +116,10 @@ class LoopReceptionTest {
         assertThat(delivered).containsExactly(ACK, ACK, REQUEST, ACK);
     }
 
-    @Test
-    void aStreamThatKeepsTheLinksFullIsReadInFullBatchesAgainAfterAFewTurns() throws Exception {
-        open();
+    @ParameterizedTest(name = "direct={0}")
+    @ValueSource(booleans = {true, false})
+    void aStreamThatKeepsTheLinksFullIsReadInFullBatchesAgainAfterAFewTurns(boolean direct) throws Exception {
+        open(direct);
         int total = LoopReception.HAND_OFF_CALLS + 10;
         for (int i = 0; i < total; i++) {
             send(REQUEST);
@@ -124,9 +144,10 @@ class LoopReceptionTest {
      * The retransmit timers learn whether the loop keeps up: behind from a read that left datagrams until one found
      * the links empty, and never once the links are back with their threads.
      */
-    @Test
-    void theProgressSaysWhetherTheLoopHasFoundTheLinksEmptySinceAMark() throws Exception {
-        open();
+    @ParameterizedTest(name = "direct={0}")
+    @ValueSource(booleans = {true, false})
+    void theProgressSaysWhetherTheLoopHasFoundTheLinksEmptySinceAMark(boolean direct) throws Exception {
+        open(direct);
         send(REQUEST, ACK);
         long mark = progress.mark();
         assertThat(turn()).isEqualTo(1);
@@ -135,7 +156,18 @@ class LoopReceptionTest {
         assertThat(progress.behindSince(mark)).as("found empty since").isFalse();
         long idle = progress.mark();
         reception.await(1_000_000);
-        assertThat(progress.behindSince(idle)).as("after a wait that found nothing, until the next read").isTrue();
+        if (direct) {
+            assertThat(progress.behindSince(idle)).as("a wait in the read that timed out found the socket empty")
+                    .isFalse();
+            send(ACK);
+            long mark2 = progress.mark();
+            assertThat(reception.await(1_000_000_000L)).as("the wait reads the datagram that ends it").isEqualTo(1);
+            assertThat(delivered).endsWith(ACK);
+            assertThat(progress.behindSince(mark2)).as("a wait that read a datagram found nothing empty").isTrue();
+        } else {
+            assertThat(progress.behindSince(idle)).as("after a wait that found nothing, until the next read")
+                    .isTrue();
+        }
         reception.close();
         reception = null;
         assertThat(progress.behindSince(idle)).as("the links read on their own threads again").isFalse();

@@ -28,6 +28,11 @@ final class BufferPool {
         return b != null || timeoutMillis <= 0 ? b : free.poll(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
+    /** A free buffer, or {@code null} if none is free now. */
+    PacketBuffer poll() {
+        return free.poll();
+    }
+
     void give(PacketBuffer buffer) {
         if (!free.offer(buffer)) {
             throw new IllegalStateException("buffer returned to a full pool");

@@ -1,16 +1,16 @@
 package dev.ibex.softroce.net;
 
+import static dev.ibex.softroce.net.Libc.AF_INET;
+import static dev.ibex.softroce.net.Libc.EAGAIN;
+import static dev.ibex.softroce.net.Libc.ENOBUFS;
+import static dev.ibex.softroce.net.Libc.MSG_DONTWAIT;
+import static dev.ibex.softroce.net.Libc.SOL_UDP;
+import static dev.ibex.softroce.net.Libc.SO_SNDBUF;
+import static dev.ibex.softroce.net.Libc.UDP_SEGMENT;
+
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
-import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,11 +42,6 @@ final class GsoSocket implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(GsoSocket.class);
 
-    private static final int AF_INET = 2, SOCK_DGRAM = 2, SOCK_CLOEXEC = 0x80000;
-    private static final int SOL_SOCKET = 1, SO_SNDBUF = 7, SO_REUSEPORT = 15, SO_ATTACH_REUSEPORT_CBPF = 51;
-    private static final int SOL_UDP = 17, UDP_SEGMENT = 103;
-    private static final int MSG_DONTWAIT = 0x40;
-    private static final int EAGAIN = 11, ENOBUFS = 105;
     /** {@code struct msghdr}: name @0, namelen @8, iov @16, iovlen @24, control @32, controllen @40. */
     private static final long MSG_NAME = 0, MSG_NAMELEN = 8, MSG_IOV = 16, MSG_IOVLEN = 24, MSG_CONTROL = 32,
             MSG_CONTROLLEN = 40, MSGHDR_SIZE = 56;
@@ -77,7 +72,7 @@ final class GsoSocket implements AutoCloseable {
 
     /** Whether this JVM can open such sockets here (see the class comment); a socket may still fail to open. */
     static boolean available() {
-        return Libc.AVAILABLE;
+        return Libc.AVAILABLE && !"false".equalsIgnoreCase(System.getProperty(PROPERTY));
     }
 
     /**
@@ -90,39 +85,20 @@ final class GsoSocket implements AutoCloseable {
         if (!available()) {
             return null;
         }
+        int fd;
+        try {
+            fd = Libc.openInGroup(ip, udpPort, SO_SNDBUF, sendBufferBytes);
+        } catch (java.io.IOException e) {
+            LOG.debug("UDP segmentation offload off for {}:{}: {}", dev.ibex.softroce.wire.Ipv4.toString(ip), udpPort,
+                    e.getMessage());
+            return null;
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment state = a.allocate(Libc.CALL_STATE);
-            int fd = (int) Libc.SOCKET.invokeExact(state, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-            if (fd < 0) {
-                LOG.debug("UDP segmentation offload off: socket() failed, errno {}", Libc.errno(state));
-                return null;
-            }
-            MemorySegment one = a.allocateFrom(ValueLayout.JAVA_INT, 1);
-            MemorySegment sndbuf = a.allocateFrom(ValueLayout.JAVA_INT, sendBufferBytes);
-            // the steering program: "return 0", i.e. every datagram to the group's first socket (the channel)
-            MemorySegment filter = a.allocate(8, 8);
-            filter.set(ValueLayout.JAVA_SHORT, 0, (short) 0x06); // BPF_RET | BPF_K
-            filter.set(ValueLayout.JAVA_INT, 4, 0);
-            MemorySegment program = a.allocate(16, 8);
-            program.set(ValueLayout.JAVA_SHORT, 0, (short) 1);
-            program.set(ValueLayout.ADDRESS, 8, filter);
-            MemorySegment sa = a.allocate(16, 8);
-            sockaddr(sa, ip, udpPort);
-            String failed = null;
-            if ((int) Libc.SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_REUSEPORT, one, 4) != 0) {
-                failed = "SO_REUSEPORT";
-            } else if ((int) Libc.SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_SNDBUF, sndbuf, 4) != 0) {
-                failed = "SO_SNDBUF";
-            } else if ((int) Libc.BIND.invokeExact(state, fd, sa, 16) != 0) {
-                failed = "bind";
-            } else if ((int) Libc.SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, program,
-                    16) != 0) {
-                failed = "SO_ATTACH_REUSEPORT_CBPF";
-            }
-            if (failed != null) {
-                LOG.debug("UDP segmentation offload off for {}:{}: {} failed, errno {}",
-                        dev.ibex.softroce.wire.Ipv4.toString(ip), udpPort, failed, Libc.errno(state));
-                int ignored = (int) Libc.CLOSE.invokeExact(state, fd);
+            if (Libc.steer(state, fd, 0) != 0) { // every datagram to the group's first socket, the channel
+                LOG.debug("UDP segmentation offload off for {}:{}: SO_ATTACH_REUSEPORT_CBPF failed, errno {}",
+                        dev.ibex.softroce.wire.Ipv4.toString(ip), udpPort, Libc.errno(state));
+                Libc.closeQuietly(fd);
                 return null;
             }
             return new GsoSocket(fd);
@@ -161,7 +137,7 @@ final class GsoSocket implements AutoCloseable {
             throw new IllegalArgumentException("segmented sends need native memory");
         }
         java.util.Objects.checkFromIndexSize(offset, length, buffer.byteSize());
-        sockaddr(address, dstIp, dstPort);
+        Libc.sockaddr(address, dstIp, dstPort);
         iov.set(ValueLayout.JAVA_LONG, 0, buffer.address() + offset);
         iov.set(ValueLayout.JAVA_LONG, 8, length);
         boolean segmented = length > segmentSize;
@@ -183,16 +159,6 @@ final class GsoSocket implements AutoCloseable {
         return errno == EAGAIN || errno == ENOBUFS ? Outcome.DROPPED : Outcome.UNSUPPORTED;
     }
 
-    private static void sockaddr(MemorySegment sa, int ip, int port) {
-        sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET);
-        sa.set(ValueLayout.JAVA_BYTE, 2, (byte) (port >>> 8));
-        sa.set(ValueLayout.JAVA_BYTE, 3, (byte) port);
-        sa.set(ValueLayout.JAVA_BYTE, 4, (byte) (ip >>> 24));
-        sa.set(ValueLayout.JAVA_BYTE, 5, (byte) (ip >>> 16));
-        sa.set(ValueLayout.JAVA_BYTE, 6, (byte) (ip >>> 8));
-        sa.set(ValueLayout.JAVA_BYTE, 7, (byte) ip);
-    }
-
     /** Closes the socket; a later {@link #send} drops. Call it when no send can be running (the port's lock). */
     @Override
     public void close() {
@@ -206,58 +172,6 @@ final class GsoSocket implements AutoCloseable {
             throw new IllegalStateException("close failed", t);
         } finally {
             arena.close();
-        }
-    }
-
-    /** The libc functions, looked up once; {@link #AVAILABLE} false when anything needed is missing. */
-    private static final class Libc {
-        static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-        private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-        static final MethodHandle SOCKET, BIND, SETSOCKOPT, SENDMSG, CLOSE;
-        static final boolean AVAILABLE;
-
-        static {
-            MethodHandle socket = null, bind = null, setsockopt = null, sendmsg = null, close = null;
-            boolean ok = false;
-            String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-            String arch = System.getProperty("os.arch", "");
-            if (!"false".equalsIgnoreCase(System.getProperty(PROPERTY)) && os.startsWith("linux")
-                    && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))
-                    && GsoSocket.class.getModule().isNativeAccessEnabled()) {
-                try {
-                    Linker linker = Linker.nativeLinker();
-                    SymbolLookup libc = linker.defaultLookup();
-                    Linker.Option errno = Linker.Option.captureCallState("errno");
-                    ValueLayout i = ValueLayout.JAVA_INT;
-                    ValueLayout p = ValueLayout.ADDRESS;
-                    socket = linker.downcallHandle(libc.find("socket").orElseThrow(),
-                            FunctionDescriptor.of(i, i, i, i), errno);
-                    bind = linker.downcallHandle(libc.find("bind").orElseThrow(), FunctionDescriptor.of(i, i, p, i),
-                            errno);
-                    setsockopt = linker.downcallHandle(libc.find("setsockopt").orElseThrow(),
-                            FunctionDescriptor.of(i, i, i, i, p, i), errno);
-                    sendmsg = linker.downcallHandle(libc.find("sendmsg").orElseThrow(),
-                            FunctionDescriptor.of(ValueLayout.JAVA_LONG, i, p, i), errno);
-                    close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(i, i),
-                            errno);
-                    ok = true;
-                } catch (RuntimeException e) {
-                    LOG.debug("UDP segmentation offload off: {}", e.toString());
-                }
-            }
-            SOCKET = socket;
-            BIND = bind;
-            SETSOCKOPT = setsockopt;
-            SENDMSG = sendmsg;
-            CLOSE = close;
-            AVAILABLE = ok;
-        }
-
-        static int errno(MemorySegment state) {
-            return (int) ERRNO.get(state, 0L);
-        }
-
-        private Libc() {
         }
     }
 }

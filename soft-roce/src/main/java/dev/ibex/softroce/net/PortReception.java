@@ -43,6 +43,9 @@ final class PortReception {
      */
     static final int NUDGE = 3;
 
+    /** {@link #nudge}'s datagram: empty (each send reads a duplicate, so threads share it safely). */
+    private static final ByteBuffer NUDGE_DATAGRAM = ByteBuffer.allocateDirect(0);
+
     private final SoftPort port;
     private final DatagramChannel channel;
     private final int ip;
@@ -61,12 +64,21 @@ final class PortReception {
     private final Object lendLock = new Object();
     private final ReentrantLock deliveryLock = new ReentrantLock();
     private final AtomicReference<PacketBuffer> held = new AtomicReference<>();
+    /** The socket the borrower reads instead of the channel ({@link #receiveDirectly}), or null. */
+    private volatile ReceiveSocket direct;
+    /** The channel may still hold what arrived before the datagrams were steered to {@link #direct} (borrower). */
+    private boolean channelMayHold;
+    private final int receiveBufferBytes;
+    /** The offload socket joined the channel's group (its place there is what {@link ReceiveSocket} follows). */
+    private final boolean offloadBound;
     private final LongAdder received = new LongAdder(), delivered = new LongAdder(), oversize = new LongAdder(),
             handlerErrors = new LongAdder();
 
     PortReception(SoftPort port, DatagramChannel channel, BufferPool pool, DatagramHandler handler,
-            FaultInjector faults, PortTap tap, FaultTimer timer, String name) {
+            FaultInjector faults, PortTap tap, FaultTimer timer, String name, int receiveBufferBytes, boolean offloadBound) {
         this.port = port;
+        this.receiveBufferBytes = receiveBufferBytes;
+        this.offloadBound = offloadBound;
         this.channel = channel;
         this.ip = port.ip();
         this.udpPort = port.udpPort();
@@ -143,6 +155,7 @@ final class PortReception {
             if (!lent || !port.isOpen()) {
                 return;
             }
+            closeDirect(); // steers the datagrams back to the channel first
             try {
                 channel.configureBlocking(true);
             } catch (IOException | java.nio.channels.IllegalBlockingModeException e) {
@@ -154,10 +167,63 @@ final class PortReception {
         }
     }
 
+    /** {@link SoftPort#receiveDirectly()}. */
+    boolean receiveDirectly() {
+        synchronized (lendLock) {
+            if (!lent || !port.isOpen()) {
+                throw new IllegalStateException("port " + name + (port.isOpen() ? ": reception is not lent" : " is closed"));
+            }
+            if (direct == null && offloadBound) {
+                direct = ReceiveSocket.open(ip, udpPort, receiveBufferBytes);
+                channelMayHold = true;
+            }
+            return direct != null;
+        }
+    }
+
+    /** Closes the direct socket, if any; what arrives from now on goes to the channel. */
+    void closeDirect() {
+        synchronized (lendLock) {
+            ReceiveSocket d = direct;
+            if (d != null) {
+                direct = null;
+                d.close();
+            }
+        }
+    }
+
+    /** {@link SoftPort#nudge()}: an empty datagram to ourselves, from any thread. */
+    void nudge() {
+        try {
+            channel.send(NUDGE_DATAGRAM.duplicate(), self);
+        } catch (IOException e) {
+            if (port.isOpen()) {
+                LOG.debug("port {}: cannot wake the loop reading it: {}", name, e.toString());
+            }
+        }
+    }
+
+    /** {@link SoftPort#receiveWaiting}. */
+    int receiveWaiting(SoftPort.Reader reader, long waitNanos) {
+        ReceiveSocket d = direct;
+        if (d == null || !lent) {
+            return 0;
+        }
+        try {
+            return receiveDirect(reader, d, waitNanos) == RECEIVED ? 1 : 0;
+        } catch (ClosedChannelException e) {
+            return 0;
+        }
+    }
+
     /** {@link SoftPort#receiveAvailable}. */
     int receiveAvailable(SoftPort.Reader reader, int max) {
         if (!lent) {
             return 0; // taken back (the socket blocks again and its receive thread reads it): never wait here
+        }
+        ReceiveSocket d = direct;
+        if (d != null) {
+            return receiveAvailableDirect(reader, d, max);
         }
         int n = 0;
         try {
@@ -175,6 +241,64 @@ final class PortReception {
             Thread.currentThread().interrupt();
         }
         return n;
+    }
+
+    private int receiveAvailableDirect(SoftPort.Reader reader, ReceiveSocket d, int max) {
+        int n = 0;
+        try {
+            while (channelMayHold && n < max) { // what arrived before the steering changed, in order
+                int got = receiveOne(reader, channel, ip, 0);
+                if (got == RECEIVED) {
+                    n++;
+                } else if (got != NUDGE) {
+                    channelMayHold = got == NO_BUFFER;
+                    if (channelMayHold) {
+                        return n;
+                    }
+                }
+            }
+            while (n < max) {
+                int got = receiveDirect(reader, d, 0);
+                if (got == RECEIVED) {
+                    n++;
+                } else if (got != NUDGE) {
+                    break;
+                }
+            }
+        } catch (ClosedChannelException e) {
+            // closed meanwhile: nothing more to read
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return n;
+    }
+
+    /**
+     * Reads one datagram from the direct socket, waiting up to {@code waitNanos} (0: not at, negative: for ever), and
+     * hands it on as {@link #receiveOne} does. An empty datagram is a wake-up ({@link #nudge}), not a packet.
+     */
+    private int receiveDirect(SoftPort.Reader r, ReceiveSocket d, long waitNanos) throws ClosedChannelException {
+        if (!port.isOpen()) {
+            throw new ClosedChannelException();
+        }
+        if (r.buf == null) {
+            r.buf = pool.poll();
+            if (r.buf == null) {
+                return NO_BUFFER;
+            }
+        }
+        PacketBuffer buf = r.buf;
+        int length = d.receive(buf.segment(), buf.capacity(), waitNanos);
+        if (length == ReceiveSocket.CLOSED) {
+            throw new ClosedChannelException();
+        }
+        if (length == ReceiveSocket.NOTHING) {
+            return EMPTY;
+        }
+        if (length == 0) {
+            return NUDGE;
+        }
+        return accept(r, buf, length, d.sourceIp(), d.sourcePort(), ip);
     }
 
     /**
@@ -295,21 +419,26 @@ final class PortReception {
         if (length == 0 && from.equals(self)) {
             return NUDGE; // lend's nudge, read by the borrower when the receive thread left before it
         }
-        received.increment();
-        if (length == bb.capacity()) {
-            oversize.increment();
-            return RECEIVED;
-        }
         if (from != r.lastFrom) {
             InetSocketAddress isa = (InetSocketAddress) from;
             r.fromIp = Ipv4.toInt(isa.getAddress());
             r.fromPort = isa.getPort();
             r.lastFrom = from;
         }
-        buf.set(length, r.fromIp, r.fromPort, dstIp, udpPort);
+        return accept(r, buf, length, r.fromIp, r.fromPort, dstIp);
+    }
+
+    /** Counts, taps and hands on (faulted or delivered) the {@code length}-byte datagram the reader's buffer holds. */
+    private int accept(SoftPort.Reader r, PacketBuffer buf, int length, int fromIp, int fromPort, int dstIp) {
+        received.increment();
+        if (length == buf.capacity()) {
+            oversize.increment();
+            return RECEIVED;
+        }
+        buf.set(length, fromIp, fromPort, dstIp, udpPort);
         PcapWriter t = tap.writer();
         if (t != null) {
-            tap.record(t, r.fromIp, r.fromPort, dstIp, udpPort, buf.segment(), length);
+            tap.record(t, fromIp, fromPort, dstIp, udpPort, buf.segment(), length);
         }
         if (faults.isActive()) {
             receiveWithFaults(buf);

@@ -78,7 +78,8 @@ public final class SoftPort implements AutoCloseable {
         this.tap = new PortTap(b.tap, name);
         this.timer = new FaultTimer(this, name);
         this.transmission = new PortTransmission(this, channel, gso, faults, tap, timer, name);
-        this.reception = new PortReception(this, channel, pool, b.handler, faults, tap, timer, name);
+        this.reception = new PortReception(this, channel, pool, b.handler, faults, tap, timer, name,
+                b.receiveBufferBytes, gso != null);
         this.groups = new GroupReceiver(this, name);
         reception.start();
         if (receiveBufferBytes < b.receiveBufferBytes) {
@@ -395,6 +396,36 @@ public final class SoftPort implements AutoCloseable {
         return reception.receiveAvailable(reader, max);
     }
 
+    /**
+     * After {@link #lendReception}: from now on the borrower reads the port through a socket of its own, in which it
+     * may also wait ({@link #receiveWaiting}), instead of the channel behind a selector — for a thread that reads this
+     * port alone. Needs the libc sockets and the offload socket's group ({@link #segmenting()} at open) and
+     * {@code -Dibex.softroce.directReceive} not {@code false}; {@link #reclaimReception} ends it.
+     *
+     * @return whether the borrower now reads directly (false: keep to the channel and its selector)
+     * @throws IllegalStateException when reception is not lent or the port is closed
+     */
+    public boolean receiveDirectly() {
+        return reception.receiveDirectly();
+    }
+
+    /**
+     * Reads and delivers one datagram, waiting for it up to {@code waitNanos} — the borrower's sleep, when it reads
+     * directly ({@link #receiveDirectly}); returns 0 at once otherwise. A wait ends early for {@link #nudge}.
+     *
+     * @param reader the calling thread's reader
+     * @param waitNanos the longest wait (negative: for ever); it may end early, never late
+     * @return 1 if a datagram was read, else 0
+     */
+    public int receiveWaiting(Reader reader, long waitNanos) {
+        return reception.receiveWaiting(reader, waitNanos);
+    }
+
+    /** Ends a {@link #receiveWaiting} in progress or the next one (an empty datagram to this port); any thread. */
+    public void nudge() {
+        reception.nudge();
+    }
+
     /** The receive path, for the port's multicast groups ({@link GroupReceiver}). */
     PortReception reception() {
         return reception;
@@ -421,6 +452,7 @@ public final class SoftPort implements AutoCloseable {
             }
             open = false;
         }
+        reception.closeDirect(); // wakes the loop reading it, if one waits there
         closeQuietly(channel);
         transmission.closeSegmenting();
         groups.close();

@@ -26,11 +26,23 @@ public interface InlineReception {
 
     /**
      * Blocks until a link is readable, {@link #wake} is called or {@code timeoutNanos} passed (negative: no
-     * timeout); reads nothing.
+     * timeout). Reads nothing, unless {@link #readsWhileWaiting}: then it sleeps in a read and processes the one datagram
+     * that ends it.
      *
      * @param timeoutNanos the longest wait, or a negative value to wait without a timeout
+     * @return how many datagrams it read (0 unless {@link #readsWhileWaiting})
      */
-    void await(long timeoutNanos);
+    int await(long timeoutNanos);
+
+    /**
+     * Whether {@link #await} sleeps in a read of the links, so that the poller need not read them before it waits,
+     * nor after.
+     *
+     * @return whether waiting reads
+     */
+    default boolean readsWhileWaiting() {
+        return false;
+    }
 
     /** Ends a current or the next {@link #await} at once. */
     void wake();

@@ -143,7 +143,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             nextTurn.install();
             acks.flushDue(); // the ACKs of the last batch leave after what its handlers sent (replies first)
             nextTurn.run(); // bursts and replies the last turn's budget cut short go on here, not on another thread
-            receive(r); // what arrived is processed here; its completions are then ready for the scan
+            if (!r.readsWhileWaiting() || timeoutNanos == 0 || !nextTurn.isEmpty()) {
+                receive(r); // what arrived is processed here; its completions are then ready for the scan
+            } // else: the wait below reads it, in one call whether it has come or not
         }
         int n = scan(handler);
         if (n > 0 || timeoutNanos == 0 || !nextTurn.isEmpty()) {
@@ -175,9 +177,12 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             if (wakeupRequested.getAndSet(false) || closed) {
                 return 0;
             }
+            boolean readsWhileWaiting = r != null && r.readsWhileWaiting();
             if (r != null) {
                 nextTurn.run();
-                receive(r); // before parked is set: a completion it makes needs no wake-up
+                if (!readsWhileWaiting) {
+                    receive(r); // before parked is set: a completion it makes needs no wake-up
+                }
             }
             parked = true; // publish before re-testing, see ReadySource
             n = scan(handler);
@@ -196,7 +201,15 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return 0;
                 }
             }
-            if (r != null) {
+            if (readsWhileWaiting) {
+                acks.flush(); // nothing to hand to the loop: the noted ACKs go before it sleeps
+                acks.beginReading();
+                try {
+                    r.await(left); // sleeps in the read: a datagram (processed here), a wake-up or the timeout
+                } finally {
+                    acks.endReading();
+                }
+            } else if (r != null) {
                 acks.flush(); // nothing to hand to the loop: the noted ACKs go before it sleeps
                 r.await(left); // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
             } else if (left < 0) {
@@ -205,7 +218,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 LockSupport.parkNanos(this, left);
             }
             parked = false;
-            if (r != null) {
+            if (r != null && !readsWhileWaiting) {
                 receive(r);
             }
             n = scan(handler);
@@ -256,6 +269,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     void signal() {
         if (parked) {
             InlineReception r = reception;
+            if (r != null && Thread.currentThread() == thread) {
+                return; // the poller's own thread, processing what its wait read: awake already
+            }
             if (r != null) {
                 r.wake();
                 return;

@@ -1,0 +1,152 @@
+package dev.ibex.softroce.net;
+
+import static dev.ibex.softroce.net.PortFixture.datagram;
+import static dev.ibex.softroce.net.PortFixture.next;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link SoftPort#receiveDirectly}: a loop that reads one port alone reads it through a socket of its own and sleeps
+ * in the read; nothing is lost or reordered across the switch and back, and every wait ends — for a datagram, a
+ * nudge, its timeout or the port's close.
+ */
+class DirectReceptionTest {
+    final PortFixture fx = new PortFixture();
+    final LinkedBlockingQueue<PortFixture.Received> got = new LinkedBlockingQueue<>();
+    SoftPort port;
+    DatagramChannel peer;
+    InetSocketAddress to;
+
+    @BeforeEach
+    void open() throws Exception {
+        Assumptions.assumeTrue(ReceiveSocket.available(),
+                "direct reception needs Linux (x86-64/AArch64) and --enable-native-access for soft-roce");
+        port = fx.open("127.0.0.2", 0, got);
+        Assumptions.assumeTrue(port.segmenting(), "the kernel refused the offload socket's group here");
+        peer = DatagramChannel.open();
+        peer.bind(new InetSocketAddress("127.0.0.3", 0));
+        to = new InetSocketAddress("127.0.0.2", port.udpPort());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        if (peer != null) {
+            peer.close();
+        }
+        fx.close();
+    }
+
+    @Test
+    void whatTheChannelHeldIsReadFirstThenTheDirectSocketInOrderAndTheReceiveThreadReadsAgainOnceReclaimed()
+            throws Exception {
+        assertThatThrownBy(port::receiveDirectly).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not lent");
+        port.lendReception();
+        peer.send(datagram(1, 40), to);
+        peer.send(datagram(2, 40), to);
+        Thread.sleep(50); // in the channel's queue before the switch
+        assertThat(port.receiveDirectly()).isTrue();
+        assertThat(port.receiveDirectly()).as("idempotent").isTrue();
+        peer.send(datagram(3, 40), to);
+        peer.send(datagram(4, 40), to);
+        Thread.sleep(50);
+        SoftPort.Reader reader = port.newReader();
+        assertThat(port.receiveAvailable(reader, 64)).isEqualTo(4);
+        for (int tag = 1; tag <= 4; tag++) {
+            PortFixture.Received r = next(got);
+            assertThat(r.tag()).isEqualTo(tag);
+            assertThat(r.thread()).isEqualTo(Thread.currentThread().getName());
+            assertThat(r.srcIp()).as("the sender's address, from either socket").isEqualTo(PortFixture.ip("127.0.0.3"));
+            assertThat(r.srcPort()).isEqualTo(((InetSocketAddress) peer.getLocalAddress()).getPort());
+            assertThat(r.dstPort()).isEqualTo(port.udpPort());
+        }
+        assertThat(port.receiveAvailable(reader, 64)).as("empty: returns at once").isZero();
+
+        peer.send(datagram(5, 40), to);
+        assertThat(port.receiveWaiting(reader, TimeUnit.SECONDS.toNanos(5))).isEqualTo(1);
+        assertThat(next(got).tag()).isEqualTo(5);
+        reader.release();
+
+        port.reclaimReception();
+        peer.send(datagram(6, 40), to);
+        PortFixture.Received r = next(got);
+        assertThat(r.tag()).as("steered back to the channel").isEqualTo(6);
+        assertThat(r.thread()).startsWith("ibex-softroce-rx-127.0.0.2:");
+        assertThat(port.stats().received()).as("the nudges and wake-ups are not packets").isEqualTo(6);
+    }
+
+    @Test
+    void aWaitEndsAtItsTimeoutAndAShorterOneAfterALongerIsNotLate() {
+        port.lendReception();
+        assertThat(port.receiveDirectly()).isTrue();
+        SoftPort.Reader reader = port.newReader();
+        long t0 = System.nanoTime();
+        assertThat(port.receiveWaiting(reader, TimeUnit.MILLISECONDS.toNanos(300))).isZero();
+        long first = System.nanoTime() - t0;
+        assertThat(first).as("ends by its timeout").isLessThan(TimeUnit.MILLISECONDS.toNanos(1_000));
+        t0 = System.nanoTime();
+        assertThat(port.receiveWaiting(reader, TimeUnit.MILLISECONDS.toNanos(20))).isZero();
+        assertThat(System.nanoTime() - t0).as("the timeout set for 300 ms does not hold a 20 ms wait")
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(150));
+        reader.release();
+    }
+
+    @Test
+    void aNudgeFromAnotherThreadEndsAWaitWithoutATimeout() throws Exception {
+        port.lendReception();
+        assertThat(port.receiveDirectly()).isTrue();
+        SoftPort.Reader reader = port.newReader();
+        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> port.receiveWaiting(reader, -1));
+        Thread.sleep(100);
+        assertThat(waiting).isNotDone();
+        port.nudge();
+        assertThat(waiting).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(0);
+        assertThat(got).as("a nudge is no packet").isEmpty();
+        reader.release();
+    }
+
+    @Test
+    void closingThePortEndsAWaitInProgress() throws Exception {
+        port.lendReception();
+        assertThat(port.receiveDirectly()).isTrue();
+        SoftPort.Reader reader = port.newReader();
+        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> port.receiveWaiting(reader, -1));
+        Thread.sleep(100);
+        assertThat(waiting).isNotDone();
+        long t0 = System.nanoTime();
+        port.close();
+        assertThat(waiting).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(0);
+        assertThat(System.nanoTime() - t0).as("close woke the read rather than waiting its bound out")
+                .isLessThan(TimeUnit.SECONDS.toNanos(1));
+        assertThat(port.receiveWaiting(reader, -1)).as("a closed port's wait returns at once").isZero();
+    }
+
+    @Test
+    void offWhenTheSettingSaysSo() {
+        String key = ReceiveSocket.PROPERTY;
+        String before = System.getProperty(key);
+        System.setProperty(key, "false");
+        try {
+            port.lendReception();
+            assertThat(port.receiveDirectly()).isFalse();
+            assertThat(port.receiveWaiting(port.newReader(), 1_000_000)).as("not direct: returns at once").isZero();
+        } finally {
+            if (before == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, before);
+            }
+        }
+    }
+}

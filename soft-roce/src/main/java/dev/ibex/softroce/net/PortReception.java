@@ -12,6 +12,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,8 +44,11 @@ final class PortReception {
      */
     static final int NUDGE = 3;
 
-    /** {@link #nudge}'s datagram: empty (each send reads a duplicate, so threads share it safely). */
+    /** {@link #nudge}'s datagram: empty, so that threads share it safely. */
     private static final ByteBuffer NUDGE_DATAGRAM = ByteBuffer.allocateDirect(0);
+
+    /** How long {@link #receiveWaiting} sleeps at most when the port no longer reads directly. */
+    private static final long ORPHANED_WAIT_NANOS = 10_000_000;
 
     private final SoftPort port;
     private final DatagramChannel channel;
@@ -195,7 +199,7 @@ final class PortReception {
     /** {@link SoftPort#nudge()}: an empty datagram to ourselves, from any thread. */
     void nudge() {
         try {
-            channel.send(NUDGE_DATAGRAM.duplicate(), self);
+            channel.send(NUDGE_DATAGRAM, self); // empty: the send moves no position
         } catch (IOException e) {
             if (port.isOpen()) {
                 LOG.debug("port {}: cannot wake the loop reading it: {}", name, e.toString());
@@ -207,6 +211,9 @@ final class PortReception {
     int receiveWaiting(SoftPort.Reader reader, long waitNanos) {
         ReceiveSocket d = direct;
         if (d == null || !lent) {
+            // closed or taken back under a loop still polling: no socket to sleep in, so sleep a little here rather
+            // than let the loop spin until its poller closes
+            LockSupport.parkNanos(waitNanos < 0 ? ORPHANED_WAIT_NANOS : Math.min(waitNanos, ORPHANED_WAIT_NANOS));
             return 0;
         }
         try {

@@ -411,7 +411,8 @@ public final class SoftPort implements AutoCloseable {
 
     /**
      * Reads and delivers one datagram, waiting for it up to {@code waitNanos} — the borrower's sleep, when it reads
-     * directly ({@link #receiveDirectly}); returns 0 at once otherwise. A wait ends early for {@link #nudge}.
+     * directly ({@link #receiveDirectly}); otherwise (reclaimed, closed) it reads nothing and sleeps at most 10 ms. A
+     * wait ends early for {@link #nudge}.
      *
      * @param reader the calling thread's reader
      * @param waitNanos the longest wait (negative: for ever); it may end early, never late

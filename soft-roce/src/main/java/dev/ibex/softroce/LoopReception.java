@@ -40,6 +40,8 @@ final class LoopReception implements InlineReception {
     private final SoftPort[] ports;
     private final SoftPort.Reader[] readers;
     private final Consumer<SelectionKey> ignore = key -> { }; // the reads follow the select, socket by socket
+    /** A stream's batches read on whatever they make ready. */
+    private static final BooleanSupplier NEVER = () -> false;
     private final Runnable whenClosed;
     /** Tells the retransmit timers whether this loop keeps up with its sockets. */
     private final ReceptionProgress progress;
@@ -149,11 +151,7 @@ final class LoopReception implements InlineReception {
         progress.waiting(true);
         try {
             if (selector == null) {
-                int n = ports[0].receiveWaiting(readers[0], timeoutNanos < 0 ? -1 : Math.max(1, timeoutNanos));
-                if (n == 0) {
-                    progress.drained(); // a timeout, or the nudge behind everything that came before it
-                }
-                return n;
+                return awaitDirect(timeoutNanos);
             }
             if (timeoutNanos < 0) {
                 selector.select(ignore);
@@ -168,6 +166,29 @@ final class LoopReception implements InlineReception {
             progress.waiting(false);
         }
         return 0;
+    }
+
+    /**
+     * The direct wait: one datagram, slept for in the read. While the reads keep finding datagrams there already (a
+     * stream the loop is behind: {@value #HAND_OFF_CALLS} in a row), it reads what is there in full batches instead,
+     * as {@link #receiveNow} would, so that a stream is read and acknowledged a batch at a time, not a datagram per
+     * turn of the loop; once a batch finds the socket empty, it sleeps in the read again.
+     */
+    private int awaitDirect(long timeoutNanos) {
+        if (sinceEmpty >= HAND_OFF_CALLS) {
+            int n = receiveNow(NEVER);
+            if (n > 0) {
+                return n;
+            }
+        }
+        int n = ports[0].receiveWaiting(readers[0], timeoutNanos < 0 ? -1 : Math.max(1, timeoutNanos));
+        if (n == 1) {
+            sinceEmpty = Math.min(sinceEmpty + 1, HAND_OFF_CALLS); // it was there already: behind
+            return 1;
+        }
+        sinceEmpty = 0;
+        progress.drained(); // it slept (the socket was empty), timed out, or read the nudge behind all before it
+        return n == 0 ? 0 : 1;
     }
 
     @Override

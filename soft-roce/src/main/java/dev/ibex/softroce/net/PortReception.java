@@ -217,7 +217,7 @@ final class PortReception {
             return 0;
         }
         try {
-            return receiveDirect(reader, d, waitNanos) == RECEIVED ? 1 : 0;
+            return receiveDirect(reader, d, waitNanos) != RECEIVED ? 0 : d.waited() ? SoftPort.WAITED : 1;
         } catch (ClosedChannelException e) {
             return 0;
         }

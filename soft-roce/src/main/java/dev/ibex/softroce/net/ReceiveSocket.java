@@ -46,10 +46,19 @@ final class ReceiveSocket implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReceiveSocket.class);
     private static final int IDLE = 0, READING = 1, SHUT = -1;
     private static final long MIN_TIMEOUT_NANOS = 1_000;
+    /** System property: {@link #SLEPT_NANOS} for this JVM (tests set it high to make every read count as behind). */
+    static final String SLEPT_PROPERTY = "ibex.softroce.directReceive.sleptNanos";
+    /**
+     * A read that could wait and took longer than this slept: {@link #waited}. A wake-up takes several µs, reading a
+     * datagram that is there well under one on a warm JVM; a cold or preempted read that counts as a sleep only makes
+     * the loop read a stream one datagram at a time a little longer.
+     */
+    private static final long SLEPT_NANOS = 2_000;
     /** How long {@link #close} waits for a read in progress to leave before it closes the descriptor anyway. */
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final int fd;
+    private final long sleptNanos = Long.getLong(SLEPT_PROPERTY, SLEPT_NANOS);
     private final Arena arena = Arena.ofShared();
     private final MemorySegment from, fromLength, callState, timeval;
     /** {@link #IDLE}, {@link #READING} (a call in progress) or {@link #SHUT}: a read never races the close of fd. */
@@ -59,6 +68,8 @@ final class ReceiveSocket implements AutoCloseable {
     /** The last waiting read timed out: the next sets its timeout exactly (reader only). */
     private boolean expired;
     private int srcIp, srcPort;
+    /** The last read that could wait took long enough to have slept (reader only). */
+    private boolean waited;
 
     private ReceiveSocket(int fd) {
         this.fd = fd;
@@ -126,7 +137,9 @@ final class ReceiveSocket implements AutoCloseable {
                 arm(waitNanos);
             }
             fromLength.set(ValueLayout.JAVA_INT, 0, SOCKADDR_IN);
+            long t0 = flags == 0 ? System.nanoTime() : 0;
             long n = (long) Libc.RECVFROM.invokeExact(callState, fd, buffer, (long) capacity, flags, from, fromLength);
+            waited = flags == 0 && System.nanoTime() - t0 > sleptNanos;
             if (n < 0) {
                 int errno = Libc.errno(callState);
                 if (errno == EAGAIN && waitNanos != 0) {
@@ -144,6 +157,14 @@ final class ReceiveSocket implements AutoCloseable {
         } finally {
             state.set(IDLE); // only the reader leaves READING; close waits for it
         }
+    }
+
+    /**
+     * {@return whether the last {@link #receive} that could wait slept before its datagram came — the socket was
+     * empty — rather than finding one there (a stream the loop is behind)}
+     */
+    boolean waited() {
+        return waited;
     }
 
     /** {@return the source address of the datagram {@link #receive} read last, as an int} */

@@ -416,11 +416,15 @@ public final class SoftPort implements AutoCloseable {
      *
      * @param reader the calling thread's reader
      * @param waitNanos the longest wait (negative: for ever); it may end early, never late
-     * @return 1 if a datagram was read, else 0
+     * @return 0 if no datagram was read, {@link #WAITED} if one was read after the call slept for it (the socket was
+     *     empty), 1 if one was there already (the reader is behind)
      */
     public int receiveWaiting(Reader reader, long waitNanos) {
         return reception.receiveWaiting(reader, waitNanos);
     }
+
+    /** {@link #receiveWaiting}: a datagram was read after the call slept for it. */
+    public static final int WAITED = 2;
 
     /** Ends a {@link #receiveWaiting} in progress or the next one (an empty datagram to this port); any thread. */
     public void nudge() {

@@ -72,6 +72,8 @@ final class PortReception {
     private volatile ReceiveSocket direct;
     /** The channel may still hold what arrived before the datagrams were steered to {@link #direct} (borrower). */
     private boolean channelMayHold;
+    /** Why the borrower's last {@link #drain} stopped ({@link #RECEIVED}: it read its maximum). */
+    private int stoppedOn;
     private final int receiveBufferBytes;
     /** The offload socket joined the channel's group (its place there is what {@link ReceiveSocket} follows). */
     private final boolean offloadBound;
@@ -229,54 +231,45 @@ final class PortReception {
             return 0; // taken back (the socket blocks again and its receive thread reads it): never wait here
         }
         ReceiveSocket d = direct;
-        if (d != null) {
-            return receiveAvailableDirect(reader, d, max);
-        }
-        int n = 0;
         try {
-            while (n < max) {
-                int got = receiveOne(reader, channel, ip, 0);
-                if (got == RECEIVED) {
-                    n++;
-                } else if (got != NUDGE) {
-                    break;
-                }
+            if (d == null) {
+                return drain(reader, null, 0, max);
             }
+            int n = 0;
+            if (channelMayHold) { // what arrived before the steering changed comes first, in order
+                n = drain(reader, null, 0, max);
+                if (n == max || stoppedOn == NO_BUFFER) {
+                    return n;
+                }
+                channelMayHold = false;
+            }
+            return drain(reader, d, n, max);
         } catch (ClosedChannelException e) {
-            // closed meanwhile: nothing more to read
+            return 0; // closed meanwhile: nothing more to read
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return 0;
         }
-        return n;
     }
 
-    private int receiveAvailableDirect(SoftPort.Reader reader, ReceiveSocket d, int max) {
-        int n = 0;
-        try {
-            while (channelMayHold && n < max) { // what arrived before the steering changed, in order
-                int got = receiveOne(reader, channel, ip, 0);
-                if (got == RECEIVED) {
-                    n++;
-                } else if (got != NUDGE) {
-                    channelMayHold = got == NO_BUFFER;
-                    if (channelMayHold) {
-                        return n;
-                    }
-                }
+    /**
+     * Reads from the channel ({@code d} null) or the direct socket until {@code max} datagrams in all, none is waiting
+     * or no buffer is free ({@link #stoppedOn} says which).
+     *
+     * @return {@code n} plus the datagrams read
+     */
+    private int drain(SoftPort.Reader reader, ReceiveSocket d, int n, int max)
+            throws ClosedChannelException, InterruptedException {
+        int got = RECEIVED;
+        while (n < max) {
+            got = d == null ? receiveOne(reader, channel, ip, 0) : receiveDirect(reader, d, 0);
+            if (got == RECEIVED) {
+                n++;
+            } else if (got != NUDGE) {
+                break;
             }
-            while (n < max) {
-                int got = receiveDirect(reader, d, 0);
-                if (got == RECEIVED) {
-                    n++;
-                } else if (got != NUDGE) {
-                    break;
-                }
-            }
-        } catch (ClosedChannelException e) {
-            // closed meanwhile: nothing more to read
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
+        stoppedOn = got;
         return n;
     }
 

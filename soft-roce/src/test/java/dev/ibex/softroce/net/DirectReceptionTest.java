@@ -125,12 +125,8 @@ class DirectReceptionTest {
 
     @Test
     void aNudgeFromAnotherThreadEndsAWaitWithoutATimeout() throws Exception {
-        port.lendReception();
-        assertThat(port.receiveDirectly()).isTrue();
         SoftPort.Reader reader = port.newReader();
-        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> port.receiveWaiting(reader, -1));
-        Thread.sleep(100);
-        assertThat(waiting).isNotDone();
+        CompletableFuture<Integer> waiting = waitingForEver(reader);
         port.nudge();
         assertThat(waiting).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(0);
         assertThat(got).as("a nudge is no packet").isEmpty();
@@ -139,12 +135,8 @@ class DirectReceptionTest {
 
     @Test
     void closingThePortEndsAWaitInProgress() throws Exception {
-        port.lendReception();
-        assertThat(port.receiveDirectly()).isTrue();
         SoftPort.Reader reader = port.newReader();
-        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> port.receiveWaiting(reader, -1));
-        Thread.sleep(100);
-        assertThat(waiting).isNotDone();
+        CompletableFuture<Integer> waiting = waitingForEver(reader);
         long t0 = System.nanoTime();
         port.close();
         assertThat(waiting).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(0);
@@ -154,6 +146,16 @@ class DirectReceptionTest {
         assertThat(port.receiveWaiting(reader, -1)).as("a closed port's wait has no socket to sleep in").isZero();
         assertThat(System.nanoTime() - t0).as("and sleeps briefly instead, rather than for ever")
                 .isLessThan(TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /** Lends the port, reads it directly, and waits without a timeout on another thread (not done after 100 ms). */
+    private CompletableFuture<Integer> waitingForEver(SoftPort.Reader reader) throws InterruptedException {
+        port.lendReception();
+        assertThat(port.receiveDirectly()).isTrue();
+        CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> port.receiveWaiting(reader, -1));
+        Thread.sleep(100);
+        assertThat(waiting).isNotDone();
+        return waiting;
     }
 
     @Test

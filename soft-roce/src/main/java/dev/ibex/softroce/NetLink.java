@@ -25,7 +25,7 @@ final class NetLink implements Link {
     /** Opens {@link SoftPort}s with the fabric's settings, faults and tap. */
     static Link.Factory factory(SoftRoceConfig config, FaultInjector faults, PcapWriter tap) {
         return (address, udpPort, handler) -> {
-            SoftPort.Builder b = SoftPort.builder(Ipv4.toInetAddress(address)).udpPort(udpPort).faults(faults)
+            dev.ibex.softroce.net.PortBuilder b = SoftPort.builder(Ipv4.toInetAddress(address)).udpPort(udpPort).faults(faults)
                     .handler(d -> handler.onPacket(d.segment(), 0, d.length(), d.srcIp(), d.srcPort(), d.dstIp()));
             if (config.receiveBufferBytes() > 0) {
                 b.receiveBufferBytes(config.receiveBufferBytes());

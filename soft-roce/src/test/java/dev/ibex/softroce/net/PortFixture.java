@@ -25,7 +25,7 @@ final class PortFixture implements AutoCloseable {
         return open(SoftPort.builder(InetAddress.getByName(ip)).udpPort(udpPort), sink);
     }
 
-    SoftPort open(SoftPort.Builder builder, LinkedBlockingQueue<Received> sink) throws IOException {
+    SoftPort open(PortBuilder builder, LinkedBlockingQueue<Received> sink) throws IOException {
         SoftPort p = builder.handler(d -> sink.add(new Received(
                 d.segment().asSlice(0, d.length()).toArray(ValueLayout.JAVA_BYTE), d.srcIp(), d.srcPort(), d.dstIp(),
                 d.dstPort(), Thread.currentThread().getName()))).open();

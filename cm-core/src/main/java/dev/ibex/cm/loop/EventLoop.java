@@ -71,7 +71,8 @@ public final class EventLoop implements Executor {
     private final Arena arena = Arena.ofShared();
     private final RecvBatch recvBatch;
     private volatile int phase = RUNNING;
-    private long shutdownDeadline;
+    /** The graceful shutdown's deadline and sequence; the phase stays here. */
+    private final LoopShutdown stopping;
     private final PollFailures pollFailures = new PollFailures(this);
     /** Written on the loop only (single writer), read from any thread by metrics. */
     private volatile long creditStalls;
@@ -91,6 +92,7 @@ public final class EventLoop implements Executor {
         try {
             this.cmChannel = fabric.createEventChannel();
             poller.register(cmChannel, new CmDispatch(this, cmChannel));
+            this.stopping = new LoopShutdown(this, endpoints, devices, watched, poller, cmChannel);
         } catch (RuntimeException e) {
             poller.close();
             throw e;
@@ -407,7 +409,7 @@ public final class EventLoop implements Executor {
     private boolean turn() {
         tasks.runTurn();
         timers.runDue();
-        if (phase == SHUTTING_DOWN && !tasks.keepsTasks() && shutdownDone()) { // kept tasks delivered first
+        if (phase == SHUTTING_DOWN && !tasks.keepsTasks() && stopping.done()) { // kept tasks delivered first
             return false;
         }
         waitForEvents();
@@ -423,8 +425,7 @@ public final class EventLoop implements Executor {
         } else {
             timeout = timers.untilNext();
             if (phase == SHUTTING_DOWN) {
-                long left = Math.max(1, shutdownDeadline - System.nanoTime());
-                timeout = timeout < 0 ? left : Math.min(timeout, left);
+                timeout = stopping.clamp(timeout);
             }
             if (tasks.keepsTasks()) { // another loop's full queue: offer again soon
                 timeout = timeout < 0 ? OUTBOX_RETRY_NANOS : Math.min(timeout, OUTBOX_RETRY_NANOS);
@@ -543,13 +544,9 @@ public final class EventLoop implements Executor {
     void shutdown() {
         try {
             execute(() -> {
-                if (phase != RUNNING) {
-                    return;
-                }
-                phase = SHUTTING_DOWN;
-                shutdownDeadline = System.nanoTime() + options.closeTimeout().toNanos();
-                for (LoopEndpoint ep : endpoints.snapshot()) {
-                    guarded(ep::close);
+                if (phase == RUNNING) {
+                    phase = SHUTTING_DOWN;
+                    stopping.begin();
                 }
             });
         } catch (RejectedExecutionException alreadyTerminated) {
@@ -557,30 +554,8 @@ public final class EventLoop implements Executor {
         }
     }
 
-    private boolean shutdownDone() {
-        if (endpoints.size() == 0) {
-            return true;
-        }
-        if (System.nanoTime() - shutdownDeadline >= 0) {
-            LOG.warn("{}: {} endpoints did not close within {}; tearing them down", thread.getName(), endpoints.size(),
-                    options.closeTimeout());
-            for (LoopEndpoint ep : endpoints.snapshot()) {
-                guarded(ep::abort);
-            }
-            return true;
-        }
-        return false;
-    }
-
     private void terminate() {
-        devices.close();
-        for (dev.ibex.cm.spi.EventSource s : watched) { // their owners close them; the poller must let go first
-            quietly(() -> poller.deregister(s));
-        }
-        watched.clear();
-        quietly(() -> poller.deregister(cmChannel));
-        quietly(cmChannel::close);
-        quietly(poller::close);
+        stopping.release();
         phase = TERMINATED;
         tasks.terminate(); // what raced in before TERMINATED was visible, and what this thread kept
         quietly(arena::close);

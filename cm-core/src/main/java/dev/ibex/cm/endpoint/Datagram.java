@@ -1,9 +1,6 @@
 package dev.ibex.cm.endpoint;
 
-import dev.ibex.cm.Errno;
-import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.buffer.Buffer;
-import dev.ibex.cm.buffer.BufferPool;
 import dev.ibex.cm.endpoint.DatagramTable.Action;
 import dev.ibex.cm.loop.EventLoop;
 import dev.ibex.cm.loop.EventLoopGroup;
@@ -14,13 +11,8 @@ import dev.ibex.cm.spi.CmId;
 import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.Gid;
-import dev.ibex.cm.spi.PortSpace;
-import dev.ibex.cm.spi.QpCap;
-import dev.ibex.cm.spi.QpInitAttr;
-import dev.ibex.cm.spi.QpType;
 import dev.ibex.cm.spi.QueuePair;
 import dev.ibex.cm.spi.UdParam;
-import dev.ibex.cm.spi.VerbsAbi;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,39 +28,41 @@ import org.slf4j.LoggerFactory;
  * 40-byte GRH in front of the payload. With {@link DatagramOptions#listen()} the endpoint answers SIDR requests.
  * Driven by {@link DatagramTable}; every callback runs on {@link #loop()}; the data path is loop-confined and
  * allocation-free like {@link Connection}'s. What the loop and the send queue call is {@link DatagramEvents}, not
- * this class's API. Threading: the data path and the queries marked so are loop-thread only; binding, resolving,
- * joining, {@link #close()} and the other queries may be called from any thread.
+ * this class's API; the way to BOUND (registration, id, bind, SIDR admission) is {@link DatagramSetup}.
+ * Threading: the data path and the queries marked so are loop-thread only; binding, resolving, joining,
+ * {@link #close()} and the other queries may be called from any thread.
  */
 public final class Datagram {
     static final Logger LOG = LoggerFactory.getLogger(Datagram.class);
     static final DatagramHandler NO_HANDLER = new DatagramHandler() {};
 
     final EventLoop loop;
-    private final InetSocketAddress address;
+    final InetSocketAddress address;
     private final DatagramOptions options;
     final DatagramHandler handler;
     volatile DatagramState state = DatagramState.IDLE;
-    private volatile InetSocketAddress localAddress;
-    private CmId id;
+    volatile InetSocketAddress localAddress;
+    CmId id;
     int handle = -1;
     LoopDevice device;
     QueuePair qp;
     CompletionQueue cq;
-    private int cqReserved;
+    int cqReserved;
     SendQueue sq;
     ReceiveQueue rq;
-    private int mtu;
-    private boolean listening;
+    int mtu;
     Throwable fatal;
     /** The QP whose device-side drops count (kept after it is destroyed: its count stays readable). */
-    private volatile QueuePair countedQp;
+    volatile QueuePair countedQp;
     /** Receives that completed in error while bound (written on the loop). */
     volatile long failedReceives;
     private final List<UdPeer> peers = new ArrayList<>();
     private final List<Membership> memberships = new ArrayList<>();
-    private final List<Resolution> exchanges = new ArrayList<>();
+    final List<Resolution> exchanges = new ArrayList<>();
     /** What the loop and the send queue call (the context of the id and the QP). */
     final DatagramEvents events = new DatagramEvents(this);
+    /** Registration, id, bind and SIDR admission: the way to BOUND. */
+    final DatagramSetup setup = new DatagramSetup(this);
 
     private Datagram(EventLoop loop, InetSocketAddress address, DatagramOptions options, DatagramHandler handler) {
         this.loop = loop;
@@ -112,7 +106,7 @@ public final class Datagram {
         }
         Datagram d = new Datagram(loop, address, options, handler);
         loop.run(() -> {
-            if (d.prepare()) {
+            if (d.setup.prepare()) {
                 d.input(Input.START, null);
             }
         });
@@ -122,22 +116,8 @@ public final class Datagram {
     /** A datagram endpoint in IDLE with its id (loop thread; tests walk from here). */
     static Datagram idle(EventLoop loop, InetSocketAddress address, DatagramOptions options, DatagramHandler h) {
         Datagram d = new Datagram(loop, address, options, h);
-        d.prepare();
+        d.setup.prepare();
         return d;
-    }
-
-    private boolean prepare() {
-        try {
-            handle = loop.register(events);
-            id = loop.cmChannel().createId(PortSpace.UDP, events);
-            return true;
-        } catch (RuntimeException e) {
-            state = DatagramState.CLOSED;
-            release();
-            safely(() -> handler.onError(this, e));
-            safely(() -> handler.onClosed(this));
-            return false;
-        }
     }
 
     // ---- queries ----
@@ -441,8 +421,8 @@ public final class Datagram {
         state = t.next();
         try {
             switch (t.action()) {
-                case BIND -> bindNow();
-                case NEW_REQUEST -> request(e);
+                case BIND -> setup.bind();
+                case NEW_REQUEST -> setup.request(e);
                 case REJECT_REQUEST -> EventLoop.rejectStray(e.id());
                 case MEMBERSHIP -> {
                     if (e.context() instanceof Membership m && memberships.contains(m)) {
@@ -473,66 +453,8 @@ public final class Datagram {
         }
     }
 
-    private void bindNow() {
-        id.bind(address);
-        localAddress = id.localAddress();
-        device = loop.device(id.device());
-        mtu = device.context().queryPort(id.portNum()).activeMtu().bytes();
-        int depth = options.sendQueueDepth();
-        int window = options.receiveWindow();
-        if (device.pool().bufferSize() < VerbsAbi.GRH_SIZE + mtu) {
-            LOG.warn("{}: buffers of {} bytes cannot take a full {}-byte datagram plus its 40-byte GRH", this,
-                    device.pool().bufferSize(), mtu);
-        }
-        cqReserved = depth + window;
-        cq = device.reserveCq(cqReserved);
-        qp = id.createQp(device.pd(), new QpInitAttr(cq, cq, null, new QpCap(depth, window, 1, 1,
-                options.maxInline()), QpType.UD, false, events));
-        qp.context(events);
-        countedQp = qp;
-        sq = new SendQueue(loop, qp, handle, options.signalInterval(), 0, 0, events);
-        rq = new ReceiveQueue(loop, qp, device.pool(), handle, window, VerbsAbi.GRH_SIZE);
-        rq.flush();
-        if (rq.posted() == 0) {
-            // bound but deaf: refuse it rather than hand out an endpoint that hears nothing
-            BufferPool.Options o = device.pool().options();
-            throw new RdmaException("ibv_post_recv", Errno.ENOBUFS, this + ": no registered buffer is free for any of"
-                    + " its " + window + " receives (" + device.pool() + ": " + device.pool().inUse() + " in use, at"
-                    + " most " + o.maxBuffers() + "); release held messages, close idle endpoints, use smaller "
-                    + "receive windows or raise BufferPool.Options.maxBuffers");
-        }
-        if (options.listen()) {
-            id.listen(options.backlog());
-            listening = true;
-        }
-        safely(() -> handler.onBound(this));
-    }
-
-    private void request(CmEvent e) {
-        if (!listening) {
-            EventLoop.rejectStray(e.id());
-            return;
-        }
-        Resolution r;
-        try {
-            r = Resolution.requested(this, e, options.requestTimeout());
-        } catch (RuntimeException ex) {
-            LOG.warn("{}: cannot take a SIDR request: {}", this, ex.toString());
-            EventLoop.rejectStray(e.id());
-            return;
-        }
-        exchanges.add(r);
-        DatagramRequest req = new DatagramRequest(r);
-        try {
-            handler.onRequest(this, req);
-        } catch (Throwable t) {
-            loop.reportUncaught(t);
-            req.reject(null);
-        }
-    }
-
     /** Releases in verbs order: exchanges, memberships (left before the id goes), QP, work, AHs, CQ, id. */
-    private void release() {
+    void release() {
         for (Resolution r : new ArrayList<>(exchanges)) {
             r.abort();
         }

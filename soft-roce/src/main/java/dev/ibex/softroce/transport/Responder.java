@@ -1,6 +1,5 @@
 package dev.ibex.softroce.transport;
 
-import dev.ibex.cm.spi.Access;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.QpState;
 import dev.ibex.cm.spi.QpType;
@@ -14,9 +13,6 @@ import dev.ibex.softroce.wire.Opcode.Operation;
 import dev.ibex.softroce.wire.PacketBuilder;
 import dev.ibex.softroce.wire.Psn;
 import dev.ibex.softroce.wire.RocePacket;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
 /**
  * The responder (rxe {@code rxe_resp.c}): executes the requests that arrive for a QP and answers them.
@@ -34,13 +30,13 @@ import java.lang.invoke.VarHandle;
  * and the IPv4 header, as rxe and {@code ibv_init_ah_from_wc} expect), no receive posted → dropped.
  *
  * <p>This class keeps the RC protocol (PSN, opcode sequence, execution, ACKs, READ replies); the parts it uses are
- * {@link RequestChecks}, {@link ResponderReceive} (the receive WQE in hand), {@link ResponderResources} (duplicate
- * READs and atomics), {@link ResponsePackets} (what it sends back) and {@link UdReceive} (the UD path).
+ * {@link RequestChecks}, {@link ResponderReceive} (the receive WQE in hand), {@link ResponderMemory} (what WRITEs,
+ * READs and atomics do to memory), {@link ResponderResources} (duplicate READs and atomics), {@link ResponsePackets}
+ * (what it sends back) and {@link UdReceive} (the UD path).
  *
  * <p>Runs in the QP's receive task, normally on the receive thread in place; allocates nothing.
  */
 public final class Responder {
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int ACK_UNLIMITED = ResponsePackets.ACK_UNLIMITED;
 
     private final SoftQueuePair qp;
@@ -53,7 +49,8 @@ public final class Responder {
     private final ResponderReceive receive;
     /** The UD path (a UD QP's every request). */
     private final UdReceive ud;
-    private final RkeyCheck rkeys = new RkeyCheck();
+    /** The WRITEs, READs and atomics into this side's memory. */
+    private final ResponderMemory memory;
 
     /** Next expected PSN. */
     private int psn;
@@ -70,11 +67,6 @@ public final class Responder {
     private int msn;
     private int opcode = -1;
     private boolean sentPsnNak;
-    // RDMA WRITE in progress
-    private long va;
-    private int rkey;
-    private long resid;
-    private long length;
     /** The READs and atomics executed, for answering their duplicates. */
     private final ResponderResources resources = new ResponderResources();
     private boolean commEstRaised;
@@ -96,6 +88,7 @@ public final class Responder {
         this.task = new SerialTask("receive task of QP 0x" + Integer.toHexString(qp.qpNum()), this::body);
         this.receive = new ResponderReceive(qp);
         this.packets = new ResponsePackets(qp);
+        this.memory = new ResponderMemory(qp);
         this.ud = new UdReceive(qp, receive, this::markEstablished);
     }
 
@@ -321,42 +314,10 @@ public final class Responder {
 
     private void executeWrite(RocePacket pkt) {
         Opcode op = pkt.opcode();
-        if (op.hasReth()) {
-            va = pkt.rethVirtualAddress();
-            rkey = pkt.rethRKey();
-            resid = Integer.toUnsignedLong(pkt.rethDmaLength());
-            length = resid;
-        }
-        int payload = pkt.payloadLength();
-        if (op.hasReth() && resid == 0) {
-            // C9-88: a zero-length WRITE names no memory; nothing to check
-            if (payload != 0) {
-                lengthError(pkt);
-                return;
-            }
-        } else {
-            SoftMemoryRegion mr = rkeys.enter(qp, rkey, va, resid, Access.REMOTE_WRITE.bit());
-            if (mr == null) {
-                classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
-                return;
-            }
-            try {
-                int mtu = qp.mtuBytes();
-                boolean bad = resid > mtu ? payload != mtu || pkt.padCount() != 0
-                        : payload != resid || pkt.padCount() != ((-(int) resid) & 3);
-                if (bad) {
-                    lengthError(pkt);
-                    return;
-                }
-                MemorySegment.copy(pkt.segment(), pkt.payloadOffset(), mr.segment(), mr.offsetOf(va), payload);
-            } catch (IllegalStateException freed) {
-                classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
-                return;
-            } finally {
-                rkeys.leave();
-            }
-            va += payload;
-            resid -= payload;
+        int r = memory.write(pkt);
+        if (r != ResponderMemory.OK) {
+            accessFailed(pkt, r);
+            return;
         }
         advance(pkt);
         if (op.hasImmDt()) {
@@ -364,8 +325,8 @@ public final class Responder {
                 classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
                 return;
             }
-            receive.complete(WcOpcode.RECV_RDMA_WITH_IMM, (int) length, WcFlags.WITH_IMM, pkt.immediate(), 0, 0,
-                    pkt.solicitedEvent());
+            receive.complete(WcOpcode.RECV_RDMA_WITH_IMM, (int) memory.writeLength(), WcFlags.WITH_IMM,
+                    pkt.immediate(), 0, 0, pkt.solicitedEvent());
         }
         acknowledge(pkt);
     }
@@ -374,13 +335,9 @@ public final class Responder {
         long readVa = pkt.rethVirtualAddress();
         int readKey = pkt.rethRKey();
         long len = Integer.toUnsignedLong(pkt.rethDmaLength());
-        if (len != 0) {
-            SoftMemoryRegion mr = rkeys.enter(qp, readKey, readVa, len, Access.REMOTE_READ.bit());
-            rkeys.leave(); // checked for the whole range now; each response packet enters again for its copy
-            if (mr == null) {
-                classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
-                return;
-            }
+        if (!memory.readable(readKey, readVa, len)) {
+            classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+            return;
         }
         msn = (msn + 1) & Psn.MASK; // C9-148: a READ counts when it starts
         int mtu = qp.mtuBytes();
@@ -417,21 +374,7 @@ public final class Responder {
             int payload = (int) Math.min(res.resid, mtu);
             PacketBuilder builder = packets.beginReadResponse(op, res.curPsn, msn);
             if (payload > 0) {
-                // checked per packet: a window invalidated during a long reply stops it at the next packet
-                SoftMemoryRegion mr = rkeys.enter(qp, res.rkey, res.va, payload, Access.REMOTE_READ.bit());
-                boolean copied = false;
-                try {
-                    if (mr != null) {
-                        MemorySegment.copy(mr.segment(), mr.offsetOf(res.va), packets.buffer(), builder.payloadOffset(),
-                                payload);
-                        copied = true;
-                    }
-                } catch (IllegalStateException freed) {
-                    // the memory is gone
-                } finally {
-                    rkeys.leave();
-                }
-                if (!copied) {
+                if (!memory.readInto(res, payload, packets.buffer(), builder.payloadOffset())) {
                     builder.payloadLength(0);
                     classC(requestPsn, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
                             AsyncEventType.QP_ACCESS_ERR);
@@ -456,32 +399,12 @@ public final class Responder {
     }
 
     private void executeAtomic(RocePacket pkt) {
-        long target = pkt.atomicVirtualAddress();
-        int key = pkt.atomicRKey();
-        SoftMemoryRegion mr = rkeys.enter(qp, key, target, 8, Access.REMOTE_ATOMIC.bit());
-        if (mr == null) {
-            classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
+        int r = memory.atomic(pkt);
+        if (r != ResponderMemory.OK) {
+            accessFailed(pkt, r);
             return;
         }
-        long original;
-        try {
-            if ((target & 7) != 0) {
-                classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_ACCESS_ERR);
-                return;
-            }
-            MemorySegment m = mr.segment();
-            long off = mr.offsetOf(target);
-            if (pkt.opcode() == Opcode.RC_COMPARE_SWAP) {
-                original = (long) LONG.compareAndExchange(m, off, pkt.atomicCompare(), pkt.atomicSwapOrAdd());
-            } else {
-                original = (long) LONG.getAndAdd(m, off, pkt.atomicSwapOrAdd());
-            }
-        } catch (IllegalStateException freed) {
-            classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR, AsyncEventType.QP_ACCESS_ERR);
-            return;
-        } finally {
-            rkeys.leave();
-        }
+        long original = memory.original();
         resources.startAtomic(pkt.psn(), original);
         msn = (msn + 1) & Psn.MASK;
         psn = Psn.next(pkt.psn());
@@ -585,6 +508,17 @@ public final class Responder {
 
     private void lengthError(RocePacket pkt) {
         classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR, AsyncEventType.QP_REQ_ERR);
+    }
+
+    /** A WRITE or atomic {@link ResponderMemory} could not make: a bad length, a misaligned atomic, no access. */
+    private void accessFailed(RocePacket pkt, int failure) {
+        switch (failure) {
+            case ResponderMemory.BAD_LENGTH -> lengthError(pkt);
+            case ResponderMemory.MISALIGNED -> classC(pkt, Aeth.NakCode.INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR,
+                    AsyncEventType.QP_ACCESS_ERR);
+            default -> classC(pkt, Aeth.NakCode.REMOTE_ACCESS_ERROR, WcStatus.REM_ACCESS_ERR,
+                    AsyncEventType.QP_ACCESS_ERR);
+        }
     }
 
     /**

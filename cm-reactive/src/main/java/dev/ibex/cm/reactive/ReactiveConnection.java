@@ -29,7 +29,8 @@ import reactor.util.context.Context;
 
 /**
  * The {@link RdmaConnection} over an established cm-core {@link Connection}: the receive {@link Inbound}, the
- * shared {@link Outbound} every send-side operation goes through, the {@link EventBroadcast}, and the lifecycle.
+ * shared {@link Outbound} every send-side operation goes through ({@link PayloadPosting} puts payloads into buffers),
+ * the {@link EventBroadcast}, and the lifecycle.
  * Callbacks arrive through {@link ConnectionBridge} on the loop; public methods may be called from any thread.
  */
 final class ReactiveConnection implements RdmaConnection, SendTarget {
@@ -55,8 +56,8 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     private MonoSink<Void> pendingAlternate;
     private MonoSink<Void> pendingMigration;
     private final Map<Exposure, ReactiveExposure> exposures = new IdentityHashMap<>();
-    /** The buffers of the message of several being posted (reused; empty between posts). */
-    private final BufferList outList = new BufferList(16);
+    /** SEND payloads into buffers and onto the connection, and the buffers of every other operation. */
+    private final PayloadPosting posting;
 
     ReactiveConnection(Connection connection, ConnectionHooks hooks) {
         this.connection = connection;
@@ -67,6 +68,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         this.remote = connection.remoteAddress();
         this.outbound = new Outbound(connection::writableSlots);
         this.events = new EventBroadcast(loop);
+        this.posting = new PayloadPosting(this, connection, metrics, wiretap);
         this.inbound = new Inbound<>(loop, new Inbound.Framing<>() {
             @Override
             public Message open(Buffer buffer) {
@@ -112,7 +114,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         return new OneShotOperation<Void>(this, new OneShotOperation.Action<>() {
             @Override
             public Buffer post(long attachment) {
-                Buffer b = allocateFor(data);
+                Buffer b = posting.allocateFor(data);
                 try {
                     int len = Payloads.copy(data, b);
                     if (wiretap != null) { // before posting: the buffer is the device's afterwards
@@ -142,7 +144,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
         return new OneShotOperation<>(this, new OneShotOperation.Action<>() {
             @Override
             public Buffer post(long attachment) {
-                Buffer b = allocateFor(null);
+                Buffer b = posting.allocateFor(null);
                 try {
                     connection.read(b, 0, length, source, sourceOffset, attachment);
                 } catch (RuntimeException e) {
@@ -163,7 +165,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     public Mono<Long> fetchAdd(RemoteBuffer target, long targetOffset, long delta) {
         Objects.requireNonNull(target, "target");
         return atomic(attachment -> {
-            Buffer b = allocateFor(null);
+            Buffer b = posting.allocateFor(null);
             try {
                 connection.fetchAndAdd(b, 0, target, targetOffset, delta, attachment);
             } catch (RuntimeException e) {
@@ -178,7 +180,7 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
     public Mono<Long> compareSwap(RemoteBuffer target, long targetOffset, long expected, long desired) {
         Objects.requireNonNull(target, "target");
         return atomic(attachment -> {
-            Buffer b = allocateFor(null);
+            Buffer b = posting.allocateFor(null);
             try {
                 connection.compareAndSwap(b, 0, target, targetOffset, expected, desired, attachment);
             } catch (RuntimeException e) {
@@ -241,30 +243,6 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
                 }
             }
         });
-    }
-
-    /** A buffer for an operation (loop thread); a {@link Message} payload is released when there is none. */
-    private Buffer allocateFor(Object payload) {
-        Buffer b;
-        try {
-            b = connection.tryAllocate();
-        } catch (RuntimeException e) {
-            if (payload != null) {
-                Payloads.discard(payload, Context.empty());
-            }
-            throw e;
-        }
-        if (b == null) {
-            try {
-                return connection.allocate(); // throws the typed PoolExhaustedException (or a buffer freed meanwhile)
-            } catch (RuntimeException e) {
-                if (payload != null) {
-                    Payloads.discard(payload, Context.empty()); // released only when it will not be copied
-                }
-                throw e;
-            }
-        }
-        return b;
     }
 
     @Override
@@ -411,115 +389,12 @@ final class ReactiveConnection implements RdmaConnection, SendTarget {
 
     @Override
     public boolean bufferAvailable(Object item, Runnable whenFree) {
-        dev.ibex.cm.buffer.BufferPool p = connection.pool();
-        if (p == null) {
-            return true; // (no pool: the post fails with the connection's state)
-        }
-        int needed = buffersFor(Payloads.size(item, p.bufferSize()), p);
-        if (needed <= 1 ? p.canAcquire() : needed > p.options().maxBuffers() || p.headroom() >= needed) {
-            return true; // (more than the pool ever holds: the post fails with a typed error)
-        }
-        if (needed > 1 && p.canAcquire()) {
-            // some are free, not enough: the pool wakes waiters per buffer, so look again a little later
-            loop.schedule(whenFree, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } else {
-            p.whenFree(whenFree);
-        }
-        return false;
-    }
-
-    /** Buffers a payload of {@code size} bytes takes: one, or as many as a message of several buffers needs. */
-    private int buffersFor(long size, dev.ibex.cm.buffer.BufferPool p) {
-        if (size <= p.bufferSize() || size > connection.maxMessageSize()) {
-            return 1;
-        }
-        return (int) ((size + p.bufferSize() - 1) / p.bufferSize());
+        return posting.bufferAvailable(item, whenFree);
     }
 
     @Override
     public int post(Object item, long attachment) {
-        dev.ibex.cm.buffer.BufferPool p = connection.pool();
-        long size = p == null ? -1 : Payloads.size(item, p.bufferSize());
-        if (p != null && size > p.bufferSize()) {
-            return postLarge(item, size, p, attachment);
-        }
-        Buffer b = allocateFor(item);
-        int len;
-        try {
-            len = Payloads.copy(item, b);
-            if (wiretap != null) { // before posting: the buffer is the device's afterwards
-                wiretap.message(this, "SEND", b.segment(), 0, len, len);
-            }
-            if (item instanceof WithImmediate w) {
-                connection.sendWithImm(b, 0, len, w.immData(), attachment);
-            } else if (item instanceof WithInvalidate v) {
-                connection.sendWithInvalidate(b, 0, len, v.rkey(), attachment);
-            } else if (item instanceof Message m && m.hasImmData()) { // forwarding keeps the immediate data
-                connection.sendWithImm(b, 0, len, m.immData(), attachment);
-            } else {
-                connection.send(b, 0, len, attachment);
-            }
-        } catch (RuntimeException e) {
-            b.release();
-            throw e;
-        }
-        if (metrics != null) {
-            metrics.recordDataSent(remote, len);
-        }
-        return len;
-    }
-
-    /** A payload longer than a buffer: copied across as many, sent as one message of several buffers. */
-    private int postLarge(Object item, long size, dev.ibex.cm.buffer.BufferPool p, long attachment) {
-        int max = connection.maxMessageSize();
-        if (size > max) {
-            Payloads.discard(item, Context.empty());
-            throw new dev.ibex.cm.endpoint.MessageTooLargeException(size, max, max <= p.bufferSize()
-                    ? "the peer reassembles no message of several buffers (a C program, or an end in "
-                    + "ReceiveMode.WINDOW): send one buffer per message"
-                    : "raise ConnectionOptions.withMaxMessageSize at both ends (the limit is the smaller of the two)");
-        }
-        if (item instanceof WithInvalidate) {
-            Payloads.discard(item, Context.empty());
-            throw new IllegalArgumentException("SEND_WITH_INV carries one buffer: a " + size + "-byte payload is "
-                    + "longer (send the data first, then a short WithInvalidate)");
-        }
-        BufferList list = outList;
-        int n = buffersFor(size, p);
-        try {
-            for (int k = 0; k < n; k++) {
-                Buffer b = connection.tryAllocate();
-                if (b == null) {
-                    throw new dev.ibex.cm.buffer.PoolExhaustedException(p + " has no " + n + " buffers free for a "
-                            + size + "-byte message (raise BufferPool.Options.maxBuffers)");
-                }
-                list.add(b, 0, (int) Math.min(p.bufferSize(), size - (long) k * p.bufferSize()));
-            }
-        } catch (RuntimeException e) {
-            list.release();
-            Payloads.discard(item, Context.empty());
-            throw e;
-        }
-        try {
-            Payloads.copy(item, list);
-            if (wiretap != null) {
-                wiretap.message(this, "SEND", list.buffer(0).segment(), list.offset(0), list.length(0), size);
-            }
-            if (item instanceof WithImmediate w) {
-                connection.sendWithImm(list, w.immData(), attachment);
-            } else if (item instanceof Message m && m.hasImmData()) {
-                connection.sendWithImm(list, m.immData(), attachment);
-            } else {
-                connection.send(list, attachment);
-            }
-        } catch (RuntimeException e) {
-            list.release();
-            throw e;
-        }
-        if (metrics != null) {
-            metrics.recordDataSent(remote, size);
-        }
-        return (int) size;
+        return posting.post(item, attachment);
     }
 
     // ---- callbacks (loop thread, through ConnectionBridge) ----

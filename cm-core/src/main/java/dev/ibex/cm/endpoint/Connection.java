@@ -31,12 +31,7 @@ import org.slf4j.LoggerFactory;
  * A reliable connection (RC QP on an {@code RDMA_PS_TCP} id), active ({@link #connect}) or accepted through a
  * {@link Listener}. Driven by {@link ConnectionTable}; every callback runs on {@link #loop()}.
  *
- * <p>Data path (on the loop thread only; allocates nothing): {@link #send}, {@link #write}, {@link #read} and
- * atomics take a {@link Buffer} of the connection's loop device ({@link #allocate()}), are batched during the loop
- * turn and posted at its end, and complete through {@link ConnectionHandler#onComplete}/{@code onFailed} with the
- * caller's {@code attachment}. SEND and WRITE consume their buffer (it returns to the pool when the operation
- * completes); READ and atomics fill theirs and hand it back with the completion. At most
- * {@link #writableSlots()} operations fit; beyond that an operation is refused.
+ * <p>Data path: {@link RdmaOperations} (loop thread; allocates nothing). Path migration: {@link PathMigration}.
  *
  * <p>Receiving: the connection keeps its receive window posted; a message belongs to the application until it
  * releases the buffer, and only then is a receive re-posted.
@@ -53,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * Threading: the data path and the queries marked so are loop-thread only; connecting, {@link #close()}, the path
  * migration commands and the other queries may be called from any thread.
  */
-public final class Connection {
+public final class Connection implements RdmaOperations, PathMigration {
     static final Logger LOG = LoggerFactory.getLogger(Connection.class);
     static final byte[] NONE = new byte[0];
     static final ConnectionHandler NO_HANDLER = new ConnectionHandler() {};
@@ -392,210 +387,70 @@ public final class Connection {
         return d == null ? null : d.pool();
     }
 
-    /**
-     * Sends {@code length} bytes from the start of {@code buffer}; see {@link #send(Buffer, int, int, long)}.
-     *
-     * @param buffer a held buffer of this connection's pool, consumed
-     * @param length the message's length in bytes
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     */
+    @Override
     public void send(Buffer buffer, int length, long attachment) {
         send.send(buffer, 0, length, attachment);
     }
 
-    /**
-     * Sends {@code buffer[offset, offset+length)} as one message. Consumes the buffer (released when the send
-     * completes). Loop thread; allocates nothing.
-     *
-     * @param buffer a held buffer of this connection's pool, consumed
-     * @param offset where the message starts in the buffer
-     * @param length the message's length in bytes
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     * @throws IllegalStateException when not established, off the loop, or the send queue is full
-     */
+    @Override
     public void send(Buffer buffer, int offset, int length, long attachment) {
         send.send(buffer, offset, length, attachment);
     }
 
-    /**
-     * Sends the buffers of {@code message}, in order, as one message of {@link BufferList#length()} bytes: the peer
-     * receives it whole ({@link ConnectionHandler#onMessage(Connection, BufferList)}). Consumes the buffers (each
-     * returns to the pool as its part completes) and leaves the list empty; one {@link ConnectionHandler#onComplete}
-     * (or {@code onFailed}) with {@code attachment} reports the whole message. It takes one of
-     * {@link #writableSlots()}: its buffers go out as send-queue slots and the peer's credits allow, and SENDs posted
-     * after it wait behind it (meanwhile the connection is not writable). Loop thread; allocates nothing once the
-     * backlog has grown to its size.
-     *
-     * @param message the buffers of the message, consumed; the list is left empty
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     * @throws MessageTooLargeException when the message is longer than {@link #maxMessageSize()}
-     * @throws IllegalArgumentException for an empty list or a buffer of another pool
-     * @throws IllegalStateException when not established, off the loop, or the send queue is full
-     */
+    @Override
     public void send(BufferList message, long attachment) {
         send.send(message, false, 0, attachment);
     }
 
-    /**
-     * {@link #send(BufferList, long)} with 32 bits of immediate data (delivered with the message).
-     *
-     * @param message the buffers of the message, consumed; the list is left empty
-     * @param immData the immediate data, in host order
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     */
+    @Override
     public void sendWithImm(BufferList message, int immData, long attachment) {
         send.send(message, true, immData, attachment);
     }
 
-    /**
-     * Sends {@code buffer[offset, offset+length)} with 32 bits of immediate data (delivered with the message).
-     * Consumes the buffer. Some zero-length or reserved immediate values are Ibex's own control messages on
-     * connections with credits, rendezvous or large messages, and are refused. Loop thread.
-     *
-     * @param buffer a held buffer of this connection's pool, consumed
-     * @param offset where the message starts in the buffer
-     * @param length the message's length in bytes
-     * @param immData the immediate data, in host order
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     * @throws IllegalArgumentException when the message would read as one of Ibex's control messages
-     * @throws IllegalStateException when not established, off the loop, or the send queue is full
-     */
+    @Override
     public void sendWithImm(Buffer buffer, int offset, int length, int immData, long attachment) {
         send.sendWithImm(buffer, offset, length, immData, attachment);
     }
 
-    /**
-     * RDMA WRITE of {@code buffer[offset, offset+length)} to {@code target} at {@code targetOffset}; consumes it.
-     * The peer is not told. Loop thread.
-     *
-     * @param buffer a held buffer of this connection's pool, consumed
-     * @param offset where the data starts in the buffer
-     * @param length how many bytes to write
-     * @param target memory the peer exposed with write rights
-     * @param targetOffset where to write, in bytes from the start of {@code target}
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     * @throws IllegalArgumentException when the range lies outside {@code target} or the buffer
-     */
+    @Override
     public void write(Buffer buffer, int offset, int length, RemoteBuffer target, long targetOffset, long attachment) {
         send.write(buffer, offset, length, target, targetOffset, attachment);
     }
 
-    /**
-     * RDMA WRITE with immediate data: consumes a receive (and a credit) at the peer, which sees
-     * {@code onRemoteWrite}. Consumes the buffer. Loop thread.
-     *
-     * @param buffer a held buffer of this connection's pool, consumed
-     * @param offset where the data starts in the buffer
-     * @param length how many bytes to write
-     * @param target memory the peer exposed with write rights
-     * @param targetOffset where to write, in bytes from the start of {@code target}
-     * @param immData the immediate data the peer receives, in host order
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     * @throws IllegalArgumentException when the range lies outside {@code target} or the buffer
-     */
+    @Override
     public void writeWithImm(Buffer buffer, int offset, int length, RemoteBuffer target, long targetOffset,
             int immData, long attachment) {
         send.writeWithImm(buffer, offset, length, target, targetOffset, immData, attachment);
     }
 
-    /**
-     * RDMA READ of {@code length} bytes from {@code source} into {@code buffer[offset…]}, handed back on completion.
-     * Loop thread.
-     *
-     * @param buffer a held buffer of this connection's pool, lent until the read completes
-     * @param offset where the data lands in the buffer
-     * @param length how many bytes to read
-     * @param source memory the peer exposed with read rights
-     * @param sourceOffset where to read, in bytes from the start of {@code source}
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     * @throws IllegalArgumentException when the range lies outside {@code source} or the buffer
-     */
+    @Override
     public void read(Buffer buffer, int offset, int length, RemoteBuffer source, long sourceOffset, long attachment) {
         send.read(buffer, offset, length, source, sourceOffset, attachment);
     }
 
-    /**
-     * Atomic compare-and-swap of the 8 aligned bytes at {@code target + targetOffset}; the previous value lands in
-     * {@code result[offset, offset+8)} (native byte order). Loop thread.
-     *
-     * @param result a held buffer of this connection's pool, lent until the operation completes
-     * @param offset where the previous value lands in {@code result}
-     * @param target memory the peer exposed with atomic rights
-     * @param targetOffset where the 8 bytes are, in bytes from the start of {@code target} (8-byte aligned address)
-     * @param expected the value compared with the remote one
-     * @param desired the value written when they are equal
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     */
+    @Override
     public void compareAndSwap(Buffer result, int offset, RemoteBuffer target, long targetOffset, long expected,
             long desired, long attachment) {
         send.atomic(Operation.COMPARE_AND_SWAP, result, offset, target, targetOffset, expected, desired, attachment);
     }
 
-    /**
-     * Atomic fetch-and-add; the previous value lands in {@code result[offset, offset+8)}. Loop thread.
-     *
-     * @param result a held buffer of this connection's pool, lent until the operation completes
-     * @param offset where the previous value lands in {@code result}
-     * @param target memory the peer exposed with atomic rights
-     * @param targetOffset where the 8 bytes are, in bytes from the start of {@code target} (8-byte aligned address)
-     * @param delta what to add to the remote value
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     */
+    @Override
     public void fetchAndAdd(Buffer result, int offset, RemoteBuffer target, long targetOffset, long delta,
             long attachment) {
         send.atomic(Operation.FETCH_AND_ADD, result, offset, target, targetOffset, delta, 0, attachment);
     }
 
-    /**
-     * SEND that also invalidates {@code rkey}, a memory window the peer exposed to this side: the exposure ends at the
-     * peer as the message arrives (the peer sees {@link Buffer#hasInvalidatedRkey()}). Consumes the buffer.
-     * Loop thread.
-     *
-     * @param buffer a held buffer of this connection's pool, consumed
-     * @param offset where the message starts in the buffer
-     * @param length the message's length in bytes
-     * @param rkey the rkey of the peer's exposure to end
-     * @param attachment the caller's value, handed back with the operation's {@code onComplete} or {@code onFailed}
-     */
+    @Override
     public void sendWithInvalidate(Buffer buffer, int offset, int length, int rkey, long attachment) {
         send.sendWithInvalidate(buffer, offset, length, rkey, attachment);
     }
 
-    /**
-     * Lets the peer reach {@code buffer[offset, offset + length)} with {@code rights} over this connection, in the
-     * best {@link Exposure.Mode} the device offers; see {@link #expose(Buffer, int, int, Set, Exposure.Mode, long)}.
-     *
-     * @param buffer a held buffer of this connection's pool
-     * @param offset where the exposed range starts in the buffer
-     * @param length the range's length in bytes, positive
-     * @param rights what the peer may do there, at least one
-     * @param attachment the caller's value, handed back with the bind's {@code onComplete} or {@code onFailed}
-     * @return the exposure, usable once its bind completes
-     */
+    @Override
     public Exposure expose(Buffer buffer, int offset, int length, Set<RemoteAccess> rights, long attachment) {
         return expose(buffer, offset, length, rights, Exposure.Mode.AUTO, attachment);
     }
 
-    /**
-     * Lets the peer reach exactly {@code buffer[offset, offset + length)} with exactly {@code rights}, through this
-     * connection only where the device has memory windows. The exposure is usable once
-     * {@link ConnectionHandler#onComplete} reports {@link Operation#BIND_MW} with {@code attachment} (or
-     * {@code onFailed}); then send {@link Exposure#remote()} to the peer. It ends when revoked, when the buffer is
-     * released (which returns it to the pool only after the key is dead), when the peer invalidates it, or when the
-     * connection closes: {@link ConnectionHandler#onExposureEnded}. Loop thread; the buffer must be held.
-     *
-     * @param buffer a held buffer of this connection's pool
-     * @param offset where the exposed range starts in the buffer
-     * @param length the range's length in bytes, positive
-     * @param rights what the peer may do there, at least one
-     * @param mode how the exposure is made: a memory window, a region of its own, or the best the device offers
-     * @param attachment the caller's value, handed back with the bind's {@code onComplete} or {@code onFailed}
-     * @return the exposure, usable once its bind completes
-     * @throws IllegalArgumentException for an empty range, one outside the buffer, no rights, or a buffer of another
-     *     pool
-     * @throws RdmaException ENOTSUP when the device cannot do {@code mode} (or atomics, when asked)
-     * @throws IllegalStateException when not established, off the loop, or the send queue is full
-     */
+    @Override
     public Exposure expose(Buffer buffer, int offset, int length, Set<RemoteAccess> rights, Exposure.Mode mode,
             long attachment) {
         checkLoop();
@@ -613,7 +468,7 @@ public final class Connection {
         return exposures.live();
     }
 
-    /** Posts what this turn batched now instead of at its end (loop thread). */
+    @Override
     public void flush() {
         checkLoop();
         if (sq != null) {
@@ -648,19 +503,7 @@ public final class Connection {
 
     // ---- APM (bodies in AlternatePaths) ----
 
-    /**
-     * Loads an alternate path for automatic path migration: resolves a route from {@code localAlternate} to
-     * {@code remoteAlternate} with a temporary CM id on this loop, loads it into the QP and re-arms it
-     * ({@code IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE = REARM}): {@link PathEvent.Type#ALTERNATE_LOADED}. The QP
-     * becomes ARMED — able to migrate — only when the peer has loaded the mirrored path and re-armed too and traffic
-     * has shown it ({@link PathEvent.Type#ARMED}); later migrations arrive as {@link PathEvent.Type#MIGRATED}, all
-     * through {@link ConnectionHandler#onPathEvent}. Any thread.
-     *
-     * @param localAlternate the local address of the alternate path (another port or device)
-     * @param remoteAlternate the peer's address on the alternate path
-     * @throws IllegalStateException when not established
-     * @throws PathMigrationException (ENOTSUP) when the device or port cannot migrate paths, before the QP is touched
-     */
+    @Override
     public void alternatePath(InetSocketAddress localAlternate, InetSocketAddress remoteAlternate) {
         Objects.requireNonNull(localAlternate, "localAlternate");
         Objects.requireNonNull(remoteAlternate, "remoteAlternate");
@@ -668,36 +511,19 @@ public final class Connection {
         paths.command(() -> paths.load(localAlternate, remoteAlternate));
     }
 
-    /**
-     * Forces a migration to the loaded alternate path ({@code path_mig_state = MIGRATED}); any thread. Only an ARMED
-     * QP migrates: otherwise {@link PathEvent.Type#MIGRATION_ERROR} with a {@link PathMigrationException}
-     * ({@link PathMigrationException.Reason#NOT_ARMED}).
-     *
-     * @throws PathMigrationException (ENOTSUP) when the device or port cannot migrate paths
-     */
+    @Override
     public void migrate() {
         checkEstablished();
         paths.command(paths::force);
     }
 
-    /**
-     * After a migration, loads the former primary path as the alternate again and re-arms (what
-     * {@link ConnectionOptions#withRearmAfterMigration} does by itself); {@link PathEvent.Type#ALTERNATE_FAILED}
-     * when the connection has not migrated. Any thread.
-     *
-     * @throws PathMigrationException (ENOTSUP) when the device or port cannot migrate paths
-     */
+    @Override
     public void rearm() {
         checkEstablished();
         paths.command(paths::rearm);
     }
 
-    /**
-     * The QP's path migration state now ({@code ibv_query_qp}): MIGRATED (no usable alternate), REARM (loaded, the
-     * peer not yet re-armed) or ARMED; {@code null} without a QP. Any thread.
-     *
-     * @return the state, or {@code null}
-     */
+    @Override
     public MigState pathMigrationState() {
         try {
             return paths.state();
@@ -706,10 +532,7 @@ public final class Connection {
         }
     }
 
-    /**
-     * {@return the path the QP uses now (local, remote, port), from its attributes; {@code null} without a QP. Any
-     * thread}
-     */
+    @Override
     public RdmaPath primaryPath() {
         return paths.primary();
     }

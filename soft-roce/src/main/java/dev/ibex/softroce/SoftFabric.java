@@ -195,7 +195,7 @@ public final class SoftFabric implements Fabric {
     @Override
     public Poller createPoller() {
         requireOpen();
-        return new SoftPoller(tracker, config.pollerSpinNanos());
+        return new SoftPoller(tracker, config.idleSpin(), 0, null);
     }
 
     /**
@@ -217,7 +217,7 @@ public final class SoftFabric implements Fabric {
                 }
             }
             try {
-                return new SoftPoller(tracker, config.pollerSpinNanos(), config.pollerAckHoldNanos(),
+                return new SoftPoller(tracker, config.idleSpin(), config.pollerAckHoldNanos(),
                         LoopReception.lend(ports, receptionProgress, () -> receptionLent.set(false)));
             } catch (RuntimeException e) {
                 receptionLent.set(false);

@@ -1,5 +1,6 @@
 package dev.ibex.softroce;
 
+import dev.ibex.cm.spi.IdleSpin;
 import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.softroce.transport.TransportSettings;
 import java.nio.file.Path;
@@ -16,9 +17,11 @@ import java.util.List;
  * @param retryCountSevenIsInfinite rxe compatibility: {@code retry_cnt = 7} retries forever (rxe) instead of
  *     seven times (IBTA)
  * @param receiveBufferBytes {@code SO_RCVBUF} of each device socket
- * @param pollerSpinNanos how long a poller spins before parking (0: park at once)
+ * @param pollerSpinNanos how long a poller spins before parking, every time (0: as {@code pollerAdaptiveSpinNanos} says)
+ * @param pollerAdaptiveSpinNanos without a fixed spin, the longest a poller's spin grows to as its waits show that
+ *     work comes soon after it blocks ({@link IdleSpin#adaptive}; 0: block at once)
  * @param pollerAckHoldNanos how long a spinning loop may hold the ACK of a request it answered, so that one ACK
- *     covers the next requests too (0, the default: never; no effect without a spin)
+ *     covers the next requests too (0, the default: never; no effect without a fixed spin)
  * @param pcap when set, every datagram sent and received is written to this pcap file
  * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
  * @param maxMulticastGroups groups a device may join ({@code max_mcast_grp}); each holds one socket
@@ -26,7 +29,8 @@ import java.util.List;
  *     sockets itself (run to completion) instead of a receive thread per address handing packets over (default)
  */
 public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double timerScale,
-        boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, long pollerAckHoldNanos,
+        boolean retryCountSevenIsInfinite, int receiveBufferBytes, long pollerSpinNanos, long pollerAdaptiveSpinNanos,
+        long pollerAckHoldNanos,
         Path pcap, ProviderConfig faults, int maxMulticastGroups, boolean receiveOnLoop) {
 
     public static final String PREFIX = "ibex.softroce.";
@@ -36,6 +40,13 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final String RETRY_SEVEN_INFINITE = PREFIX + "retry7Infinite";
     public static final String RCVBUF = PREFIX + "rcvbuf";
     public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
+    public static final String POLLER_ADAPTIVE_SPIN_NANOS = PREFIX + "poller.adaptiveSpinNanos";
+    /**
+     * {@link #pollerAdaptiveSpinNanos()} by default. It must exceed the wait a loop sees while it still blocks (a
+     * peer's answer plus a wake-up, about 20 µs in the loopback ping-pong), or the window never grows; and it bounds
+     * the CPU a loop spends in vain when its traffic is sparse. docs/benchmarks.md, "A spin that adapts", measured it.
+     */
+    public static final long DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS = 32_000;
     public static final String POLLER_ACK_HOLD_NANOS = PREFIX + "poller.ackHoldNanos";
     /**
      * {@link #pollerAckHoldNanos()} by default: off. A hold delays the completion of a SEND whose peer answers it in the
@@ -95,6 +106,13 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
         boolean rxe7 = config.getBoolean(RETRY_SEVEN_INFINITE, false);
         int rcvbuf = config.getInt(RCVBUF, 4 << 20);
         long spin = config.getLong(POLLER_SPIN_NANOS, 0);
+        if (spin < 0) {
+            throw new IllegalArgumentException(POLLER_SPIN_NANOS + " must be >= 0: " + spin);
+        }
+        long adaptiveSpin = config.getLong(POLLER_ADAPTIVE_SPIN_NANOS, DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS);
+        if (adaptiveSpin < 0) {
+            throw new IllegalArgumentException(POLLER_ADAPTIVE_SPIN_NANOS + " must be >= 0: " + adaptiveSpin);
+        }
         long ackHold = config.getLong(POLLER_ACK_HOLD_NANOS, DEFAULT_POLLER_ACK_HOLD_NANOS);
         if (ackHold < 0) {
             throw new IllegalArgumentException(POLLER_ACK_HOLD_NANOS + " must be >= 0: " + ackHold);
@@ -113,7 +131,7 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
                 faults.putIfAbsent(s, String.valueOf(v));
             }
         });
-        return new SoftRoceConfig(port, devices, scale, rxe7, rcvbuf, spin, ackHold,
+        return new SoftRoceConfig(port, devices, scale, rxe7, rcvbuf, spin, adaptiveSpin, ackHold,
                 pcap == null || pcap.isBlank() ? null : Path.of(pcap), ProviderConfig.of(faults), groups, onLoop);
     }
 
@@ -125,6 +143,14 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
      */
     public long scaled(long nanos) {
         return Math.max(1, (long) (nanos * timerScale));
+    }
+
+    /**
+     * {@return a new poller's spin: {@link #pollerSpinNanos()} every time when set, else one that adapts up to
+     * {@link #pollerAdaptiveSpinNanos()}}
+     */
+    public IdleSpin idleSpin() {
+        return pollerSpinNanos > 0 ? IdleSpin.fixed(pollerSpinNanos) : IdleSpin.adaptive(pollerAdaptiveSpinNanos);
     }
 
     /**

@@ -37,14 +37,26 @@ public final class LoopbackHosts {
      * {@code poller.spinNanos}) before they block; the server listens on RDMA CM port {@code cmPort}.
      */
     public static Sides softRoce(int cmPort, long spinNanos) {
-        int udp = FreePort.on(SERVER, CLIENT);
-        return Sides.twoFabrics("soft-roce", config("srv=" + SERVER, udp, spinNanos),
-                config("cli=" + CLIENT, udp, spinNanos), new InetSocketAddress(server(), cmPort));
+        return softRoce(cmPort, spinNanos, -1);
     }
 
-    private static ProviderConfig config(String devices, int port, long spinNanos) {
-        return ProviderConfig.of(Map.of("ibex.softroce.devices", devices, "ibex.softroce.port",
+    /**
+     * The soft-roce sides as {@link #softRoce(int, long)}, whose loops without a fixed spin adapt theirs up to
+     * {@code adaptiveSpinNanos} (soft-roce's {@code poller.adaptiveSpinNanos}; 0: they block at once, -1: the default).
+     */
+    public static Sides softRoce(int cmPort, long spinNanos, long adaptiveSpinNanos) {
+        int udp = FreePort.on(SERVER, CLIENT);
+        return Sides.twoFabrics("soft-roce", config("srv=" + SERVER, udp, spinNanos, adaptiveSpinNanos),
+                config("cli=" + CLIENT, udp, spinNanos, adaptiveSpinNanos), new InetSocketAddress(server(), cmPort));
+    }
+
+    private static ProviderConfig config(String devices, int port, long spinNanos, long adaptiveSpinNanos) {
+        Map<String, String> m = new java.util.HashMap<>(Map.of("ibex.softroce.devices", devices, "ibex.softroce.port",
                 Integer.toString(port), "ibex.softroce.poller.spinNanos", Long.toString(spinNanos)));
+        if (adaptiveSpinNanos >= 0) {
+            m.put("ibex.softroce.poller.adaptiveSpinNanos", Long.toString(adaptiveSpinNanos));
+        }
+        return ProviderConfig.of(m);
     }
 
     private static InetAddress address(String ip) {

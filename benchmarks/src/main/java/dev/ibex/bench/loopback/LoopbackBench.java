@@ -263,13 +263,19 @@ public final class LoopbackBench {
         Rounds floor = new Rounds("  p50 vs RC-shaped UDP (hand-off+ACK)", Target.none());
         Rounds cpu = new Rounds("  CPU per round trip (us, process)" + (spinning ? ", spinning" : ""),
                 spinning ? Target.none() : Target.atMost(1.3));
+        // the default loops spin a little before they block (an adaptive window, soft-roce's poller.adaptiveSpinNanos);
+        // loops that block at once are measured beside them, as information
+        Rounds stillP50 = new Rounds("  p50, loops that never spin (adaptiveSpinNanos=0)", Target.none());
+        Rounds stillCpu = new Rounds("  CPU per round trip, loops that never spin", Target.none());
         watchdog.phase("opening the " + mode + "ping-pong");
         try (UdpPingPong raw = UdpPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE, spinning);
                 HandoffPingPong shaped = spinning ? null
                         : HandoffPingPong.open(LoopbackHosts.server(), LoopbackHosts.client(), MESSAGE);
                 Recovering<PingPong> ibex = new Recovering<>("the " + mode + "callback ping-pong",
                         () -> PingPong.open(LoopbackHosts.softRoce(spinning ? 7476 : 7471, spinning ? SPIN_NANOS : 0),
-                                MESSAGE, OPEN_LIMIT), MAX_STALLS, out)) {
+                                MESSAGE, OPEN_LIMIT), MAX_STALLS, out);
+                Recovering<PingPong> still = spinning ? null : new Recovering<>("the callback ping-pong that never spins",
+                        () -> PingPong.open(LoopbackHosts.softRoce(7477, 0, 0), MESSAGE, OPEN_LIMIT), MAX_STALLS, out)) {
             watchdog.phase("warming up the " + mode + "ping-pong");
             for (int i = 0; i < 3; i++) {
                 raw.run(roundTrips / 2);
@@ -277,19 +283,23 @@ public final class LoopbackBench {
                     shaped.run(roundTrips / 2);
                 }
                 ibex.run(p -> p.run(roundTrips / 2, RUN_LIMIT));
+                if (still != null) {
+                    still.run(p -> p.run(roundTrips / 2, RUN_LIMIT));
+                }
             }
-            int sides = shaped == null ? 2 : 3;
+            int[] order = shaped == null ? new int[] {0, 2} : new int[] {0, 1, 3, 2}; // Ibex's default in slot 2
+            int sides = order.length;
             for (int r = 1; r <= rounds; r++) {
                 watchdog.phase(mode + "ping-pong round " + r);
-                Histogram[] h = new Histogram[3];
-                long[] cpuNanos = new long[3];
+                Histogram[] h = new Histogram[4];
+                long[] cpuNanos = new long[4];
                 for (int k = 0; k < sides; k++) { // rotate the order: every side goes first, (middle) and last
-                    int which = (k + r) % sides;
-                    int slot = which == sides - 1 ? 2 : which; // Ibex in slot 2 either way
+                    int slot = order[(k + r) % sides];
                     long c0 = ProcessCpu.nanos();
                     h[slot] = switch (slot) {
                         case 0 -> raw.run(roundTrips);
                         case 1 -> shaped.run(roundTrips);
+                        case 3 -> still.run(p -> p.run(roundTrips, RUN_LIMIT));
                         default -> ibex.run(p -> p.run(roundTrips, RUN_LIMIT));
                     };
                     cpuNanos[slot] = ProcessCpu.nanos() - c0;
@@ -298,6 +308,8 @@ public final class LoopbackBench {
                 p99.add(micros(h[0], 99), micros(h[2], 99));
                 if (shaped != null) {
                     floor.add(micros(h[1], 50), micros(h[2], 50));
+                    stillP50.add(micros(h[0], 50), micros(h[3], 50));
+                    stillCpu.add(cpuNanos[0] / 1e3 / roundTrips, cpuNanos[3] / 1e3 / roundTrips);
                 }
                 cpu.add(cpuNanos[0] / 1e3 / roundTrips, cpuNanos[2] / 1e3 / roundTrips);
                 out.printf(Locale.ROOT, "%sping-pong round %d: raw p50 %.1f p99 %.1f | %sIbex p50 %.1f p99 %.1f us; "
@@ -306,22 +318,33 @@ public final class LoopbackBench {
                                 micros(h[1], 50), micros(h[1], 99)),
                         micros(h[2], 50), micros(h[2], 99), cpuNanos[0] / 1e3 / roundTrips,
                         cpuNanos[2] / 1e3 / roundTrips, HostLoad.describe());
+                if (still != null) {
+                    out.printf(Locale.ROOT, "%sping-pong round %d, loops that never spin: p50 %.1f p99 %.1f us, CPU/RT "
+                            + "%.1f us%n", mode, r, micros(h[3], 50), micros(h[3], 99), cpuNanos[3] / 1e3 / roundTrips);
+                }
             }
             noteStalls(table, ibex);
+            if (still != null) {
+                noteStalls(table, still);
+            }
         }
         table.add(p50.comparison()).add(p99.comparison());
         if (!spinning) {
             table.add(floor.comparison());
         }
         table.add(cpu.comparison());
+        if (!spinning) {
+            table.add(stillP50.comparison()).add(stillCpu.comparison());
+        }
         if (spinning) {
             table.note("spinning ping-pong: the same, both loops spinning " + SPIN_NANOS / 1_000_000 + " ms (soft-roce "
                     + "poller.spinNanos: reading their sockets and CQs) before they block, vs the same sockets "
                     + "non-blocking, each side reading in a busy loop (each side keeps a core)");
         } else {
             table.note("ping-pong: " + roundTrips + " round trips per round; Ibex RC SEND echo (callback API, one loop "
-                    + "per side, soft devices 127.0.0.2/.3) vs two connected blocking DatagramChannels on the same "
-                    + "addresses;");
+                    + "per side, soft devices 127.0.0.2/.3, the default idle policy: a spin window that adapts up to "
+                    + "32 us, then block) vs two connected blocking DatagramChannels on the same addresses;");
+            table.note("  'loops that never spin': the same echo with poller.adaptiveSpinNanos=0 (block at once)");
             table.note("  RC-shaped UDP = receive thread per side handing off to an application thread, an ACK "
                     + "datagram per message, ACKs waking the application (the provider's design, nothing else)");
         }

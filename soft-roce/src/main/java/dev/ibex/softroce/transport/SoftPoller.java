@@ -1,6 +1,7 @@
 package dev.ibex.softroce.transport;
 
 import dev.ibex.cm.spi.EventSource;
+import dev.ibex.cm.spi.IdleSpin;
 import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.cm.spi.ResourceTracker;
@@ -16,7 +17,9 @@ import java.util.function.BooleanSupplier;
  * ({@code ibex.softroce.poller.spinNanos}), which trades a core for wake-up latency.
  *
  * <p>Threading: {@link #poll} is called by one thread at a time (the event loop); registration, wake-up and
- * close are thread-safe. Polling allocates nothing.
+ * close are thread-safe. Polling allocates nothing. How long an idle poll spins before it blocks is its {@link IdleSpin}:
+ * by default (the fabric's) a window that adapts to the waits, so that a loop whose peer answers quickly stops paying
+ * a thread wake-up per message.
  *
  * <p>With an {@link InlineReception} the polling thread is also the devices' receive thread (run to completion): it
  * reads the links' sockets at each poll and blocks in their selector rather than parking, so a packet for one of its
@@ -28,7 +31,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
     private static final ReadySource[] NO_SOURCES = {};
 
     private final ResourceTracker tracker;
-    private final long spinNanos;
+    private final IdleSpin spin;
     private final InlineReception reception;
     private final AckDeferral acks;
     private final NextTurn nextTurn = new NextTurn();
@@ -66,9 +69,23 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
      * @param reception the links this poller's thread reads, or {@code null}
      */
     public SoftPoller(ResourceTracker tracker, long spinNanos, long ackHoldNanos, InlineReception reception) {
+        this(tracker, IdleSpin.fixed(spinNanos), ackHoldNanos, reception);
+    }
+
+    /**
+     * A poller as {@link #SoftPoller(ResourceTracker, long, long, InlineReception)} whose idle polls spin as
+     * {@code spin} says: not at all, a fixed time, or a window that adapts to the waits.
+     *
+     * @param tracker counts the poller among the fabric's resources
+     * @param spin how long an idle poll spins before it blocks; this poller's own (it adapts on the polling thread)
+     * @param ackHoldNanos how long a spinning poller may hold an ACK across its turns (0: never; unused without a fixed
+     *     spin)
+     * @param reception the links this poller's thread reads, or {@code null}
+     */
+    public SoftPoller(ResourceTracker tracker, IdleSpin spin, long ackHoldNanos, InlineReception reception) {
         this.tracker = tracker;
-        this.spinNanos = spinNanos;
-        this.acks = new AckDeferral(spinNanos > 0 ? ackHoldNanos : 0);
+        this.spin = java.util.Objects.requireNonNull(spin, "spin");
+        this.acks = new AckDeferral(!spin.isAdaptive() && spin.max() > 0 ? ackHoldNanos : 0); // a fixed spin only
         this.reception = reception;
         tracker.opened(this);
     }
@@ -152,6 +169,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             return n;
         }
         long start = System.nanoTime();
+        long spinNanos = spin.window();
         if (spinNanos > 0) {
             long spinEnd = start + (timeoutNanos > 0 ? Math.min(spinNanos, timeoutNanos) : spinNanos);
             do {
@@ -173,8 +191,12 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 }
             } while (System.nanoTime() - spinEnd < 0);
         }
+        boolean slept = false; // once it has, how the wait ended tells the spin's window (IdleSpin)
         for (;;) {
             if (wakeupRequested.getAndSet(false) || closed) {
+                if (slept) {
+                    spin.blockedFor(System.nanoTime() - start);
+                }
                 return 0;
             }
             boolean readsWhileWaiting = r != null && r.readsWhileWaiting();
@@ -189,6 +211,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             if (n > 0 || wakeupRequested.get() || !nextTurn.isEmpty()) {
                 parked = false;
                 if (n > 0 || !nextTurn.isEmpty()) { // noted work: back to the loop, which polls again at once
+                    if (slept) {
+                        spin.blockedFor(System.nanoTime() - start);
+                    }
                     return n;
                 }
                 continue;
@@ -198,6 +223,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 left = timeoutNanos - (System.nanoTime() - start);
                 if (left <= 0) {
                     parked = false;
+                    if (slept) {
+                        spin.timedOut();
+                    }
                     return 0;
                 }
             }
@@ -218,14 +246,17 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 LockSupport.parkNanos(this, left);
             }
             parked = false;
+            slept = true;
             if (r != null && !readsWhileWaiting) {
                 receive(r);
             }
             n = scan(handler);
             if (n > 0) {
+                spin.blockedFor(System.nanoTime() - start);
                 return n;
             }
             if (timeoutNanos > 0 && System.nanoTime() - start >= timeoutNanos) {
+                spin.timedOut();
                 return 0;
             }
         }

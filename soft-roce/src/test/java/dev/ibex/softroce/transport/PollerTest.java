@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.IdleSpin;
 import dev.ibex.cm.spi.Poller;
 import dev.ibex.softroce.Harness;
 import java.util.ArrayList;
@@ -92,5 +93,63 @@ class PollerTest {
             cq.ackEvents(1);
             p.close();
         }
+    }
+
+    /**
+     * The fabric's pollers adapt their spin (soft-roce's default idle policy): a wait that a producer ended soon after
+     * the poll blocked opens the window, a wait that timed out closes it, and with the window open a producer's
+     * completion is caught while the poll spins.
+     */
+    @Test
+    void anAdaptiveSpinOpensOnShortWaitsClosesOnTimeoutsAndCatchesWorkWhileOpen() throws Exception {
+        try (Harness h = new Harness()) {
+            IdleSpin spin = IdleSpin.adaptive(TimeUnit.SECONDS.toNanos(1));
+            SoftPoller p = new SoftPoller(new dev.ibex.cm.spi.ResourceTracker(), spin, 0, null);
+            CompletionChannel ch = h.a.createCompletionChannel();
+            CompletionQueue cq = h.a.createCompletionQueue(16, ch, 0);
+            p.register(ch, ch);
+            for (int i = 1; i <= 2; i++) {
+                cq.requestNotify(false);
+                Thread producer = completeLater((SoftCompletionQueue) cq, 20);
+                assertThat(p.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).isEqualTo(1);
+                producer.join(5000);
+                assertThat(ch.poll()).isSameAs(cq);
+                cq.ackEvents(1);
+                assertThat(spin.window()).as("after short wait " + i).isEqualTo(IdleSpin.GROW_START_NANOS << (i - 1));
+            }
+            assertThat(p.poll(TimeUnit.MILLISECONDS.toNanos(10), x -> { })).isZero();
+            assertThat(spin.window()).as("a timeout halves it").isEqualTo(IdleSpin.GROW_START_NANOS);
+            IdleSpin open = IdleSpin.fixed(TimeUnit.SECONDS.toNanos(2));
+            SoftPoller spinning = new SoftPoller(new dev.ibex.cm.spi.ResourceTracker(), open, 0, null);
+            p.deregister(ch);
+            spinning.register(ch, ch);
+            cq.requestNotify(false);
+            Thread producer = completeLater((SoftCompletionQueue) cq, 20);
+            long t0 = System.nanoTime();
+            assertThat(spinning.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).isEqualTo(1);
+            assertThat(System.nanoTime() - t0).as("caught while spinning, not at the spin's end")
+                    .isLessThan(TimeUnit.SECONDS.toNanos(1));
+            producer.join(5000);
+            assertThat(ch.poll()).isSameAs(cq);
+            cq.ackEvents(1);
+            spinning.deregister(ch);
+            cq.close();
+            ch.close();
+            p.close();
+            spinning.close();
+        }
+    }
+
+    private static Thread completeLater(SoftCompletionQueue cq, long millis) {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            cq.complete(1, 0, 0, 0, 0, 0, 0, 0, false);
+        });
+        t.start();
+        return t;
     }
 }

@@ -25,16 +25,18 @@ class LoopbackBenchTest {
 
         assertThat(table.rows()).extracting(Comparison::metric).containsExactly("soft-roce/UDP ping-pong 64 B p50 (us)",
                 "soft-roce/UDP ping-pong 64 B p99 (us)", "  p50 vs RC-shaped UDP (hand-off+ACK)",
-                "  CPU per round trip (us, process)", "soft-roce/UDP ping-pong 64 B spinning p50 (us)",
+                "  CPU per round trip (us, process)", "  p50, loops that never spin (adaptiveSpinNanos=0)",
+                "  CPU per round trip, loops that never spin", "soft-roce/UDP ping-pong 64 B spinning p50 (us)",
                 "soft-roce/UDP ping-pong 64 B spinning p99 (us)", "  CPU per round trip (us, process), spinning");
-        for (int i : new int[] {0, 1, 4, 5}) { // the CPU rows may read 0 over 200 round trips (the clock's grain)
+        for (int i : new int[] {0, 1, 4, 6, 7}) { // the CPU rows may read 0 over 200 round trips (the clock's grain)
             assertMeasured(table.rows().get(i));
         }
         assertThat(table.rows().get(0).target().bound()).isEqualTo(1.3);
         assertThat(table.rows().get(1).target().bound()).isEqualTo(1.5);
         assertThat(table.rows().get(3).target().bound()).isEqualTo(1.3);
+        assertThat(table.rows().get(4).target().bound()).as("the loops that never spin are information").isNaN();
         assertThat(log.toString(StandardCharsets.UTF_8)).contains("ping-pong round 1: raw p50")
-                .contains("spinning ping-pong round 1: raw p50");
+                .contains("ping-pong round 1, loops that never spin: p50").contains("spinning ping-pong round 1: raw p50");
     }
 
     @Test

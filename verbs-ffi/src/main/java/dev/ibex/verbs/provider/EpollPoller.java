@@ -2,6 +2,7 @@ package dev.ibex.verbs.provider;
 
 import dev.ibex.cm.RdmaException;
 import dev.ibex.cm.spi.EventSource;
+import dev.ibex.cm.spi.IdleSpin;
 import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.verbs.ffi.Epoll;
@@ -60,17 +61,22 @@ final class EpollPoller extends NativeResource implements Poller {
     private int[] freeSlots = new int[16];
     private int freeCount;
     private int usedSlots;
-    /** {@value RdmaCoreProvider#POLLER_SPIN_NANOS}: how long a poll that would block spins first (0: never). */
-    private final long spinNanos;
+    /**
+     * How long a poll that would block spins first: {@value RdmaCoreProvider#POLLER_SPIN_NANOS} every time, or a window
+     * that adapts up to {@value RdmaCoreProvider#POLLER_ADAPTIVE_SPIN_NANOS}; none by default. Guarded by
+     * {@link #pollLock}.
+     */
+    private final IdleSpin spin;
     /** Guarded by {@link #pollLock}. */
     private long blockingWaits;
 
     EpollPoller(NativeFabric fabric, long spinNanos) {
+        this(fabric, IdleSpin.fixed(spinNanos));
+    }
+
+    EpollPoller(NativeFabric fabric, IdleSpin spin) {
         super(fabric);
-        if (spinNanos < 0) {
-            throw new IllegalArgumentException("spinNanos must not be negative, got " + spinNanos);
-        }
-        this.spinNanos = spinNanos;
+        this.spin = java.util.Objects.requireNonNull(spin, "spin");
         one.set(ValueLayout.JAVA_LONG, 0, 1L);
         this.epoll = Epoll.create();
         try {
@@ -186,20 +192,29 @@ final class EpollPoller extends NativeResource implements Poller {
         pollLock.lock();
         try {
             ensureOpen();
-            if (spinNanos == 0 || timeoutNanos == 0) {
+            if (spin.max() == 0 || timeoutNanos == 0) {
                 return dispatch(waitFor(toMillis(timeoutNanos)), handler);
             }
             long start = System.nanoTime();
-            long spin = timeoutNanos > 0 ? Math.min(spinNanos, timeoutNanos) : spinNanos;
-            do {
-                int n = epoll.waitFor(events, MAX_EVENTS, 0);
-                if (n > 0) {
-                    return dispatch(n, handler);
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - start < spin);
+            long window = spin.window();
+            if (window > 0) {
+                long limit = timeoutNanos > 0 ? Math.min(window, timeoutNanos) : window;
+                do {
+                    int n = epoll.waitFor(events, MAX_EVENTS, 0);
+                    if (n > 0) {
+                        return dispatch(n, handler);
+                    }
+                    Thread.onSpinWait();
+                } while (System.nanoTime() - start < limit);
+            }
             long left = timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (System.nanoTime() - start));
-            return dispatch(waitFor(toMillis(left)), handler);
+            int n = waitFor(toMillis(left));
+            if (n > 0) { // a source or the wake-up eventfd: how soon it came tells an adaptive window
+                spin.blockedFor(System.nanoTime() - start);
+            } else {
+                spin.timedOut();
+            }
+            return dispatch(n, handler);
         } finally {
             if (!isOpen()) {
                 closeDescriptors();
@@ -249,9 +264,14 @@ final class EpollPoller extends NativeResource implements Poller {
         }
     }
 
-    /** How long a poll spins before blocking (0: it blocks at once). */
+    /** How long a poll spins before blocking now (0: it blocks at once). */
     long spinNanos() {
-        return spinNanos;
+        return spin.window();
+    }
+
+    /** The poller's spin (tests). */
+    IdleSpin spin() {
+        return spin;
     }
 
     static int toMillis(long timeoutNanos) {

@@ -3,6 +3,7 @@ package dev.ibex.verbs.provider;
 import dev.ibex.cm.spi.DeviceContext;
 import dev.ibex.cm.spi.EventChannel;
 import dev.ibex.cm.spi.Fabric;
+import dev.ibex.cm.spi.IdleSpin;
 import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.ProviderConfig;
 import dev.ibex.cm.spi.ResourceCounts;
@@ -61,10 +62,13 @@ final class NativeFabric implements Fabric {
     private final ScratchPool scratch = new ScratchPool(arena);
     /** {@value RdmaCoreProvider#POLLER_SPIN_NANOS}: how long each poller spins before blocking (0: never). */
     private final long pollerSpinNanos;
+    /** {@value RdmaCoreProvider#POLLER_ADAPTIVE_SPIN_NANOS}: without a fixed spin, an adaptive window's maximum. */
+    private final long pollerAdaptiveSpinNanos;
 
-    private NativeFabric(MemorySegment deviceList, long pollerSpinNanos) {
+    private NativeFabric(MemorySegment deviceList, long pollerSpinNanos, long pollerAdaptiveSpinNanos) {
         this.deviceList = deviceList;
         this.pollerSpinNanos = pollerSpinNanos;
+        this.pollerAdaptiveSpinNanos = pollerAdaptiveSpinNanos;
     }
 
     /**
@@ -78,6 +82,11 @@ final class NativeFabric implements Fabric {
         if (spin < 0) {
             throw new IllegalArgumentException(RdmaCoreProvider.POLLER_SPIN_NANOS + " must not be negative, got " + spin);
         }
+        long adaptiveSpin = config.getLong(RdmaCoreProvider.POLLER_ADAPTIVE_SPIN_NANOS, 0);
+        if (adaptiveSpin < 0) {
+            throw new IllegalArgumentException(RdmaCoreProvider.POLLER_ADAPTIVE_SPIN_NANOS + " must not be negative, got "
+                    + adaptiveSpin);
+        }
         if (config.getBoolean(RdmaCoreProvider.FORK_INIT, false)) {
             ForkSupport.forkInit();
         }
@@ -89,7 +98,7 @@ final class NativeFabric implements Fabric {
             throw RdmaErrors.zeroDevices();
         }
         MemorySegment contexts = RdmaCm.getDevices();
-        NativeFabric fabric = new NativeFabric(contexts, spin);
+        NativeFabric fabric = new NativeFabric(contexts, spin, adaptiveSpin);
         for (long i = 0; i < contexts.byteSize() / 8; i++) {
             fabric.devices.add(new NativeDeviceContext(fabric, contexts.getAtIndex(ValueLayout.ADDRESS, i)));
         }
@@ -104,7 +113,12 @@ final class NativeFabric implements Fabric {
 
     /** A {@link #detached()} fabric whose pollers spin for {@code pollerSpinNanos} before blocking. */
     static NativeFabric detached(long pollerSpinNanos) {
-        return new NativeFabric(MemorySegment.NULL, pollerSpinNanos);
+        return new NativeFabric(MemorySegment.NULL, pollerSpinNanos, 0);
+    }
+
+    /** A {@link #detached()} fabric whose pollers' spin adapts up to {@code maxNanos} ({@link IdleSpin#adaptive}). */
+    static NativeFabric detachedAdaptive(long maxNanos) {
+        return new NativeFabric(MemorySegment.NULL, 0, maxNanos);
     }
 
     ResourceTracker tracker() {
@@ -216,7 +230,8 @@ final class NativeFabric implements Fabric {
     @Override
     public Poller createPoller() {
         ensureOpen();
-        return new EpollPoller(this, pollerSpinNanos);
+        return new EpollPoller(this, pollerSpinNanos > 0 ? IdleSpin.fixed(pollerSpinNanos)
+                : IdleSpin.adaptive(pollerAdaptiveSpinNanos));
     }
 
     @Override

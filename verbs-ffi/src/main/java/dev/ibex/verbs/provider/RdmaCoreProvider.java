@@ -21,6 +21,9 @@ import dev.ibex.verbs.ffi.RdmaAvailability;
  *       event, CM event or wake-up is ready. Trades up to that much busy CPU per idle poll for the thread
  *       wake-up a message otherwise costs (what {@code ib_send_lat} does, and {@code ib_send_lat -e} does
  *       not); pays off only with a core to spare per loop. 0 blocks at once.</li>
+ *   <li>{@value #POLLER_ADAPTIVE_SPIN_NANOS} ({@code 0}): without a fixed spin, the poller spins for a window that
+ *       adapts to its waits up to this many nanoseconds ({@link dev.ibex.cm.spi.IdleSpin#adaptive}, soft-roce's
+ *       default idle policy); off by default here, where no figure of the VM's guest backs it yet.</li>
  * </ul>
  */
 public final class RdmaCoreProvider implements RdmaProvider {
@@ -30,6 +33,8 @@ public final class RdmaCoreProvider implements RdmaProvider {
     public static final String FORK_INIT = "ibex.rdma.forkInit";
     /** Config key: nanoseconds a poller spins (non-blocking {@code epoll_wait}) before blocking; 0 = never. */
     public static final String POLLER_SPIN_NANOS = "ibex.rdma.poller.spinNanos";
+    /** Config key: the longest window of a poller's adaptive spin, when no fixed spin is set; 0 = none. */
+    public static final String POLLER_ADAPTIVE_SPIN_NANOS = "ibex.rdma.poller.adaptiveSpinNanos";
 
     /** The provider; {@link java.util.ServiceLoader} creates it, applications choose it by {@link #NAME}. */
     public RdmaCoreProvider() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ibex.cm.spi.EventSource;
+import dev.ibex.cm.spi.IdleSpin;
 import dev.ibex.cm.spi.Poller;
 import dev.ibex.cm.spi.ResourceKind;
 import dev.ibex.verbs.ffi.EventFd;
@@ -308,6 +309,29 @@ class EpollPollerTest {
             });
             assertThat(polling.join()).isEqualTo(1);
             assertThat(seen).containsExactly("A");
+        }
+    }
+
+    @Test
+    void anAdaptiveSpinOpensWhenASourceComesSoonAfterThePollBlockedAndClosesOnTimeouts() {
+        try (NativeFabric adaptive = NativeFabric.detachedAdaptive(TimeUnit.SECONDS.toNanos(1))) {
+            EpollPoller poller = (EpollPoller) adaptive.createPoller();
+            assertThat(poller.spinNanos()).as("it starts by blocking at once").isZero();
+            FdOf a = source();
+            poller.register(a, "A");
+            for (int i = 1; i <= 2; i++) {
+                List<Object> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+                CompletableFuture<Integer> polling = CompletableFuture.supplyAsync(() -> poller.poll(-1, seen::add));
+                await().atMost(Duration.ofSeconds(2)).pollDelay(Duration.ofMillis(20)).until(() -> true);
+                a.fd().signal();
+                assertThat(polling).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(1);
+                assertThat(poller.blockingWaits()).as("blocked, then the source came").isEqualTo(i);
+                assertThat(poller.spinNanos()).as("window after wait " + i)
+                        .isEqualTo(IdleSpin.GROW_START_NANOS << (i - 1));
+                a.fd().drain();
+            }
+            assertThat(poller.poll(TimeUnit.MILLISECONDS.toNanos(5), x -> { })).isZero();
+            assertThat(poller.spinNanos()).as("a timeout halves it").isEqualTo(IdleSpin.GROW_START_NANOS);
         }
     }
 

@@ -2,7 +2,6 @@ package dev.ibex.cm.fake;
 
 import dev.ibex.cm.Errno;
 import dev.ibex.cm.RdmaException;
-import dev.ibex.cm.spi.AhAttr;
 import dev.ibex.cm.spi.AsyncEventType;
 import dev.ibex.cm.spi.CmEvent;
 import dev.ibex.cm.spi.CmEventType;
@@ -25,9 +24,7 @@ import dev.ibex.cm.spi.UdParam;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -35,27 +32,32 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * (REQ → CONNECT_REQUEST at the listener, REJECTED 8 when nobody listens), accept (ESTABLISHED on both sides,
  * SIDR answer for UDP ids), reject (REJECTED 28 / UNREACHABLE 2), disconnect (QPs to ERR, DISCONNECTED on both
  * sides) and join multicast groups; in scripted mode the synchronous part happens and the test injects events.
+ *
+ * <p>This class holds the id's addresses, route, phase and QP, and its resolution and listening; its parts are the
+ * connection exchange with the peer id ({@link ConnectionExchange}) and the multicast groups joined
+ * ({@link MulticastJoins}).
  */
 public final class FakeCmId implements CmId {
     enum Phase { IDLE, BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTENING, CONNECTING, REQUESTED, CONNECTED, DISCONNECTED }
 
     private static final InetSocketAddress NONE = new InetSocketAddress(FakeFabric.address("0.0.0.0"), 0);
 
-    private final FakeFabric fabric;
-    private volatile FakeEventChannel channel;
+    final FakeFabric fabric;
+    volatile FakeEventChannel channel;
     private final PortSpace portSpace;
     private volatile Object context;
-    private final List<String> calls = new CopyOnWriteArrayList<>();
-    private final Map<InetSocketAddress, Boolean> joins = new HashMap<>();
-    private Phase phase = Phase.IDLE;
-    private FakeDevice device;
-    private InetSocketAddress local = NONE;
-    private InetSocketAddress peerAddress = NONE;
+    final List<String> calls = new CopyOnWriteArrayList<>();
+    Phase phase = Phase.IDLE;
+    FakeDevice device;
+    InetSocketAddress local = NONE;
+    InetSocketAddress peerAddress = NONE;
     private PathRecord route;
-    private FakeQp qp;
-    private FakeCmId peer;
-    private boolean disconnectedSent;
+    FakeQp qp;
+    FakeCmId peer;
     private volatile boolean closed;
+    // the id's parts, one of each per id
+    final ConnectionExchange exchange = new ConnectionExchange(this);
+    private final MulticastJoins multicast = new MulticastJoins(this);
 
     FakeCmId(FakeFabric fabric, FakeEventChannel channel, PortSpace portSpace, Object context) {
         this.fabric = fabric;
@@ -66,17 +68,17 @@ public final class FakeCmId implements CmId {
         fabric.tracker.opened(this);
     }
 
-    private boolean loopback() {
+    boolean loopback() {
         return fabric.mode == FakeFabric.Mode.LOOPBACK;
     }
 
-    private void check() {
+    void check() {
         if (closed) {
             throw new IllegalStateException("CM id is destroyed");
         }
     }
 
-    private void emit(CmEventType type, int status, byte[] pd, ConnParam conn, UdParam ud, Object ctx) {
+    void emit(CmEventType type, int status, byte[] pd, ConnParam conn, UdParam ud, Object ctx) {
         channel.inject(new CmEvent(type, this, null, status, pd, conn, ud, ctx));
     }
 
@@ -277,176 +279,22 @@ public final class FakeCmId implements CmId {
 
     @Override
     public void connect(ConnParam param) {
-        int limit = portSpace == PortSpace.UDP ? MAX_CONNECT_PRIVATE_DATA_UDP : MAX_CONNECT_PRIVATE_DATA_TCP;
-        checkPrivateData("rdma_connect", param.privateData(), limit);
-        FakeCmId listener;
-        FakeCmId child = null;
-        synchronized (fabric.lock) {
-            check();
-            calls.add("connect");
-            if (phase != Phase.ROUTE_RESOLVED) {
-                throw new RdmaException("rdma_connect", Errno.EINVAL, "resolve the route first");
-            }
-            phase = Phase.CONNECTING;
-            if (!loopback()) {
-                if (qp != null) {
-                    qp.toState(QpState.RTS); // what the CM does before it reports ESTABLISHED
-                }
-                return;
-            }
-            listener = fabric.findListener(portSpace, peerAddress);
-            if (listener != null) {
-                child = new FakeCmId(fabric, listener.channel, portSpace, null);
-                child.device = listener.device != null ? listener.device : fabric.deviceOf(peerAddress.getAddress());
-                child.local = peerAddress;
-                child.peerAddress = local;
-                child.phase = Phase.REQUESTED;
-                child.peer = this;
-                peer = child;
-            }
-        }
-        if (listener == null) {
-            if (portSpace.qpType() == QpType.RC) {
-                emit(CmEventType.REJECTED, 8, null, null, null, null);
-            } else {
-                emit(CmEventType.UNREACHABLE, 1, null, null, null, null);
-            }
-            return;
-        }
-        ConnParam conn = null;
-        UdParam ud = null;
-        if (portSpace.qpType() == QpType.RC) {
-            conn = new ConnParam(param.privateData(), param.initiatorDepth(), param.responderResources(),
-                    param.flowControl(), param.retryCount(), param.rnrRetryCount(), qp != null && qp.srq() != null,
-                    qp != null ? qp.qpNum() : param.qpNum());
-        } else {
-            ud = new UdParam(param.privateData(), AhAttr.roce(Gid.of(local.getAddress()), 0, 1), 0,
-                    UdParam.RDMA_UDP_QKEY);
-        }
-        listener.channel.inject(new CmEvent(CmEventType.CONNECT_REQUEST, child, listener, 0, param.privateData(),
-                conn, ud, null));
+        exchange.connect(param);
     }
 
     @Override
     public void accept(ConnParam param) {
-        int limit = portSpace == PortSpace.UDP ? MAX_ACCEPT_PRIVATE_DATA_UDP : MAX_ACCEPT_PRIVATE_DATA;
-        checkPrivateData("rdma_accept", param.privateData(), limit);
-        FakeCmId active;
-        synchronized (fabric.lock) {
-            check();
-            calls.add("accept");
-            if (phase != Phase.REQUESTED) {
-                throw new RdmaException("rdma_accept", Errno.EINVAL, "not a connection request");
-            }
-            if (portSpace.qpType() == QpType.RC && qp == null) {
-                throw new RdmaException("rdma_accept", Errno.EINVAL, "create a QP on the id before accepting");
-            }
-            if (!loopback()) {
-                phase = Phase.CONNECTED;
-                if (qp != null) {
-                    qp.toState(QpState.RTS);
-                }
-                return;
-            }
-            active = peer;
-            if (active == null || active.closed || active.phase != Phase.CONNECTING) {
-                phase = Phase.IDLE;
-                active = null;
-            } else if (portSpace.qpType() == QpType.RC) {
-                if (active.qp == null) {
-                    throw new RdmaException("rdma_accept", Errno.EINVAL, "the active side has no QP");
-                }
-                qp.connect(active.qp);
-                phase = Phase.CONNECTED;
-                active.phase = Phase.CONNECTED;
-            } else {
-                phase = Phase.CONNECTED;
-                active.phase = Phase.CONNECTED;
-            }
-        }
-        if (active == null) {
-            emit(CmEventType.REJECTED, 10, null, null, null, null); // stale: the active side gave up
-            return;
-        }
-        if (portSpace.qpType() == QpType.RC) {
-            ConnParam toActive = new ConnParam(param.privateData(), param.initiatorDepth(), param.responderResources(),
-                    param.flowControl(), param.retryCount(), param.rnrRetryCount(), qp.srq() != null, qp.qpNum());
-            active.emit(CmEventType.ESTABLISHED, 0, param.privateData(), toActive, null, null);
-            emit(CmEventType.ESTABLISHED, 0, null, null, null, null);
-        } else {
-            int qpn = qp != null ? qp.qpNum() : param.qpNum();
-            active.emit(CmEventType.ESTABLISHED, 0, param.privateData(), null, new UdParam(param.privateData(),
-                    AhAttr.roce(device.gid(), 0, 1), qpn, UdParam.RDMA_UDP_QKEY), null);
-        }
+        exchange.accept(param);
     }
 
     @Override
     public void reject(byte[] privateData) {
-        checkPrivateData("rdma_reject", privateData, MAX_REJECT_PRIVATE_DATA);
-        FakeCmId active;
-        synchronized (fabric.lock) {
-            check();
-            calls.add("reject");
-            if (phase != Phase.REQUESTED) {
-                throw new RdmaException("rdma_reject", Errno.EINVAL, "not a connection request");
-            }
-            phase = Phase.IDLE;
-            active = loopback() ? peer : null;
-            if (active != null) {
-                active.phase = Phase.IDLE;
-                active.peer = null;
-            }
-            peer = null;
-        }
-        if (active != null && !active.closed) {
-            if (portSpace.qpType() == QpType.RC) {
-                active.emit(CmEventType.REJECTED, 28, privateData, null, null, null);
-            } else {
-                active.emit(CmEventType.UNREACHABLE, 2, privateData, null, null, null);
-            }
-        }
+        exchange.reject(privateData);
     }
 
     @Override
     public void disconnect() {
-        calls.add("disconnect");
-        if (!loopback()) {
-            return;
-        }
-        FakeCmId other;
-        synchronized (fabric.lock) {
-            check();
-            if (qp != null) {
-                qp.flush();
-            }
-            if (phase != Phase.CONNECTED) {
-                return;
-            }
-            phase = Phase.DISCONNECTED;
-            other = peer;
-            if (other != null && other.phase == Phase.CONNECTED) {
-                other.phase = Phase.DISCONNECTED;
-                if (other.qp != null) {
-                    other.qp.flush();
-                }
-            } else {
-                other = null;
-            }
-        }
-        disconnected();
-        if (other != null) {
-            other.disconnected();
-        }
-    }
-
-    private void disconnected() {
-        synchronized (fabric.lock) {
-            if (disconnectedSent || closed) {
-                return;
-            }
-            disconnectedSent = true;
-        }
-        emit(CmEventType.DISCONNECTED, 0, null, null, null, null);
+        exchange.disconnect();
     }
 
     @Override
@@ -463,54 +311,18 @@ public final class FakeCmId implements CmId {
 
     @Override
     public void joinMulticast(InetSocketAddress group, boolean sendOnly, Object ctx) {
-        boolean fail;
-        Gid gid;
-        synchronized (fabric.lock) {
-            check();
-            calls.add("join " + group.getAddress().getHostAddress() + (sendOnly ? " sendonly" : ""));
-            if (device == null) {
-                throw new RdmaException("rdma_join_multicast", Errno.EINVAL, "bind or resolve the id first");
-            }
-            if (!group.getAddress().isMulticastAddress()) {
-                throw new IllegalArgumentException(group + " is not a multicast address");
-            }
-            if (!loopback()) {
-                joins.put(group, sendOnly);
-                return;
-            }
-            fail = fabric.failingGroups.contains(group.getAddress());
-            gid = Gid.of(group.getAddress());
-            if (!fail) {
-                joins.put(group, sendOnly);
-                if (qp != null && !sendOnly) {
-                    qp.attachMulticast(gid, 0);
-                }
-            }
-        }
-        if (fail) {
-            emit(CmEventType.MULTICAST_ERROR, -Errno.ETIMEDOUT.number(), null, null, null, ctx);
-        } else {
-            emit(CmEventType.MULTICAST_JOIN, 0, null, null, new UdParam(null, AhAttr.roce(gid, 0, 1),
-                    UdParam.MULTICAST_QPN, UdParam.RDMA_UDP_QKEY), ctx);
-        }
+        multicast.join(group, sendOnly, ctx);
     }
 
     @Override
     public void leaveMulticast(InetSocketAddress group) {
-        synchronized (fabric.lock) {
-            check();
-            calls.add("leave " + group.getAddress().getHostAddress());
-            joins.remove(group);
-            if (qp != null) {
-                qp.detachMulticast(Gid.of(group.getAddress()), 0);
-            }
-        }
+        multicast.leave(group);
     }
 
     /** {@return how many multicast groups this id joined and has not left} */
     public int joinedGroups() {
         synchronized (fabric.lock) {
-            return joins.size();
+            return multicast.count();
         }
     }
 
@@ -568,11 +380,7 @@ public final class FakeCmId implements CmId {
         synchronized (fabric.lock) {
             q.toState(attr.type() == QpType.UD ? QpState.RTS : QpState.INIT);
             qp = q;
-            for (var g : joins.entrySet()) {
-                if (!g.getValue()) {
-                    q.attachMulticast(Gid.of(g.getKey().getAddress()), 0);
-                }
-            }
+            multicast.attach(q);
         }
         return q;
     }
@@ -600,13 +408,6 @@ public final class FakeCmId implements CmId {
         return peerAddress;
     }
 
-    private static void checkPrivateData(String verb, byte[] data, int limit) {
-        if (data != null && data.length > limit) {
-            throw new IllegalArgumentException(verb + " carries at most " + limit + " bytes of private data, got "
-                    + data.length);
-        }
-    }
-
     @Override
     public void close() {
         FakeCmId notifyPeer = null;
@@ -617,12 +418,7 @@ public final class FakeCmId implements CmId {
                 return;
             }
             calls.add("close");
-            if (qp != null) {
-                for (var g : joins.keySet()) {
-                    qp.detachMulticast(Gid.of(g.getAddress()), 0);
-                }
-            }
-            joins.clear();
+            multicast.drop(qp);
             if (loopback() && peer != null && !peer.closed) {
                 if (phase == Phase.CONNECTED && peer.phase == Phase.CONNECTED) {
                     peer.phase = Phase.DISCONNECTED;
@@ -654,7 +450,7 @@ public final class FakeCmId implements CmId {
         }
         if (notifyPeer != null) {
             if (peerEvent == CmEventType.DISCONNECTED) {
-                notifyPeer.disconnected();
+                notifyPeer.exchange.disconnected();
             } else {
                 notifyPeer.emit(peerEvent, peerStatus, null, null, null, null);
             }

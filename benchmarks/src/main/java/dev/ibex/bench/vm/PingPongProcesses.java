@@ -92,13 +92,7 @@ final class PingPongProcesses {
         client.add("client");
         client.addAll(tail);
         try (ToolRun s = ToolRun.start(server)) {
-            long deadline = System.nanoTime() + openLimit.toNanos();
-            while (!s.output().contains("listening")) {
-                if (!s.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the ping-pong server did not listen: " + s.output());
-                }
-                LockSupport.parkNanos(20_000_000L);
-            }
+            awaitListening(s::isAlive, s::output, System.nanoTime() + openLimit.toNanos());
             String line;
             try (ToolRun cl = ToolRun.start(client)) {
                 line = cl.await(limit);
@@ -107,6 +101,27 @@ final class PingPongProcesses {
             }
             s.await(runLimit);
             return figures(line, command.getFirst());
+        }
+    }
+
+    /**
+     * Waits until the server's output says it listens.
+     *
+     * @throws IllegalStateException when it exits or {@code deadline} passes first
+     */
+    static void awaitListening(java.util.function.BooleanSupplier alive, java.util.function.Supplier<String> output,
+            long deadline) {
+        for (;;) {
+            // alive read before the output: a server that printed and exited in between is seen listening (read the
+            // other way round, a fake server that prints and exits at once failed the run now and then)
+            boolean wasAlive = alive.getAsBoolean();
+            if (output.get().contains("listening")) {
+                return;
+            }
+            if (!wasAlive || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the ping-pong server did not listen: " + output.get());
+            }
+            LockSupport.parkNanos(20_000_000L);
         }
     }
 

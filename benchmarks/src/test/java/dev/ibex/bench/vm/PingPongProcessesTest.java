@@ -57,4 +57,20 @@ class PingPongProcessesTest {
         assertThatThrownBy(() -> pairs.run(command, 7000, 10, 64, false))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("did not finish within 1 s");
     }
+
+    @Test
+    void aServerThatPrintsAndExitsBetweenTheTwoLooksIsSeenListening() {
+        // the race CI met: the output was read empty, then the server printed and exited, then it read as not alive
+        boolean[] exited = {false};
+        java.util.function.Supplier<String> output = () -> {
+            String now = exited[0] ? "pingpong: listening" : "";
+            exited[0] = true; // the server prints and exits right after this read
+            return now;
+        };
+        PingPongProcesses.awaitListening(() -> !exited[0], output, System.nanoTime() + 5_000_000_000L);
+
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        assertThatThrownBy(() -> PingPongProcesses.awaitListening(() -> false, () -> "pingpong: no device", deadline))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("did not listen: pingpong: no device");
+    }
 }

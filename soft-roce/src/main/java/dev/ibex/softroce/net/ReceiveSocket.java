@@ -197,10 +197,13 @@ final class ReceiveSocket implements AutoCloseable {
             want = Long.highestOneBit(Math.max(waitNanos, MIN_TIMEOUT_NANOS));
         }
         expired = false;
+        // a timeval of 0 means no timeout at all: a wait shorter than a microsecond (a timer just due, or what was left
+        // of one after a datagram) must still end, so it is set to the smallest one there is
+        long micros = want == 0 ? 0 : Math.max(1, want / 1_000);
+        want = micros * 1_000;
         if (want == armed) {
             return;
         }
-        long micros = want / 1_000;
         timeval.set(ValueLayout.JAVA_LONG, 0, micros / 1_000_000);
         timeval.set(ValueLayout.JAVA_LONG, 8, micros % 1_000_000);
         if ((int) Libc.SETSOCKOPT.invokeExact(callState, fd, SOL_SOCKET, SO_RCVTIMEO, timeval, 16) != 0) {

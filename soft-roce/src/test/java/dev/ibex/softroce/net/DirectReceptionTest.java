@@ -103,6 +103,20 @@ class DirectReceptionTest {
         reader.release();
     }
 
+    /** A timeval of 0 is "no timeout": a wait under a microsecond used to be set as that, and slept until a datagram. */
+    @Test
+    void aWaitShorterThanAMicrosecondStillEnds() {
+        port.lendReception();
+        assertThat(port.receiveDirectly()).isTrue();
+        SoftPort.Reader reader = port.newReader();
+        for (long wait : new long[] {1, 700, 1_000, 1_023}) {
+            CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> port.receiveWaiting(reader, wait));
+            assertThat(waiting).as("a wait of " + wait + " ns").succeedsWithin(Duration.ofSeconds(5))
+                    .isEqualTo(0);
+        }
+        reader.release();
+    }
+
     @Test
     void aReadSaysWhetherItSleptForItsDatagram() throws Exception {
         port.lendReception();

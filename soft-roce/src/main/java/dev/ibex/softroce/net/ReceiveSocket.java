@@ -122,7 +122,7 @@ final class ReceiveSocket implements AutoCloseable {
      *
      * @param buffer   where the datagram goes
      * @param capacity the most bytes to read (a longer datagram is cut to this)
-     * @param waitNanos 0: do not wait; negative: wait for ever; else the longest wait (it may end early, never late)
+     * @param waitNanos 0: do not wait; negative: wait for ever; else the longest wait (it may end early; the kernel rounds it up to a timer tick)
      * @return the datagram's length ({@link #sourceIp()}, {@link #sourcePort()} then say whose), {@link #NOTHING} or
      *     {@link #CLOSED}
      */

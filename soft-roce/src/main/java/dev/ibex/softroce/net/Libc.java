@@ -32,17 +32,19 @@ final class Libc {
     static final int MSG_DONTWAIT = 0x40;
     static final int SHUT_RD = 0;
     static final int EINTR = 4, EAGAIN = 11, ENOBUFS = 105;
+    /** {@code poll}'s event bit: data to read. */
+    static final short POLLIN = 1;
     /** {@code sizeof(struct sockaddr_in)}. */
     static final int SOCKADDR_IN = 16;
 
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    static final MethodHandle SOCKET, BIND, SETSOCKOPT, SENDMSG, RECVFROM, SHUTDOWN, CLOSE;
+    static final MethodHandle SOCKET, BIND, SETSOCKOPT, SENDMSG, RECVFROM, PPOLL, SHUTDOWN, CLOSE;
     static final boolean AVAILABLE;
 
     static {
-        MethodHandle socket = null, bind = null, setsockopt = null, sendmsg = null, recvfrom = null, shutdown = null,
-                close = null;
+        MethodHandle socket = null, bind = null, setsockopt = null, sendmsg = null, recvfrom = null, ppoll = null,
+                shutdown = null, close = null;
         boolean ok = false;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "");
@@ -64,6 +66,9 @@ final class Libc {
                         errno);
                 recvfrom = linker.downcallHandle(libc.find("recvfrom").orElseThrow(),
                         FunctionDescriptor.of(l, i, p, l, i, p, p), errno);
+                // int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask)
+                ppoll = linker.downcallHandle(libc.find("ppoll").orElseThrow(), FunctionDescriptor.of(i, p, l, p, p),
+                        errno);
                 shutdown = linker.downcallHandle(libc.find("shutdown").orElseThrow(), FunctionDescriptor.of(i, i, i),
                         errno);
                 close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(i, i), errno);
@@ -77,6 +82,7 @@ final class Libc {
         SETSOCKOPT = setsockopt;
         SENDMSG = sendmsg;
         RECVFROM = recvfrom;
+        PPOLL = ppoll;
         SHUTDOWN = shutdown;
         CLOSE = close;
         AVAILABLE = ok;

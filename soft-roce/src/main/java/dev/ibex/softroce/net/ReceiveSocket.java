@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * program sends every datagram while it is open. It is blocking, so the loop can sleep in the read itself — one system
  * call per datagram, where a {@code Selector} takes {@code epoll_wait} and then a read (docs/benchmarks.md, "The
  * socket's shape": 1.19–1.26× the p50 of a blocking read) — and read without waiting ({@code MSG_DONTWAIT}) when it has
- * other work. A wait ends with a datagram, a timeout ({@code SO_RCVTIMEO}, changed only when the one set would end it
- * too late) or {@link #close}; the port wakes a waiting loop with an empty datagram to itself.
+ * other work. A wait ends with a datagram, its deadline or {@link #close}; the port wakes a waiting loop with an empty
+ * datagram to itself. A deadline within {@link #PRECISE_NANOS} is waited in {@code ppoll} (then read), one further
+ * away by the read's timeout ({@code SO_RCVTIMEO}, set to end that much early, changed only when the one set would
+ * end it too late).
  *
  * <p>It joins the group third, after the channel and the offload socket ({@link PortSockets} binds them in that
  * order), so the program that steers to it returns {@value #GROUP_INDEX}; closing it steers back to the channel
@@ -46,6 +48,13 @@ final class ReceiveSocket implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReceiveSocket.class);
     private static final int IDLE = 0, READING = 1, SHUT = -1;
     private static final long MIN_TIMEOUT_NANOS = 1_000;
+    /**
+     * The read's own timeout ({@code SO_RCVTIMEO}) is kept in scheduler ticks, and a wait of any length up to 3 ms
+     * lasted 8 ms on this project's machines (HZ 250; two ticks, so up to 20 ms at HZ 100). So the last 25 ms of a
+     * timed wait are waited in {@code ppoll} (a high-resolution timer) and the read before them is set to end that
+     * much early: a loop timer fires on time, and a wait with a far deadline is still one read per datagram.
+     */
+    static final long PRECISE_NANOS = 25_000_000;
     /** System property: {@link #SLEPT_NANOS} for this JVM (tests set it high to make every read count as behind). */
     static final String SLEPT_PROPERTY = "ibex.softroce.directReceive.sleptNanos";
     /**
@@ -60,7 +69,7 @@ final class ReceiveSocket implements AutoCloseable {
     private final int fd;
     private final long sleptNanos = Long.getLong(SLEPT_PROPERTY, SLEPT_NANOS);
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment from, fromLength, callState, timeval;
+    private final MemorySegment from, fromLength, callState, timeval, pollFd, timespec;
     /** {@link #IDLE}, {@link #READING} (a call in progress) or {@link #SHUT}: a read never races the close of fd. */
     private final AtomicInteger state = new AtomicInteger(IDLE);
     /** The {@code SO_RCVTIMEO} set, in ns (0: none, a read waits for ever); reader only. */
@@ -77,6 +86,10 @@ final class ReceiveSocket implements AutoCloseable {
         this.fromLength = arena.allocate(ValueLayout.JAVA_INT);
         this.callState = arena.allocate(Libc.CALL_STATE);
         this.timeval = arena.allocate(16, 8);
+        this.pollFd = arena.allocate(8, 4); // struct pollfd: fd, events, revents
+        this.timespec = arena.allocate(16, 8);
+        pollFd.set(ValueLayout.JAVA_INT, 0, fd);
+        pollFd.set(ValueLayout.JAVA_SHORT, 4, Libc.POLLIN);
     }
 
     /** Whether this JVM can open such sockets here ({@link Libc#AVAILABLE}, {@value #PROPERTY} not false). */
@@ -122,7 +135,8 @@ final class ReceiveSocket implements AutoCloseable {
      *
      * @param buffer   where the datagram goes
      * @param capacity the most bytes to read (a longer datagram is cut to this)
-     * @param waitNanos 0: do not wait; negative: wait for ever; else the longest wait (it may end early; the kernel rounds it up to a timer tick)
+     * @param waitNanos 0: do not wait; negative: wait for ever; else the longest wait (it may end early, or late by the
+     *     thread's timer slack, 50 us by default)
      * @return the datagram's length ({@link #sourceIp()}, {@link #sourcePort()} then say whose), {@link #NOTHING} or
      *     {@link #CLOSED}
      */
@@ -132,17 +146,22 @@ final class ReceiveSocket implements AutoCloseable {
         }
         try {
             int flags = MSG_DONTWAIT;
-            if (waitNanos != 0) {
+            long t0 = waitNanos != 0 ? System.nanoTime() : 0;
+            if (waitNanos > 0 && waitNanos <= PRECISE_NANOS) {
+                if (!readable(waitNanos)) {
+                    waited = true;
+                    return NOTHING;
+                }
+            } else if (waitNanos != 0) {
                 flags = 0;
-                arm(waitNanos);
+                arm(waitNanos < 0 ? waitNanos : waitNanos - PRECISE_NANOS); // ends early: ppoll waits out the rest
             }
             fromLength.set(ValueLayout.JAVA_INT, 0, SOCKADDR_IN);
-            long t0 = flags == 0 ? System.nanoTime() : 0;
             long n = (long) Libc.RECVFROM.invokeExact(callState, fd, buffer, (long) capacity, flags, from, fromLength);
-            waited = flags == 0 && System.nanoTime() - t0 > sleptNanos;
+            waited = waitNanos != 0 && System.nanoTime() - t0 > sleptNanos;
             if (n < 0) {
                 int errno = Libc.errno(callState);
-                if (errno == EAGAIN && waitNanos != 0) {
+                if (errno == EAGAIN && flags == 0) {
                     expired = true;
                 } else if (errno != EAGAIN && errno != EINTR) {
                     LOG.debug("direct reception: recvfrom failed, errno {}", errno);
@@ -157,6 +176,23 @@ final class ReceiveSocket implements AutoCloseable {
         } finally {
             state.set(IDLE); // only the reader leaves READING; close waits for it
         }
+    }
+
+    /**
+     * Waits up to {@code waitNanos} for a datagram (or a shutdown) in {@code ppoll}, whose timeout is a high-resolution
+     * timer: the last {@link #PRECISE_NANOS} of every timed wait, where the read's own timeout would end it late.
+     *
+     * @return whether the socket is readable: false when the wait ran out or a signal ended it
+     */
+    private boolean readable(long waitNanos) throws Throwable {
+        pollFd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+        timespec.set(ValueLayout.JAVA_LONG, 0, waitNanos / 1_000_000_000L);
+        timespec.set(ValueLayout.JAVA_LONG, 8, waitNanos % 1_000_000_000L);
+        int ready = (int) Libc.PPOLL.invokeExact(callState, pollFd, 1L, timespec, MemorySegment.NULL);
+        if (ready < 0 && Libc.errno(callState) != EINTR) {
+            LOG.debug("direct reception: ppoll failed, errno {}", Libc.errno(callState));
+        }
+        return ready > 0;
     }
 
     /**

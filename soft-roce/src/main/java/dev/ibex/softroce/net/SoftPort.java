@@ -414,7 +414,7 @@ public final class SoftPort implements AutoCloseable {
      * wait ends early for {@link #nudge}.
      *
      * @param reader the calling thread's reader
-     * @param waitNanos the longest wait (negative: for ever); it may end early; the kernel rounds it up to a timer tick
+     * @param waitNanos the longest wait (negative: for ever); it may end early, or late by the thread's timer slack
      * @return 0 if no datagram was read, {@link #WAITED} if one was read after the call slept for it (the socket was
      *     empty), 1 if one was there already (the reader is behind)
      */

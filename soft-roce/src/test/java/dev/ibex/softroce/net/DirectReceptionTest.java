@@ -103,6 +103,29 @@ class DirectReceptionTest {
         reader.release();
     }
 
+    /**
+     * A loop timer shorter than the kernel's scheduler tick: the read's own timeout ({@code SO_RCVTIMEO}) is kept in
+     * ticks, and a wait of 500 us lasted 8 ms (HZ 250) — a 200 us loop timer fired 40 times late. The median of 21
+     * such waits must be nearer its deadline than the next tick's (a loaded machine may stretch a few).
+     */
+    @Test
+    void aShortTimedWaitEndsNearItsDeadlineNotAtTheNextSchedulerTicks() {
+        port.lendReception();
+        assertThat(port.receiveDirectly()).isTrue();
+        SoftPort.Reader reader = port.newReader();
+        long[] took = new long[21];
+        for (int i = 0; i < took.length; i++) {
+            long t0 = System.nanoTime();
+            assertThat(port.receiveWaiting(reader, TimeUnit.MICROSECONDS.toNanos(500))).isZero();
+            took[i] = System.nanoTime() - t0;
+        }
+        java.util.Arrays.sort(took);
+        assertThat(took[0]).as("never early: the shortest of the waits").isGreaterThanOrEqualTo(
+                TimeUnit.MICROSECONDS.toNanos(450));
+        assertThat(took[took.length / 2]).as("the median wait of 500 us").isLessThan(TimeUnit.MILLISECONDS.toNanos(3));
+        reader.release();
+    }
+
     /** A timeval of 0 is "no timeout": a wait under a microsecond used to be set as that, and slept until a datagram. */
     @Test
     void aWaitShorterThanAMicrosecondStillEnds() {

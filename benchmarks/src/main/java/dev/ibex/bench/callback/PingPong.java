@@ -117,6 +117,19 @@ public final class PingPong implements AutoCloseable {
     }
 
     /**
+     * Makes the client wait {@code nanos} (a loop timer) between a reply and its next request, so that each side's loop
+     * idles that long plus a round trip (sparse traffic); 0, the default, sends at once. Any thread, between runs.
+     *
+     * @param nanos the pause, not negative
+     */
+    public void pauseBetween(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("pause < 0: " + nanos);
+        }
+        client.pauseNanos = nanos;
+    }
+
+    /**
      * Runs {@code roundTrips} round trips one after the other and returns their times (ns).
      *
      * @throws IllegalStateException when a side fails or the run exceeds {@code timeout}
@@ -200,6 +213,11 @@ public final class PingPong implements AutoCloseable {
         private long sentAt;
         /** Round trips in free-running mode; written by the loop only, read by anyone. */
         volatile long free = -1;
+        /** How long the client waits between a reply and its next request (0: none), for sparse traffic. */
+        volatile long pauseNanos;
+        /** The next request after a pause: made once per connection, so a pause allocates no task. */
+        private Runnable next;
+        private Connection nextOn;
 
         Client(int size) {
             this.size = size;
@@ -241,6 +259,20 @@ public final class PingPong implements AutoCloseable {
             }
             histogram.recordValue(Math.min(now - sentAt, histogram.getHighestTrackableValue()));
             if (--left > 0) {
+                long pause = pauseNanos;
+                if (pause > 0) {
+                    if (nextOn != c) {
+                        nextOn = c;
+                        next = () -> {
+                            if (c.state() == ConnectionState.ESTABLISHED && done != null) {
+                                sentAt = System.nanoTime();
+                                send(c);
+                            }
+                        };
+                    }
+                    c.loop().schedule(next, pause, java.util.concurrent.TimeUnit.NANOSECONDS);
+                    return;
+                }
                 sentAt = now;
                 send(c);
             } else {

@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,7 +18,10 @@ import picocli.CommandLine.Spec;
  * connection on loopback, warm-up runs, then measured runs, each {@code --round-trips} long; it prints a line per
  * measured run and one summary line (the median run's p50 and the process's CPU time per round trip, every thread),
  * which a script alternating fresh JVMs of two builds collects. Before the measured runs it prints its process id, so
- * {@code perf record -p} or {@code perf stat -p} can attach ({@code --hold-millis} gives them time).
+ * {@code perf record -p} or {@code perf stat -p} can attach ({@code --hold-millis} gives them time). With
+ * {@code --pause-micros N} the client sends each request from a loop timer N µs after the reply — sparse traffic, in
+ * which both loops idle between round trips (what an idle policy costs there: docs/benchmarks.md); the p50 is then
+ * still from request to reply, and each run's line also gives its wall time per round trip, the pause included.
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.ibex.bench.callback.PingPongProbe
@@ -54,6 +58,10 @@ public final class PingPongProbe implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE})")
     long holdMillis;
 
+    @Option(names = "--pause-micros", description = "the client's pause between a reply and its next request, a loop "
+            + "timer: sparse traffic (default: ${DEFAULT-VALUE})")
+    long pauseMicros;
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -74,7 +82,8 @@ public final class PingPongProbe implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (runs < 1 || warmupRuns < 0 || roundTrips < 1 || size < 1 || holdMillis < 0 || spinNanos < 0) {
+        if (runs < 1 || warmupRuns < 0 || roundTrips < 1 || size < 1 || holdMillis < 0 || spinNanos < 0
+                || pauseMicros < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--runs, --round-trips and --size must be at least 1, the others not negative");
         }
@@ -82,6 +91,7 @@ public final class PingPongProbe implements Callable<Integer> {
         Duration limit = Duration.ofSeconds(60);
         try (PingPong p = PingPong.open(LoopbackHosts.softRoce(cmPort, spinNanos), size, Duration.ofSeconds(10),
                 PingPong.options(size).withCreditsInMessages(creditsInMessages))) {
+            p.pauseBetween(TimeUnit.MICROSECONDS.toNanos(pauseMicros));
             for (int i = 0; i < warmupRuns; i++) {
                 p.run(roundTrips, limit);
             }
@@ -90,11 +100,13 @@ public final class PingPongProbe implements Callable<Integer> {
             double[] cpu = new double[runs];
             for (int i = 0; i < runs; i++) {
                 long c0 = os.getProcessCpuTime();
+                long t0 = System.nanoTime();
                 Histogram h = p.run(roundTrips, limit);
+                double wall = (System.nanoTime() - t0) / 1e3 / roundTrips;
                 cpu[i] = (os.getProcessCpuTime() - c0) / 1e3 / roundTrips;
                 p50[i] = h.getValueAtPercentile(50) / 1e3;
-                out.printf("run %d of %d: p50 %.1f us, p99 %.1f us, CPU per round trip %.1f us%n", i + 1, runs, p50[i],
-                        h.getValueAtPercentile(99) / 1e3, cpu[i]);
+                out.printf("run %d of %d: p50 %.1f us, p99 %.1f us, CPU per round trip %.1f us, wall per round trip %.1f"
+                        + " us%n", i + 1, runs, p50[i], h.getValueAtPercentile(99) / 1e3, cpu[i], wall);
             }
             out.printf("p50 median %.1f (min %.1f) cpu/rt median %.1f (min %.1f)%n", ProbeRuns.median(p50),
                     ProbeRuns.min(p50), ProbeRuns.median(cpu), ProbeRuns.min(cpu));

@@ -38,4 +38,29 @@ class PingPongProbeTest {
         assertThat(Cli.execute(new PingPongProbe(new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8)), "--credits-in-messages", "maybe")).as("not a boolean").isEqualTo(2);
     }
+
+    /**
+     * Sparse traffic: the client sends each request from a loop timer 300 us after the reply. Each run must go at the
+     * pace of its timers: a direct loop's timed wait once ended at the kernel's scheduler ticks (8 ms here, HZ 250),
+     * which made this run 8 ms a round trip (ReceiveSocket.PRECISE_NANOS), and before that a timer due within a
+     * microsecond of a wait was lost until the next datagram and the run stalled.
+     */
+    @Test
+    void aClientThatPausesOnALoopTimerGoesAtTheTimersPace() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PingPongProbe probe = new PingPongProbe(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        int status = Cli.execute(probe, "--round-trips", "300", "--warmup-runs", "1", "--runs", "3",
+                "--cm-port", "7498", "--pause-micros", "300");
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(out).isEqualTo(Cli.OK);
+        double[] wall = out.lines().filter(l -> l.startsWith("run "))
+                .mapToDouble(l -> Double.parseDouble(l.replaceAll(".*wall per round trip ([0-9.]+) us.*", "$1")))
+                .sorted().toArray();
+        assertThat(wall).as(out).hasSize(3);
+        assertThat(wall[0]).as("the pause is waited: " + out).isGreaterThanOrEqualTo(300);
+        assertThat(wall[1]).as("the median run's wall time per round trip, 300 us of it the pause: " + out)
+                .isLessThan(3_000);
+        assertThat(Cli.execute(new PingPongProbe(new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8)), "--pause-micros", "-1")).as("negative").isEqualTo(2);
+    }
 }

@@ -15,12 +15,7 @@ import org.junit.jupiter.api.Test;
 class PingPongProbeTest {
     @Test
     void aShortRunPrintsItsPidItsRunsAndTheSummaryLine() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PingPongProbe probe = new PingPongProbe(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        int status = Cli.execute(probe, "--round-trips", "200", "--warmup-runs", "1", "--runs", "3",
-                "--cm-port", "7496");
-        String out = bytes.toString(StandardCharsets.UTF_8);
-        assertThat(status).as(out).isEqualTo(Cli.OK);
+        String out = ran("--round-trips", "200", "--warmup-runs", "1", "--runs", "3", "--cm-port", "7496");
         assertThat(out).contains("measuring, pid " + ProcessHandle.current().pid());
         assertThat(out.lines().filter(l -> l.startsWith("run ")).count()).as(out).isEqualTo(3);
         assertThat(out).containsPattern("p50 median [0-9.]+ \\(min [0-9.]+\\) cpu/rt median [0-9.]+ \\(min [0-9.]+\\)");
@@ -28,15 +23,10 @@ class PingPongProbeTest {
 
     @Test
     void creditsKeptOutOfMessagesIsAChoiceTheRunNames() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PingPongProbe probe = new PingPongProbe(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        int status = Cli.execute(probe, "--round-trips", "200", "--warmup-runs", "0", "--runs", "1",
-                "--cm-port", "7497", "--credits-in-messages", "false");
-        String out = bytes.toString(StandardCharsets.UTF_8);
-        assertThat(status).as(out).isEqualTo(Cli.OK);
+        String out = ran("--round-trips", "200", "--warmup-runs", "0", "--runs", "1", "--cm-port", "7497",
+                "--credits-in-messages", "false");
         assertThat(out).contains("credits in messages false");
-        assertThat(Cli.execute(new PingPongProbe(new PrintStream(new ByteArrayOutputStream(), true,
-                StandardCharsets.UTF_8)), "--credits-in-messages", "maybe")).as("not a boolean").isEqualTo(2);
+        assertThat(status("--credits-in-messages", "maybe")).as("not a boolean").isEqualTo(2);
     }
 
     /**
@@ -47,12 +37,8 @@ class PingPongProbeTest {
      */
     @Test
     void aClientThatPausesOnALoopTimerGoesAtTheTimersPace() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PingPongProbe probe = new PingPongProbe(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        int status = Cli.execute(probe, "--round-trips", "300", "--warmup-runs", "1", "--runs", "3",
-                "--cm-port", "7498", "--pause-micros", "300");
-        String out = bytes.toString(StandardCharsets.UTF_8);
-        assertThat(status).as(out).isEqualTo(Cli.OK);
+        String out = ran("--round-trips", "300", "--warmup-runs", "1", "--runs", "3", "--cm-port", "7498",
+                "--pause-micros", "300");
         double[] wall = out.lines().filter(l -> l.startsWith("run "))
                 .mapToDouble(l -> Double.parseDouble(l.replaceAll(".*wall per round trip ([0-9.]+) us.*", "$1")))
                 .sorted().toArray();
@@ -60,7 +46,21 @@ class PingPongProbeTest {
         assertThat(wall[0]).as("the pause is waited: " + out).isGreaterThanOrEqualTo(300);
         assertThat(wall[1]).as("the median run's wall time per round trip, 300 us of it the pause: " + out)
                 .isLessThan(3_000);
-        assertThat(Cli.execute(new PingPongProbe(new PrintStream(new ByteArrayOutputStream(), true,
-                StandardCharsets.UTF_8)), "--pause-micros", "-1")).as("negative").isEqualTo(2);
+        assertThat(status("--pause-micros", "-1")).as("negative").isEqualTo(2);
+    }
+
+    /** Runs the probe with {@code args}, requires it to succeed and returns what it printed. */
+    private static String ran(String... args) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int status = Cli.execute(new PingPongProbe(new PrintStream(bytes, true, StandardCharsets.UTF_8)), args);
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(out).isEqualTo(Cli.OK);
+        return out;
+    }
+
+    /** The exit status of the probe run with {@code args} (2: the arguments were refused). */
+    private static int status(String... args) {
+        return Cli.execute(new PingPongProbe(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)),
+                args);
     }
 }

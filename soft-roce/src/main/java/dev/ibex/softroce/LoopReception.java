@@ -192,6 +192,11 @@ final class LoopReception implements InlineReception {
     }
 
     @Override
+    public long wakeLagNanos() {
+        return selector == null ? ports[0].wakeLagNanos() : -1;
+    }
+
+    @Override
     public void wake() {
         if (selector == null) {
             ports[0].nudge();

@@ -80,9 +80,11 @@ public final class IdleSpin {
 
     /**
      * An idle poll's spin (if any) found nothing, it blocked, and work or a wake-up ended the wait {@code idleNanos}
-     * after the poll went idle (the spin included).
+     * after the poll went idle (the spin included). A poller that can tell when the work came, not only when its thread
+     * woke for it, passes the former: a spin catches work as it comes, so the thread's wake-up delay — tens of µs
+     * on some virtual machines, more than the answer it waits for — must not keep the window shut.
      *
-     * @param idleNanos how long the poll was idle in all
+     * @param idleNanos how long the poll was idle until the work came (or, where that is not known, until it woke)
      */
     public void blockedFor(long idleNanos) {
         if (!adaptive) {

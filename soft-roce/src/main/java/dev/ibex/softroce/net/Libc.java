@@ -36,15 +36,19 @@ final class Libc {
     static final short POLLIN = 1;
     /** {@code sizeof(struct sockaddr_in)}. */
     static final int SOCKADDR_IN = 16;
+    /** {@code ioctl}: the receive timestamp of the last datagram read, a {@code struct timespec} (64-bit time). */
+    static final long SIOCGSTAMPNS = 0x8907;
+    /** {@code clock_gettime}'s clock of the receive timestamps. */
+    static final int CLOCK_REALTIME = 0;
 
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    static final MethodHandle SOCKET, BIND, SETSOCKOPT, SENDMSG, RECVFROM, PPOLL, SHUTDOWN, CLOSE;
+    static final MethodHandle SOCKET, BIND, SETSOCKOPT, SENDMSG, RECVFROM, PPOLL, SHUTDOWN, CLOSE, IOCTL, CLOCK_GETTIME;
     static final boolean AVAILABLE;
 
     static {
         MethodHandle socket = null, bind = null, setsockopt = null, sendmsg = null, recvfrom = null, ppoll = null,
-                shutdown = null, close = null;
+                shutdown = null, close = null, ioctl = null, clockGettime = null;
         boolean ok = false;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "");
@@ -72,6 +76,12 @@ final class Libc {
                 shutdown = linker.downcallHandle(libc.find("shutdown").orElseThrow(), FunctionDescriptor.of(i, i, i),
                         errno);
                 close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(i, i), errno);
+                // int ioctl(int fd, unsigned long request, ...): the third argument is variadic
+                ioctl = linker.downcallHandle(libc.find("ioctl").orElseThrow(), FunctionDescriptor.of(i, i, l, p),
+                        errno, Linker.Option.firstVariadicArg(2));
+                // a vDSO read of the clock: never blocks, so the thread needs no state transition
+                clockGettime = linker.downcallHandle(libc.find("clock_gettime").orElseThrow(),
+                        FunctionDescriptor.of(i, i, p), Linker.Option.critical(false));
                 ok = true;
             } catch (RuntimeException e) {
                 LOG.debug("soft-roce's libc sockets off: {}", e.toString());
@@ -85,6 +95,8 @@ final class Libc {
         PPOLL = ppoll;
         SHUTDOWN = shutdown;
         CLOSE = close;
+        IOCTL = ioctl;
+        CLOCK_GETTIME = clockGettime;
         AVAILABLE = ok;
     }
 

@@ -225,6 +225,12 @@ final class PortReception {
         }
     }
 
+    /** {@link SoftPort#wakeLagNanos}. */
+    long wakeLagNanos() {
+        ReceiveSocket d = direct;
+        return d == null ? -1 : d.wakeLagNanos();
+    }
+
     /** {@link SoftPort#receiveAvailable}. */
     int receiveAvailable(SoftPort.Reader reader, int max) {
         if (!lent) {

@@ -69,7 +69,7 @@ final class ReceiveSocket implements AutoCloseable {
     private final int fd;
     private final long sleptNanos = Long.getLong(SLEPT_PROPERTY, SLEPT_NANOS);
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment from, fromLength, callState, timeval, pollFd, timespec;
+    private final MemorySegment from, fromLength, callState, timeval, pollFd, timespec, stamp, clock;
     /** {@link #IDLE}, {@link #READING} (a call in progress) or {@link #SHUT}: a read never races the close of fd. */
     private final AtomicInteger state = new AtomicInteger(IDLE);
     /** The {@code SO_RCVTIMEO} set, in ns (0: none, a read waits for ever); reader only. */
@@ -79,6 +79,8 @@ final class ReceiveSocket implements AutoCloseable {
     private int srcIp, srcPort;
     /** The last read that could wait took long enough to have slept (reader only). */
     private boolean waited;
+    /** The last read's result, and when it began and returned ({@link System#nanoTime}; reader only). */
+    private long lastLength, readStart, readEnd;
 
     private ReceiveSocket(int fd) {
         this.fd = fd;
@@ -88,6 +90,8 @@ final class ReceiveSocket implements AutoCloseable {
         this.timeval = arena.allocate(16, 8);
         this.pollFd = arena.allocate(8, 4); // struct pollfd: fd, events, revents
         this.timespec = arena.allocate(16, 8);
+        this.stamp = arena.allocate(16, 8);
+        this.clock = arena.allocate(16, 8);
         pollFd.set(ValueLayout.JAVA_INT, 0, fd);
         pollFd.set(ValueLayout.JAVA_SHORT, 4, Libc.POLLIN);
     }
@@ -147,6 +151,8 @@ final class ReceiveSocket implements AutoCloseable {
         try {
             int flags = MSG_DONTWAIT;
             long t0 = waitNanos != 0 ? System.nanoTime() : 0;
+            readStart = t0;
+            lastLength = NOTHING;
             if (waitNanos > 0 && waitNanos <= PRECISE_NANOS) {
                 if (!readable(waitNanos)) {
                     waited = true;
@@ -158,7 +164,9 @@ final class ReceiveSocket implements AutoCloseable {
             }
             fromLength.set(ValueLayout.JAVA_INT, 0, SOCKADDR_IN);
             long n = (long) Libc.RECVFROM.invokeExact(callState, fd, buffer, (long) capacity, flags, from, fromLength);
-            waited = waitNanos != 0 && System.nanoTime() - t0 > sleptNanos;
+            readEnd = waitNanos != 0 ? System.nanoTime() : 0;
+            waited = waitNanos != 0 && readEnd - t0 > sleptNanos;
+            lastLength = n;
             if (n < 0) {
                 int errno = Libc.errno(callState);
                 if (errno == EAGAIN && flags == 0) {
@@ -201,6 +209,41 @@ final class ReceiveSocket implements AutoCloseable {
      */
     boolean waited() {
         return waited;
+    }
+
+    /**
+     * How late the reader woke for the datagram the last {@link #receive} slept for: from the moment the datagram
+     * reached the socket (the stack's receive timestamp, {@code SIOCGSTAMPNS}) to the moment the read returned it.
+     * What a spin would have had to wait is the sleep without this lag ({@code IdleSpin}); on a machine whose wake-ups
+     * are slow the lag is most of the sleep. The first call turns the socket's timestamps on, so datagrams that came
+     * before it have none (0). Costs an {@code ioctl} and a clock read, so it is asked only after a sleep.
+     *
+     * @return the lag in ns; 0 when the read slept but read nothing (a timeout), or the timestamp is not known; -1 when
+     *     the last read did not sleep
+     */
+    long wakeLagNanos() {
+        if (!waited) {
+            return -1;
+        }
+        if (lastLength < 0 || !state.compareAndSet(IDLE, READING)) {
+            return 0;
+        }
+        try {
+            if ((int) Libc.IOCTL.invokeExact(callState, fd, Libc.SIOCGSTAMPNS, stamp) != 0) {
+                return 0;
+            }
+            int ignored = (int) Libc.CLOCK_GETTIME.invokeExact(Libc.CLOCK_REALTIME, clock);
+            long sinceRead = System.nanoTime() - readEnd;
+            long age = (clock.get(ValueLayout.JAVA_LONG, 0) - stamp.get(ValueLayout.JAVA_LONG, 0)) * 1_000_000_000L
+                    + clock.get(ValueLayout.JAVA_LONG, 8) - stamp.get(ValueLayout.JAVA_LONG, 8);
+            long lag = age - sinceRead;
+            // a stamp from before the read began, or one the kernel made up at the first call (now), is no lag
+            return lag > 0 && lag <= readEnd - readStart ? lag : 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException("ioctl failed", t);
+        } finally {
+            state.set(IDLE);
+        }
     }
 
     /** {@return the source address of the datagram {@link #receive} read last, as an int} */

@@ -425,6 +425,17 @@ public final class SoftPort implements AutoCloseable {
     /** {@link #receiveWaiting}: a datagram was read after the call slept for it. */
     public static final int WAITED = 2;
 
+    /**
+     * How late the reader woke for the datagram (or wake-up) its last direct read slept for, from the datagram's
+     * receive timestamp; as {@code InlineReception.wakeLagNanos}. Reader's thread only.
+     *
+     * @return the lag in ns; 0 when the read slept without reading or the timestamp is not known; -1 when the last read
+     *     did not sleep (or the port does not read directly)
+     */
+    public long wakeLagNanos() {
+        return reception.wakeLagNanos();
+    }
+
     /** Ends a {@link #receiveWaiting} in progress or the next one (an empty datagram to this port); any thread. */
     public void nudge() {
         reception.nudge();

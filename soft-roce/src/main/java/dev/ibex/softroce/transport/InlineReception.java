@@ -44,6 +44,18 @@ public interface InlineReception {
         return false;
     }
 
+    /**
+     * How late the thread woke for what ended the last {@link #await}'s sleep: from the moment the datagram (or wake-up)
+     * reached the link to the moment the read returned it — the part of a sleep that no spin would have had to wait
+     * ({@code IdleSpin}). Known only where the wait sleeps in a read ({@link #readsWhileWaiting}).
+     *
+     * @return the lag in ns; 0 when the wait slept but read nothing or the lag is not known; -1 when the last
+     *     {@link #await} did not sleep
+     */
+    default long wakeLagNanos() {
+        return -1;
+    }
+
     /** Ends a current or the next {@link #await} at once. */
     void wake();
 

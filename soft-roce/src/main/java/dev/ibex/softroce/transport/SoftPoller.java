@@ -192,10 +192,11 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             } while (System.nanoTime() - spinEnd < 0);
         }
         boolean slept = false; // once it has, how the wait ended tells the spin's window (IdleSpin)
+        long lag = 0; // how late the thread woke for what ended its last sleep: no spin would have waited that
         for (;;) {
             if (wakeupRequested.getAndSet(false) || closed) {
                 if (slept) {
-                    spin.blockedFor(System.nanoTime() - start);
+                    spin.blockedFor(System.nanoTime() - start - lag);
                 }
                 return 0;
             }
@@ -212,7 +213,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 parked = false;
                 if (n > 0 || !nextTurn.isEmpty()) { // noted work: back to the loop, which polls again at once
                     if (slept) {
-                        spin.blockedFor(System.nanoTime() - start);
+                        spin.blockedFor(System.nanoTime() - start - lag);
                     }
                     return n;
                 }
@@ -237,6 +238,12 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 } finally {
                     acks.endReading();
                 }
+                if (spin.isAdaptive()) {
+                    long l = r.wakeLagNanos();
+                    if (l >= 0) {
+                        lag = l;
+                    }
+                }
             } else if (r != null) {
                 acks.flush(); // nothing to hand to the loop: the noted ACKs go before it sleeps
                 r.await(left); // a readable link, a wake-up or the timeout; a datagram left unread keeps it ready
@@ -252,7 +259,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             }
             n = scan(handler);
             if (n > 0) {
-                spin.blockedFor(System.nanoTime() - start);
+                spin.blockedFor(System.nanoTime() - start - lag);
                 return n;
             }
             if (timeoutNanos > 0 && System.nanoTime() - start >= timeoutNanos) {

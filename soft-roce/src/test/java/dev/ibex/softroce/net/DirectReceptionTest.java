@@ -160,6 +160,48 @@ class DirectReceptionTest {
         reader.release();
     }
 
+    /**
+     * How late the reader woke for its datagram (what an idle spin would not have had to wait, {@code IdleSpin}): known
+     * from the datagram's receive timestamp once the first ask turned the socket's timestamps on, never more than the
+     * read took, and leaving at least the time until the datagram was sent.
+     */
+    @Test
+    void aReadThatSleptSaysHowLateItWokeForItsDatagram() throws Exception {
+        port.lendReception();
+        assertThat(port.receiveDirectly()).isTrue();
+        SoftPort.Reader reader = port.newReader();
+        assertThat(port.receiveAvailable(reader, 1)).isZero();
+        assertThat(port.wakeLagNanos()).as("the last read did not sleep").isEqualTo(-1);
+        assertThat(port.receiveWaiting(reader, TimeUnit.MILLISECONDS.toNanos(5))).isZero();
+        assertThat(port.wakeLagNanos()).as("it slept and read nothing (its timeout)").isZero();
+        assertThat(port.receiveWaiting(reader, sentIn(20, 1))).isEqualTo(SoftPort.WAITED);
+        assertThat(port.wakeLagNanos()).as("the first ask turns the timestamps on; this datagram has none")
+                .isGreaterThanOrEqualTo(0);
+        long t0 = System.nanoTime();
+        assertThat(port.receiveWaiting(reader, sentIn(100, 2))).isEqualTo(SoftPort.WAITED);
+        long took = System.nanoTime() - t0;
+        long lag = port.wakeLagNanos();
+        assertThat(lag).as("known from the datagram's receive timestamp").isPositive().isLessThan(took);
+        assertThat(took - lag).as("what is left: the wait until the datagram came, sent 100 ms in")
+                .isGreaterThan(TimeUnit.MILLISECONDS.toNanos(90));
+        assertThat(next(got).tag()).isEqualTo(1);
+        assertThat(next(got).tag()).isEqualTo(2);
+        reader.release();
+    }
+
+    /** Sends datagram {@code tag} {@code millis} ms from now, from another thread; returns a wait long enough for it. */
+    private long sentIn(long millis, int tag) {
+        CompletableFuture.runAsync(() -> {
+            try {
+                Thread.sleep(millis);
+                peer.send(datagram(tag, 40), to);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        return TimeUnit.SECONDS.toNanos(10);
+    }
+
     @Test
     void aNudgeFromAnotherThreadEndsAWaitWithoutATimeout() throws Exception {
         SoftPort.Reader reader = port.newReader();

@@ -25,6 +25,10 @@ class WaitingReadTest {
         final AtomicInteger receiveNowCalls = new AtomicInteger();
         final SoftCompletionQueue cq;
         volatile boolean completeInWait = true;
+        /** When positive: each wait sleeps this long before its datagram completes, and says it came 1 ms in. */
+        volatile long sleepNanos;
+        volatile boolean lagKnown = true;
+        private long lag = -1;
         /** Set while a wait that reads nothing blocks (parked: a producer must wake it). */
         volatile boolean waiting;
         private final java.util.concurrent.Semaphore woken = new java.util.concurrent.Semaphore(0);
@@ -41,6 +45,14 @@ class WaitingReadTest {
 
         @Override
         public int await(long timeoutNanos) {
+            if (sleepNanos > 0) {
+                long t0 = System.nanoTime();
+                java.util.concurrent.locks.LockSupport.parkNanos(sleepNanos);
+                while (System.nanoTime() - t0 < sleepNanos) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(sleepNanos);
+                }
+                lag = System.nanoTime() - t0 - TimeUnit.MILLISECONDS.toNanos(1);
+            }
             if (completeInWait) {
                 cq.complete(1, 0, 0, 0, 0, 0, 0, 0, false);
                 return 1;
@@ -59,6 +71,11 @@ class WaitingReadTest {
         @Override
         public boolean readsWhileWaiting() {
             return true;
+        }
+
+        @Override
+        public long wakeLagNanos() {
+            return lagKnown || lag < 0 ? lag : 0;
         }
 
         @Override
@@ -91,6 +108,48 @@ class WaitingReadTest {
             cq.ackEvents(1);
             p.deregister(ch);
             p.close();
+            cq.close();
+            ch.close();
+        }
+    }
+
+    /**
+     * An adaptive spin is told when the work came, not when the thread woke for it: a sleep of 100 ms whose datagram
+     * came 1 ms in (the reception's {@link InlineReception#wakeLagNanos}, 99 ms of slow wake-up) opens a window of up to
+     * 50 ms, which a spin would have caught it in; told nothing, the same sleep keeps the window shut.
+     */
+    @Test
+    void aSlowWakeUpDoesNotKeepAnAdaptiveSpinShut() {
+        try (Harness h = new Harness()) {
+            CompletionChannel ch = h.a.createCompletionChannel();
+            CompletionQueue cq = h.a.createCompletionQueue(16, ch, 0);
+            ReadingWait reception = new ReadingWait((SoftCompletionQueue) cq);
+            reception.sleepNanos = TimeUnit.MILLISECONDS.toNanos(100);
+            dev.ibex.cm.spi.IdleSpin spin = dev.ibex.cm.spi.IdleSpin.adaptive(TimeUnit.MILLISECONDS.toNanos(50));
+            SoftPoller p = new SoftPoller(new ResourceTracker(), spin, 0, reception);
+            p.register(ch, "channel");
+            cq.requestNotify(false);
+            assertThat(p.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).isEqualTo(1);
+            assertThat(spin.window()).as("the work came 1 ms into the sleep").isEqualTo(
+                    dev.ibex.cm.spi.IdleSpin.GROW_START_NANOS);
+            assertThat(ch.poll()).isSameAs(cq);
+            cq.ackEvents(1);
+            p.deregister(ch);
+            p.close();
+
+            ReadingWait unknown = new ReadingWait((SoftCompletionQueue) cq);
+            unknown.lagKnown = false; // slept, lag not known: the whole sleep counts
+            unknown.sleepNanos = TimeUnit.MILLISECONDS.toNanos(100);
+            dev.ibex.cm.spi.IdleSpin shut = dev.ibex.cm.spi.IdleSpin.adaptive(TimeUnit.MILLISECONDS.toNanos(50));
+            SoftPoller q = new SoftPoller(new ResourceTracker(), shut, 0, unknown);
+            q.register(ch, "channel");
+            cq.requestNotify(false);
+            assertThat(q.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).isEqualTo(1);
+            assertThat(shut.window()).as("a 100 ms sleep, no lag known: longer than the 50 ms maximum").isZero();
+            assertThat(ch.poll()).isSameAs(cq);
+            cq.ackEvents(1);
+            q.deregister(ch);
+            q.close();
             cq.close();
             ch.close();
         }

@@ -42,11 +42,13 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final String POLLER_SPIN_NANOS = PREFIX + "poller.spinNanos";
     public static final String POLLER_ADAPTIVE_SPIN_NANOS = PREFIX + "poller.adaptiveSpinNanos";
     /**
-     * {@link #pollerAdaptiveSpinNanos()} by default. It must exceed the wait a loop sees while it still blocks (a
-     * peer's answer plus a wake-up, about 20 µs in the loopback ping-pong), or the window never grows; and it bounds
-     * the CPU a loop spends in vain when its traffic is sparse. docs/benchmarks.md, "A spin that adapts", measured it.
+     * {@link #pollerAdaptiveSpinNanos()} by default. It must exceed the time a peer takes to answer (after the loop
+     * blocked; the wake-up's own lag is left out where the loop can tell it), or the window never grows: a few µs in
+     * the 64 B loopback ping-pong, 20–40 µs for a 16 KiB RSocket request; and it bounds the CPU a loop spends in vain
+     * when its traffic is sparse. docs/benchmarks.md, "A spin that adapts" and "A spin that sees past slow wake-ups",
+     * measured it.
      */
-    public static final long DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS = 32_000;
+    public static final long DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS = 64_000;
     public static final String POLLER_ACK_HOLD_NANOS = PREFIX + "poller.ackHoldNanos";
     /**
      * {@link #pollerAckHoldNanos()} by default: off. A hold delays the completion of a SEND whose peer answers it in the

@@ -22,6 +22,7 @@ import dev.ibex.bench.setup.UdpHandshake;
 import dev.ibex.bench.udp.HandoffPingPong;
 import dev.ibex.bench.udp.UdpBlast;
 import dev.ibex.bench.udp.UdpPingPong;
+import dev.ibex.softroce.SoftRoceConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -343,7 +344,7 @@ public final class LoopbackBench {
         } else {
             table.note("ping-pong: " + roundTrips + " round trips per round; Ibex RC SEND echo (callback API, one loop "
                     + "per side, soft devices 127.0.0.2/.3, the default idle policy: a spin window that adapts up to "
-                    + "32 us, then block) vs two connected blocking DatagramChannels on the same addresses;");
+                    + SoftRoceConfig.DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS / 1000 + " us, then block) vs two connected blocking DatagramChannels on the same addresses;");
             table.note("  'loops that never spin': the same echo with poller.adaptiveSpinNanos=0 (block at once)");
             table.note("  RC-shaped UDP = receive thread per side handing off to an application thread, an ACK "
                     + "datagram per message, ACKs waking the application (the provider's design, nothing else)");

@@ -64,13 +64,14 @@ public final class RSocketBench {
     static final Duration RUN_LIMIT = Duration.ofSeconds(120);
     /** The warm-up ends after a pass in which the JIT compiled for less than this. */
     static final long QUIET_COMPILE_MILLIS = 100;
-    /** The warm-up's longest run, in passes over every workload. */
+    /** The warm-up's longest run by default, in passes over every workload. */
     static final int MAX_WARMUP_PASSES = 10;
 
     private final PrintStream out;
     private final int rounds;
     private final int sequential;
     private final int concurrent;
+    private final int maxWarmupPasses;
     private final Watchdog watchdog;
     /** Medians per transport and workload, for the plot: key "ibex|tcp size inflight metric". */
     private final Map<String, Double> medians = new java.util.TreeMap<>();
@@ -78,12 +79,16 @@ public final class RSocketBench {
     /**
      * @param sequential requests per run with 1 in flight
      * @param concurrent requests per run with 64 in flight
+     * @param maxWarmupPasses the most warm-up passes over every workload (at least 1; it stops sooner once the JIT is
+     *     quiet)
      */
-    public RSocketBench(PrintStream out, int rounds, int sequential, int concurrent, Watchdog watchdog) {
+    public RSocketBench(PrintStream out, int rounds, int sequential, int concurrent, int maxWarmupPasses,
+            Watchdog watchdog) {
         this.out = out;
         this.rounds = rounds;
         this.sequential = sequential;
         this.concurrent = concurrent;
+        this.maxWarmupPasses = Math.max(1, maxWarmupPasses);
         this.watchdog = watchdog;
     }
 
@@ -198,9 +203,10 @@ public final class RSocketBench {
 
     /**
      * Runs every workload on both transports, pass after pass, until the JIT is quiet: a pass that compiled less than
-     * {@value #QUIET_COMPILE_MILLIS} ms, or {@link #MAX_WARMUP_PASSES} passes. RSocket's code needs some 20,000
-     * requests to be compiled on 2 CPUs; measured before that, the rounds compare the interpreter's speed and the JIT's
-     * share of the CPU, not the transports (docs/benchmarks.md, "RSocket measured warm").
+     * {@value #QUIET_COMPILE_MILLIS} ms, or the most passes it was given ({@link #MAX_WARMUP_PASSES} by default).
+     * RSocket's code needs some 20,000 requests to be compiled on 2 CPUs; measured before that, the rounds compare the
+     * interpreter's speed and the JIT's share of the CPU, not the transports (docs/benchmarks.md, "RSocket measured
+     * warm").
      *
      * @return what the warm-up did, for the table's note
      */
@@ -210,7 +216,7 @@ public final class RSocketBench {
         long before = timed ? jit.getTotalCompilationTime() : 0;
         int passes = 0;
         long last = -1;
-        while (passes < (sequential < 3_000 ? 1 : MAX_WARMUP_PASSES)) {
+        while (passes < maxWarmupPasses) {
             passes++;
             for (int size : SIZES) {
                 for (int inFlight : IN_FLIGHT) {
@@ -330,7 +336,8 @@ public final class RSocketBench {
 
     /** The harness with the default request counts ({@code quick}: a tenth). */
     public static RSocketBench forRun(PrintStream out, int rounds, boolean quick, Watchdog watchdog) {
-        return new RSocketBench(out, rounds, quick ? 300 : 3_000, quick ? 1_000 : 10_000, watchdog);
+        return new RSocketBench(out, rounds, quick ? 300 : 3_000, quick ? 1_000 : 10_000, quick ? 1 : MAX_WARMUP_PASSES,
+                watchdog);
     }
 
     static List<String> workloads() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ibex.cm.spi.CompletionChannel;
 import dev.ibex.cm.spi.CompletionQueue;
+import dev.ibex.cm.spi.IdleSpin;
 import dev.ibex.cm.spi.ResourceTracker;
 import dev.ibex.softroce.Harness;
 import java.util.ArrayList;
@@ -27,7 +28,9 @@ class WaitingReadTest {
         volatile boolean completeInWait = true;
         /** When positive: each wait sleeps this long before its datagram completes, and says it came 1 ms in. */
         volatile long sleepNanos;
+        /** False: {@link #wakeLagNanos} says the wait slept but not how late it woke (0). */
         volatile boolean lagKnown = true;
+        /** How late the last sleep's thread "woke" for its datagram: all but its first ms (-1: no sleep yet). */
         private long lag = -1;
         /** Set while a wait that reads nothing blocks (parked: a producer must wake it). */
         volatile boolean waiting;
@@ -47,10 +50,9 @@ class WaitingReadTest {
         public int await(long timeoutNanos) {
             if (sleepNanos > 0) {
                 long t0 = System.nanoTime();
-                java.util.concurrent.locks.LockSupport.parkNanos(sleepNanos);
-                while (System.nanoTime() - t0 < sleepNanos) {
+                do {
                     java.util.concurrent.locks.LockSupport.parkNanos(sleepNanos);
-                }
+                } while (System.nanoTime() - t0 < sleepNanos);
                 lag = System.nanoTime() - t0 - TimeUnit.MILLISECONDS.toNanos(1);
             }
             if (completeInWait) {
@@ -123,36 +125,31 @@ class WaitingReadTest {
         try (Harness h = new Harness()) {
             CompletionChannel ch = h.a.createCompletionChannel();
             CompletionQueue cq = h.a.createCompletionQueue(16, ch, 0);
-            ReadingWait reception = new ReadingWait((SoftCompletionQueue) cq);
-            reception.sleepNanos = TimeUnit.MILLISECONDS.toNanos(100);
-            dev.ibex.cm.spi.IdleSpin spin = dev.ibex.cm.spi.IdleSpin.adaptive(TimeUnit.MILLISECONDS.toNanos(50));
-            SoftPoller p = new SoftPoller(new ResourceTracker(), spin, 0, reception);
-            p.register(ch, "channel");
-            cq.requestNotify(false);
-            assertThat(p.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).isEqualTo(1);
-            assertThat(spin.window()).as("the work came 1 ms into the sleep").isEqualTo(
-                    dev.ibex.cm.spi.IdleSpin.GROW_START_NANOS);
-            assertThat(ch.poll()).isSameAs(cq);
-            cq.ackEvents(1);
-            p.deregister(ch);
-            p.close();
-
-            ReadingWait unknown = new ReadingWait((SoftCompletionQueue) cq);
-            unknown.lagKnown = false; // slept, lag not known: the whole sleep counts
-            unknown.sleepNanos = TimeUnit.MILLISECONDS.toNanos(100);
-            dev.ibex.cm.spi.IdleSpin shut = dev.ibex.cm.spi.IdleSpin.adaptive(TimeUnit.MILLISECONDS.toNanos(50));
-            SoftPoller q = new SoftPoller(new ResourceTracker(), shut, 0, unknown);
-            q.register(ch, "channel");
-            cq.requestNotify(false);
-            assertThat(q.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).isEqualTo(1);
-            assertThat(shut.window()).as("a 100 ms sleep, no lag known: longer than the 50 ms maximum").isZero();
-            assertThat(ch.poll()).isSameAs(cq);
-            cq.ackEvents(1);
-            q.deregister(ch);
-            q.close();
+            ReadingWait told = new ReadingWait((SoftCompletionQueue) cq);
+            assertThat(windowAfterOneSleep(ch, cq, told)).as("the work came 1 ms into the sleep")
+                    .isEqualTo(IdleSpin.GROW_START_NANOS);
+            ReadingWait untold = new ReadingWait((SoftCompletionQueue) cq);
+            untold.lagKnown = false; // slept, lag not known: the whole sleep counts
+            assertThat(windowAfterOneSleep(ch, cq, untold))
+                    .as("a 100 ms sleep, no lag known: longer than the 50 ms maximum").isZero();
             cq.close();
             ch.close();
         }
+    }
+
+    /** One poll through a 100 ms sleep of {@code reception}; returns the window of its adaptive spin (at most 50 ms). */
+    private static long windowAfterOneSleep(CompletionChannel ch, CompletionQueue cq, ReadingWait reception) {
+        reception.sleepNanos = TimeUnit.MILLISECONDS.toNanos(100);
+        IdleSpin spin = IdleSpin.adaptive(TimeUnit.MILLISECONDS.toNanos(50));
+        SoftPoller p = new SoftPoller(new ResourceTracker(), spin, 0, reception);
+        p.register(ch, "channel");
+        cq.requestNotify(false);
+        assertThat(p.poll(TimeUnit.SECONDS.toNanos(5), x -> { })).isEqualTo(1);
+        assertThat(ch.poll()).isSameAs(cq);
+        cq.ackEvents(1);
+        p.deregister(ch);
+        p.close();
+        return spin.window();
     }
 
     @Test

@@ -344,7 +344,8 @@ public final class LoopbackBench {
         } else {
             table.note("ping-pong: " + roundTrips + " round trips per round; Ibex RC SEND echo (callback API, one loop "
                     + "per side, soft devices 127.0.0.2/.3, the default idle policy: a spin window that adapts up to "
-                    + SoftRoceConfig.DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS / 1000 + " us, then block) vs two connected blocking DatagramChannels on the same addresses;");
+                    + SoftRoceConfig.DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS / 1000 + " us, then block) vs two connected "
+                    + "blocking DatagramChannels on the same addresses;");
             table.note("  'loops that never spin': the same echo with poller.adaptiveSpinNanos=0 (block at once)");
             table.note("  RC-shaped UDP = receive thread per side handing off to an application thread, an ACK "
                     + "datagram per message, ACKs waking the application (the provider's design, nothing else)");

@@ -30,6 +30,7 @@ import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.DefaultPayload;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -211,7 +212,7 @@ public final class RSocketBench {
      * @return what the warm-up did, for the table's note
      */
     private String warmUp(Pair ibex, Pair tcp) {
-        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        var jit = ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
         long before = timed ? jit.getTotalCompilationTime() : 0;
         int passes = 0;

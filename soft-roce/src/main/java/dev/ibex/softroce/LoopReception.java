@@ -192,6 +192,11 @@ final class LoopReception implements InlineReception {
     }
 
     @Override
+    public boolean readingBehind() {
+        return sinceEmpty > 0 && sinceEmpty < HAND_OFF_CALLS; // at HAND_OFF_CALLS: batches, acknowledged per turn
+    }
+
+    @Override
     public long wakeLagNanos() {
         return selector == null ? ports[0].wakeLagNanos() : -1;
     }

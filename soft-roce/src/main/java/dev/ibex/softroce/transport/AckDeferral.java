@@ -8,7 +8,8 @@ import java.util.Arrays;
  * once its handlers ran (at its next poll) or before it blocks. One ACK then acknowledges every request the batch
  * held (the IBA lets a responder coalesce: an ACK covers all requests up to its PSN), and it leaves after the
  * application's reply, so the peer wakes once for both. NAKs, RNR NAKs, READ responses and atomic ACKs are never
- * deferred. An ACK waits at most one turn of the loop — far below any retransmission timeout.
+ * deferred. An ACK waits at most one turn of the loop (a few while a burst is read, below) — far below any
+ * retransmission timeout.
  *
  * <p><b>Holding across turns.</b> A loop that spins ({@code poller.spinNanos}) may also hold an ACK across its turns
  * for up to {@code holdNanos} ({@code poller.ackHoldNanos}, off by default), while the responder
@@ -17,6 +18,14 @@ import java.util.Arrays;
  * and fewer than {@link #MAX_HELD_REQUESTS} of them. In a ping-pong this halves the datagrams per round trip or
  * better; a requester waits at most {@code holdNanos} longer for a SEND's completion. Before the loop blocks, every
  * noted ACK leaves.
+ *
+ * <p><b>One ACK for a burst.</b> A reception that reads one datagram at a time stops at the first that completes a
+ * message for the application ({@link InlineReception#receiveNow}), so a message of several sent in one call (an
+ * RSocket frame split over three buffers) is read a message per turn. While the last read stopped that way, the ACK
+ * of a message the application has not answered waits for the next read instead of leaving at the next poll: it
+ * leaves once its QP sends, a read finds the links empty (the idle spin), before the loop sleeps, or after
+ * {@link #MAX_HELD_REQUESTS} requests — at most a few turns, since the reception reads in batches again after a few
+ * turns behind.
  *
  * <p><b>Threading.</b> Confined to the polling thread it was installed on; a responder notes its ACK only from
  * inside its QP's task on that thread.
@@ -80,15 +89,22 @@ public final class AckDeferral {
     }
 
     /**
-     * At a poll that will not block: sends every noted ACK once the oldest was held {@code holdNanos} (at once
-     * without a hold time), and otherwise those their responder may not hold; keeps the rest, in order.
+     * At a poll that will not block: sends the noted ACKs, in order, except those it may keep — all of them until
+     * the oldest was held {@code holdNanos} (when the responder {@linkplain Responder#mayHoldAck may hold} its ACK),
+     * and, when {@code burstBehind}, those of requests nobody answered yet ({@link Responder#awaitsBurst}).
+     *
+     * @param burstBehind whether the last read stopped early with datagrams likely behind it
+     *     ({@link InlineReception#readingBehind}): a message of several that came in one call is read a message per
+     *     turn, and one ACK for the burst saves the sender a datagram to read per message and this loop a
+     *     {@code sendto} per message before it reads on (docs/benchmarks.md, "One ACK for a burst")
      */
-    void flushDue() {
+    void flushDue(boolean burstBehind) {
         int n = count;
         if (n == 0) {
             return;
         }
-        if (holdNanos == 0 || System.nanoTime() - oldestAt >= holdNanos) {
+        boolean holding = holdNanos > 0 && System.nanoTime() - oldestAt < holdNanos;
+        if (!holding && !burstBehind) {
             flush();
             return;
         }
@@ -96,7 +112,7 @@ public final class AckDeferral {
         for (int i = 0; i < n; i++) {
             Responder r = pending[i];
             pending[i] = null;
-            if (r.mayHoldAck()) {
+            if ((burstBehind && r.awaitsBurst()) || (holding && r.mayHoldAck())) {
                 pending[kept++] = r;
             } else {
                 r.sendDeferredAck();

@@ -56,6 +56,18 @@ public interface InlineReception {
         return -1;
     }
 
+    /**
+     * Whether the last read stopped at work to hand on while datagrams may be waiting behind it: {@link #receiveNow}
+     * returned at {@code handOff}, or {@link #await} found its datagram there already, and the reception still reads
+     * one datagram at a time (it is not behind a stream). The poller then leaves the ACKs it noted for the next read:
+     * the rest of a burst — a message of several, sent in one call — is likely there, and one ACK then covers it.
+     *
+     * @return whether more datagrams may wait; {@code false} when the last read found the links empty or slept
+     */
+    default boolean readingBehind() {
+        return false;
+    }
+
     /** Ends a current or the next {@link #await} at once. */
     void wake();
 

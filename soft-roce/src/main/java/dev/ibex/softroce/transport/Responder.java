@@ -465,6 +465,16 @@ public final class Responder {
     }
 
     /**
+     * Whether the noted ACK may wait for the rest of a burst ({@link AckDeferral}, "one ACK for a burst"): this QP
+     * sent nothing since it was noted (the application has not answered) and it covers fewer than
+     * {@link AckDeferral#MAX_HELD_REQUESTS} requests. Polling thread; reads task-confined state racily, as
+     * {@link #mayHoldAck} does.
+     */
+    boolean awaitsBurst() {
+        return ackNoted < AckDeferral.MAX_HELD_REQUESTS && qp.sender().requester.packetsSent == sentWhenNoted;
+    }
+
+    /**
      * Sends the ACK {@link AckDeferral} noted for this responder: it acknowledges every request executed so far (the
      * PSN before the next expected one). Called by the polling thread after its handlers ran; enters the QP's task.
      */

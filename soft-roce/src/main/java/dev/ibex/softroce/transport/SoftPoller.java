@@ -158,7 +158,9 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
         if (r != null) {
             acks.install();
             nextTurn.install();
-            acks.flushDue(); // the ACKs of the last batch leave after what its handlers sent (replies first)
+            // the ACKs of the last batch leave after what its handlers sent (replies first); those of a message nobody
+            // answered wait while the rest of its burst is likely behind, so that one ACK covers the burst
+            acks.flushDue(r.readingBehind());
             nextTurn.run(); // bursts and replies the last turn's budget cut short go on here, not on another thread
             if (!r.readsWhileWaiting() || timeoutNanos == 0 || !nextTurn.isEmpty()) {
                 receive(r); // what arrived is processed here; its completions are then ready for the scan
@@ -187,7 +189,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 }
                 if (r != null) {
                     // nothing handed to the loop, so no reply to wait for: the noted ACKs go now, bar held ones
-                    acks.flushDue();
+                    acks.flushDue(false);
                 }
             } while (System.nanoTime() - spinEnd < 0);
         }

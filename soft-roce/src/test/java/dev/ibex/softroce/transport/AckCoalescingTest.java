@@ -2,7 +2,10 @@ package dev.ibex.softroce.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ibex.cm.spi.CompletionChannel;
+import dev.ibex.cm.spi.CompletionQueue;
 import dev.ibex.cm.spi.Poller;
+import dev.ibex.cm.spi.QpCap;
 import dev.ibex.cm.spi.RecvBatch;
 import dev.ibex.cm.spi.SendBatch;
 import dev.ibex.cm.spi.WcStatus;
@@ -175,6 +178,87 @@ class AckCoalescingTest {
                     loop.join(10_000);
                 }
             }
+        }
+    }
+
+    /**
+     * SENDs posted together reach a loop that hands each completed message to its application (y's receive CQ is one
+     * of the poller's sources), so it reads them a message per turn. While the application answers none (an RSocket
+     * frame split over several buffers), the ACKs wait for the rest of the burst and one ACK covers it; before, each
+     * turn sent one. Where it answers each message, each ACK leaves at the next turn, after the answer, as before.
+     * (A longer burst draws an ACK per 4 messages: after 4 turns behind, the reception reads in batches again.)
+     */
+    @ParameterizedTest(name = "answered={0}")
+    @ValueSource(booleans = {false, true})
+    void aBurstNobodyAnswersYetIsAcknowledgedOnce(boolean answered) throws Exception {
+        Path pcap = dir.resolve("burst-" + answered + ".pcap");
+        int burst = 3; // the reception reads a message per turn for up to 3 turns, then in batches (a stream)
+        int xIp;
+        int yIp;
+        try (Harness h = new Harness(Map.of(SoftRoceConfig.PCAP, pcap.toString(),
+                SoftRoceConfig.RECEIVE_ON_LOOP, "true"))) {
+            CompletionChannel ych = h.b.createCompletionChannel();
+            CompletionQueue yrcq = h.b.createCompletionQueue(64, ych, 0);
+            Harness.Side x = h.side(h.a, 1 << 16);
+            Harness.Side y = h.sideOn(h.b, 1 << 16, new QpCap(64, 64, 1, 1, 0), true,
+                    h.b.createCompletionQueue(64, null, 0), yrcq);
+            Harness.connect(x, y, new Harness.Params());
+            xIp = ((SoftDevice) h.a).addresses()[0];
+            yIp = ((SoftDevice) h.b).addresses()[0];
+            try (Poller poller = h.fabric.createLoopPoller()) {
+                poller.register(ych, ych);
+                RecvBatch rb = RecvBatch.allocate(h.arena, burst, 1);
+                SendBatch sb = SendBatch.allocate(h.arena, burst, 1);
+                for (int i = 0; i < burst; i++) {
+                    rb.wrId(i, 100 + i).single(i, y.mr.address() + 64L * i, 64, y.mr.lkey());
+                    sb.wrId(i, i).opcode(i, WrOpcode.SEND).single(i, x.mr.address() + 64L * i, 64, x.mr.lkey());
+                }
+                y.qp.postRecv(rb, burst);
+                RecvBatch answers = RecvBatch.allocate(h.arena, burst, 1);
+                for (int i = 0; i < burst; i++) {
+                    answers.wrId(i, 200 + i).single(i, x.mr.address() + 4096 + 64L * i, 64, x.mr.lkey());
+                }
+                x.qp.postRecv(answers, burst);
+                yrcq.requestNotify(false);
+                x.qp.postSend(sb, burst);
+                Thread.sleep(200); // the burst waits in the socket: the loop reads it a message per turn
+
+                SendBatch answer = SendBatch.allocate(h.arena, 1, 1);
+                int[] received = {0};
+                int sent = 0;
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while ((sent < burst || received[0] < burst) && System.nanoTime() < deadline) {
+                    poller.poll(1_000_000, a -> {
+                        CompletionQueue cq;
+                        while ((cq = ych.poll()) != null) {
+                            cq.ackEvents(1);
+                        }
+                        int k = yrcq.poll(y.wc);
+                        for (int i = 0; i < k && answered; i++) {
+                            answer.wrId(0, 300 + received[0] + i).opcode(0, WrOpcode.SEND)
+                                    .single(0, y.mr.address() + 8192, 64, y.mr.lkey());
+                            y.qp.postSend(answer, 1);
+                        }
+                        received[0] += k;
+                        yrcq.requestNotify(false);
+                    });
+                    int k = x.scq.poll(x.wc);
+                    for (int i = 0; i < k; i++) {
+                        assertThat(x.wc.status(i)).isEqualTo(WcStatus.SUCCESS);
+                    }
+                    sent += k;
+                }
+                assertThat(sent).as("SEND completions").isEqualTo(burst);
+                assertThat(received[0]).as("receive completions").isEqualTo(burst);
+                poller.deregister(ych);
+            }
+        }
+        int[] sendsAndAcks = count(pcap, xIp, yIp);
+        assertThat(sendsAndAcks[0]).as("SEND packets from x").isEqualTo(burst);
+        if (answered) {
+            assertThat(sendsAndAcks[1]).as("ACKs from y: one per answered message").isEqualTo(burst);
+        } else {
+            assertThat(sendsAndAcks[1]).as("ACKs from y: one for the burst").isEqualTo(1);
         }
     }
 

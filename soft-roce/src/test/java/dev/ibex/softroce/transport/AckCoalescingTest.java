@@ -49,14 +49,7 @@ class AckCoalescingTest {
             xIp = ((SoftDevice) h.a).addresses()[0];
             yIp = ((SoftDevice) h.b).addresses()[0];
             try (Poller poller = h.fabric.createLoopPoller()) { // a loop poller: it may receive itself
-                RecvBatch rb = RecvBatch.allocate(h.arena, SENDS, 1);
-                SendBatch sb = SendBatch.allocate(h.arena, SENDS, 1);
-                for (int i = 0; i < SENDS; i++) {
-                    rb.wrId(i, 100 + i).single(i, y.mr.address() + 64L * i, 64, y.mr.lkey());
-                    sb.wrId(i, i).opcode(i, WrOpcode.SEND).single(i, x.mr.address() + 64L * i, 64, x.mr.lkey());
-                }
-                y.qp.postRecv(rb, SENDS);
-                x.qp.postSend(sb, SENDS);
+                x.qp.postSend(receivesAndSends(h, x, y, SENDS), SENDS);
                 Thread.sleep(200); // on the loop: the SENDs wait in the socket, to be read in one batch
 
                 int sent = 0;
@@ -207,13 +200,7 @@ class AckCoalescingTest {
             yIp = ((SoftDevice) h.b).addresses()[0];
             try (Poller poller = h.fabric.createLoopPoller()) {
                 poller.register(ych, ych);
-                RecvBatch rb = RecvBatch.allocate(h.arena, burst, 1);
-                SendBatch sb = SendBatch.allocate(h.arena, burst, 1);
-                for (int i = 0; i < burst; i++) {
-                    rb.wrId(i, 100 + i).single(i, y.mr.address() + 64L * i, 64, y.mr.lkey());
-                    sb.wrId(i, i).opcode(i, WrOpcode.SEND).single(i, x.mr.address() + 64L * i, 64, x.mr.lkey());
-                }
-                y.qp.postRecv(rb, burst);
+                SendBatch sb = receivesAndSends(h, x, y, burst);
                 RecvBatch answers = RecvBatch.allocate(h.arena, burst, 1);
                 for (int i = 0; i < burst; i++) {
                     answers.wrId(i, 200 + i).single(i, x.mr.address() + 4096 + 64L * i, 64, x.mr.lkey());
@@ -260,6 +247,18 @@ class AckCoalescingTest {
         } else {
             assertThat(sendsAndAcks[1]).as("ACKs from y: one for the burst").isEqualTo(1);
         }
+    }
+
+    /** Posts {@code n} receives of 64 B at {@code y}; returns {@code n} SENDs of 64 B from {@code x}, to be posted. */
+    private static SendBatch receivesAndSends(Harness h, Harness.Side x, Harness.Side y, int n) {
+        RecvBatch rb = RecvBatch.allocate(h.arena, n, 1);
+        SendBatch sb = SendBatch.allocate(h.arena, n, 1);
+        for (int i = 0; i < n; i++) {
+            rb.wrId(i, 100 + i).single(i, y.mr.address() + 64L * i, 64, y.mr.lkey());
+            sb.wrId(i, i).opcode(i, WrOpcode.SEND).single(i, x.mr.address() + 64L * i, 64, x.mr.lkey());
+        }
+        y.qp.postRecv(rb, n);
+        return sb;
     }
 
     /** SEND_ONLY packets sent by {@code x} and ACKs sent by {@code y}; the tap records each datagram on send. */

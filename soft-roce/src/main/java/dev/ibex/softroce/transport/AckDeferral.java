@@ -23,9 +23,9 @@ import java.util.Arrays;
  * message for the application ({@link InlineReception#receiveNow}), so a message of several sent in one call (an
  * RSocket frame split over three buffers) is read a message per turn. While the last read stopped that way, the ACK
  * of a message the application has not answered waits for the next read instead of leaving at the next poll: it
- * leaves once its QP sends, a read finds the links empty (the idle spin), before the loop sleeps, or after
- * {@link #MAX_HELD_REQUESTS} requests — at most a few turns, since the reception reads in batches again after a few
- * turns behind.
+ * leaves at the next poll after its QP sent, in the idle spin once a read hands the loop nothing, before the loop
+ * sleeps, or after {@link #MAX_HELD_REQUESTS} requests — at most a few turns, since the reception reads in batches
+ * again after a few turns behind.
  *
  * <p><b>Threading.</b> Confined to the polling thread it was installed on; a responder notes its ACK only from
  * inside its QP's task on that thread.

@@ -460,8 +460,7 @@ public final class Responder {
      * read only lets the ACK leave a turn earlier or later, never past the hold time.
      */
     boolean mayHoldAck() {
-        return ackHoldable && ackNoted < AckDeferral.MAX_HELD_REQUESTS
-                && qp.sender().requester.packetsSent != sentWhenNoted;
+        return ackHoldable && ackNoted < AckDeferral.MAX_HELD_REQUESTS && answeredSinceNoted();
     }
 
     /**
@@ -471,7 +470,12 @@ public final class Responder {
      * {@link #mayHoldAck} does.
      */
     boolean awaitsBurst() {
-        return ackNoted < AckDeferral.MAX_HELD_REQUESTS && qp.sender().requester.packetsSent == sentWhenNoted;
+        return ackNoted < AckDeferral.MAX_HELD_REQUESTS && !answeredSinceNoted();
+    }
+
+    /** Whether this QP sent a packet since its ACK was noted: the application answered what the ACK covers. */
+    private boolean answeredSinceNoted() {
+        return qp.sender().requester.packetsSent != sentWhenNoted;
     }
 
     /**

@@ -23,9 +23,8 @@ package dev.ibex.cm.spi;
  * on the writer's CPU (a synchronous wake-up: the writer is expected to sleep next), and a spinning writer does not
  * sleep, so without the yields the peer waits out the whole window. On a 2-core machine the two loops of a loopback
  * pair, once on one CPU, took 100–140 µs per connection setup instead of 21–30 µs, and the default ping-pong's p99
- * rose to 100–133 µs (docs/benchmarks.md, "An adaptive spin gives its CPU away"). Alone on its CPU a yield costs one
- * system call, about 0.5 µs here. A fixed spin does not yield: it is for a loop that owns its core, and the yields
- * made the spinning ping-pong's p50 about 5 % slower.
+ * read 67–133 µs instead of 31–41 µs (docs/benchmarks.md, "An adaptive spin gives its CPU away"). Alone on its CPU a
+ * yield costs one system call, about 0.5 µs here. A fixed spin does not yield: it is for a loop that owns its core.
  *
  * <p>Threading: confined to the polling thread; allocates nothing.
  */

@@ -181,6 +181,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     return 0;
                 }
                 spin.pause(now); // yields now and then: a thread this spin keeps off its CPU may be the peer
+
                 if (r != null) {
                     nextTurn.run();
                     receive(r);

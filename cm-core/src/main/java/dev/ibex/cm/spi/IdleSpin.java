@@ -17,31 +17,15 @@ package dev.ibex.cm.spi;
  *       between messages, and one whose traffic is sparse spins at most the few windows it takes to shrink.
  * </ul>
  *
- * <p><b>An adaptive spin gives its CPU away.</b> It {@linkplain Thread#yield() yields} at the start of each spin and
- * every {@value #YIELD_INTERVAL_NANOS} ns of it ({@link #pause}), so that a thread waiting for its CPU waits at most
- * about that long. That thread is often the peer the loop just sent to: Linux may put a thread woken by a socket write
- * on the writer's CPU (a synchronous wake-up: the writer is expected to sleep next), and a spinning writer does not
- * sleep, so without the yields the peer waits out the whole window. On a 2-core machine the two loops of a loopback
- * pair, once on one CPU, took 100–140 µs per connection setup instead of 21–30 µs, and the default ping-pong's p99
- * read 67–133 µs instead of 31–41 µs (docs/benchmarks.md, "An adaptive spin gives its CPU away"). Alone on its CPU a
- * yield costs one system call, about 0.5 µs here. A fixed spin does not yield: it is for a loop that owns its core.
- *
  * <p>Threading: confined to the polling thread; allocates nothing.
  */
 public final class IdleSpin {
     /** The first window an adaptive spin opens: a fraction of a wake-up, so a useless spin costs little. */
     public static final long GROW_START_NANOS = 2_000;
-    /**
-     * How long an adaptive spin runs between two yields of its CPU: a thread waiting for that CPU waits at most about
-     * this long (plus the switch), and a spin alone on its CPU spends about 5 % of its time in the yields.
-     */
-    public static final long YIELD_INTERVAL_NANOS = 10_000;
 
     private final long max;
     private final boolean adaptive;
     private long window;
-    /** When the current spin last yielded its CPU (adaptive only). */
-    private long lastYield;
 
     private IdleSpin(long max, boolean adaptive) {
         if (max < 0) {
@@ -92,34 +76,6 @@ public final class IdleSpin {
     /** {@return the longest window, in nanoseconds} */
     public long max() {
         return max;
-    }
-
-    /**
-     * A spin starts at {@code now} ({@link System#nanoTime()}): an adaptive spin's first {@link #pause} yields the
-     * CPU, so a thread the loop just woke onto it runs at once.
-     *
-     * @param now the time the spin starts
-     */
-    public void spinStarts(long now) {
-        lastYield = now - YIELD_INTERVAL_NANOS;
-    }
-
-    /**
-     * One turn of a spin at {@code now}, between two looks for work. An adaptive spin yields the CPU when it has not
-     * done so for {@value #YIELD_INTERVAL_NANOS} ns (or not yet since {@link #spinStarts}); otherwise, and in a fixed
-     * spin, the turn {@linkplain Thread#onSpinWait() hints} a busy wait.
-     *
-     * @param now the time of the turn ({@link System#nanoTime()})
-     * @return whether it yielded
-     */
-    public boolean pause(long now) {
-        if (adaptive && now - lastYield >= YIELD_INTERVAL_NANOS) {
-            lastYield = now;
-            Thread.yield();
-            return true;
-        }
-        Thread.onSpinWait();
-        return false;
     }
 
     /**

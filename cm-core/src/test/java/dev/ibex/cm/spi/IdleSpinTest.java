@@ -72,31 +72,4 @@ class IdleSpinTest {
                 .hasMessageContaining("-1");
         assertThatThrownBy(() -> IdleSpin.adaptive(-5)).isInstanceOf(IllegalArgumentException.class);
     }
-
-    @Test
-    void anAdaptiveSpinYieldsItsCpuAtItsStartAndEveryIntervalAfter() {
-        IdleSpin s = IdleSpin.adaptive(1_000_000);
-        long t = 5_000_000_000L;
-        s.spinStarts(t);
-        assertThat(s.pause(t)).as("the first turn: a thread just woken onto this CPU runs at once").isTrue();
-        assertThat(s.pause(t + 1_000)).isFalse();
-        assertThat(s.pause(t + IdleSpin.YIELD_INTERVAL_NANOS - 1)).isFalse();
-        assertThat(s.pause(t + IdleSpin.YIELD_INTERVAL_NANOS)).as("an interval after the last yield").isTrue();
-        assertThat(s.pause(t + IdleSpin.YIELD_INTERVAL_NANOS + 1)).isFalse();
-        assertThat(s.pause(t + 2 * IdleSpin.YIELD_INTERVAL_NANOS + 5)).isTrue();
-
-        long next = t + 3 * IdleSpin.YIELD_INTERVAL_NANOS;
-        s.spinStarts(next);
-        assertThat(s.pause(next)).as("a new spin yields first, whenever the last one did").isTrue();
-    }
-
-    @Test
-    void aFixedSpinNeverYields() {
-        IdleSpin s = IdleSpin.fixed(1_000_000);
-        long t = 5_000_000_000L;
-        s.spinStarts(t);
-        for (long at = t; at < t + 5 * IdleSpin.YIELD_INTERVAL_NANOS; at += 1_000) {
-            assertThat(s.pause(at)).as("a loop that owns its core keeps it").isFalse();
-        }
-    }
 }

@@ -174,14 +174,11 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
         long spinNanos = spin.window();
         if (spinNanos > 0) {
             long spinEnd = start + (timeoutNanos > 0 ? Math.min(spinNanos, timeoutNanos) : spinNanos);
-            long now = start;
-            spin.spinStarts(start);
             do {
                 if (wakeupRequested.getAndSet(false)) {
                     return 0;
                 }
-                spin.pause(now); // yields now and then: a thread this spin keeps off its CPU may be the peer
-
+                Thread.onSpinWait();
                 if (r != null) {
                     nextTurn.run();
                     receive(r);
@@ -194,8 +191,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                     // nothing handed to the loop, so no reply to wait for: the noted ACKs go now, bar held ones
                     acks.flushDue(false);
                 }
-                now = System.nanoTime();
-            } while (now - spinEnd < 0);
+            } while (System.nanoTime() - spinEnd < 0);
         }
         boolean slept = false; // once it has, how the wait ended tells the spin's window (IdleSpin)
         long lag = 0; // how late the thread woke for what ended its last sleep: no spin would have waited that

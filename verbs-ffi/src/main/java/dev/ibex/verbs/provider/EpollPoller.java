@@ -199,16 +199,13 @@ final class EpollPoller extends NativeResource implements Poller {
             long window = spin.window();
             if (window > 0) {
                 long limit = timeoutNanos > 0 ? Math.min(window, timeoutNanos) : window;
-                long now = start;
-                spin.spinStarts(start);
                 do {
                     int n = epoll.waitFor(events, MAX_EVENTS, 0);
                     if (n > 0) {
                         return dispatch(n, handler);
                     }
-                    spin.pause(now); // yields now and then: a thread this spin keeps off its CPU may be the peer
-                    now = System.nanoTime();
-                } while (now - start < limit);
+                    Thread.onSpinWait();
+                } while (System.nanoTime() - start < limit);
             }
             long left = timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (System.nanoTime() - start));
             int n = waitFor(toMillis(left));

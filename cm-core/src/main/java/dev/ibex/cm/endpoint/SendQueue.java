@@ -98,7 +98,8 @@ final class SendQueue implements Flushable {
     private final Operation[] ops;
     private final long[] attachments;
     private final Buffer[] buffers;
-    private final Exposure[] exposures;
+    /** Per slot, the exposure a BIND_MW or LOCAL_INV works on; made at the first (most connections never bind). */
+    private Exposure[] exposures;
     private final boolean[] fromReserve;
     private final boolean[] inline;
     /** What an internal slot carries: 0 an application operation (or a bind), {@link #PROBE}, {@link #UPDATE}. */
@@ -137,7 +138,6 @@ final class SendQueue implements Flushable {
         this.ops = new Operation[capacity];
         this.attachments = new long[capacity];
         this.buffers = new Buffer[capacity];
-        this.exposures = new Exposure[capacity];
         this.fromReserve = new boolean[capacity];
         this.inline = new boolean[batch.capacity()];
         this.internal = new byte[capacity];
@@ -243,6 +243,9 @@ final class SendQueue implements Flushable {
         ops[slot] = op;
         attachments[slot] = 0;
         buffers[slot] = null;
+        if (exposures == null) {
+            exposures = new Exposure[capacity];
+        }
         exposures[slot] = e;
         fromReserve[slot] = reserve;
         internal[slot] = fragment ? FRAGMENT : 0;
@@ -482,11 +485,13 @@ final class SendQueue implements Flushable {
         Buffer b = buffers[slot];
         long attachment = attachments[slot];
         byte kind = internal[slot];
-        Exposure e = exposures[slot];
+        Exposure e = exposures != null ? exposures[slot] : null;
         ops[slot] = null;
         buffers[slot] = null;
         internal[slot] = 0;
-        exposures[slot] = null;
+        if (e != null) {
+            exposures[slot] = null;
+        }
         if (fromReserve[slot]) {
             fromReserve[slot] = false;
             reserveInUse--;

@@ -12,12 +12,12 @@ import dev.ibex.cm.spi.WcOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * {@code ibv_cq}: a ring of completions in {@code struct ibv_wc} layout, written by the NIC threads (many
@@ -35,6 +35,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class SoftCompletionQueue implements CompletionQueue {
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+    /** A slot's sequence: coordinates (segment, byte offset); plain, acquire, release and volatile modes. */
+    private static final VarHandle SEQUENCE = ValueLayout.JAVA_LONG.varHandle();
     private static final int DISARMED = 0;
     private static final int ARMED_SOLICITED = 1;
     private static final int ARMED_ANY = 2;
@@ -46,7 +48,12 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final MemorySegment ring;
     /** {@code ibv_wc_tm_info} per slot ({@link CompletionBatch#TM_INFO_SIZE} bytes), read for TM_RECV only. */
     private final MemorySegment tmRing;
-    private final AtomicLongArray sequence;
+    /**
+     * Per slot, the ring position it is next free or full for (a long each, native like the ring): the CQs of a
+     * loop are shared and sized for every work request their QPs may have outstanding, several KB of sequence per
+     * connection end, which as a heap array every young collection during a burst of connection setups copied.
+     */
+    private final MemorySegment sequence;
     private final AtomicLong tail = new AtomicLong();
     private final AtomicInteger armed = new AtomicInteger();
     /**
@@ -74,12 +81,14 @@ public final class SoftCompletionQueue implements CompletionQueue {
         this.capacity = Math.max(cap, 1);
         this.mask = capacity - 1;
         // automatic: freed by the GC once the CQ is unreachable, so a late producer can never touch freed memory
-        this.ring = Arena.ofAuto().allocate((long) capacity * WC_SIZE, 8);
-        this.tmRing = Arena.ofAuto().allocate((long) capacity * CompletionBatch.TM_INFO_SIZE, 8);
-        this.sequence = new AtomicLongArray(capacity);
+        Arena memory = Arena.ofAuto();
+        this.ring = memory.allocate((long) capacity * WC_SIZE, 8);
+        this.tmRing = memory.allocate((long) capacity * CompletionBatch.TM_INFO_SIZE, 8);
+        this.sequence = memory.allocate((long) capacity * Long.BYTES, Long.BYTES);
         for (int i = 0; i < capacity; i++) {
-            sequence.set(i, i);
+            sequence.setAtIndex(ValueLayout.JAVA_LONG, i, i);
         }
+        VarHandle.releaseFence(); // the producers' and the consumer's first accesses see the initial positions
         if (channel != null) {
             channel.attach(this);
         }
@@ -125,7 +134,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
         while (n < max) {
             int idx = (int) (h & mask);
             // volatile load: after requestNotify this is the consumer's re-check of the Dekker handshake (see complete)
-            if (sequence.get(idx) != h + 1) {
+            if ((long) SEQUENCE.getVolatile(sequence, (long) idx * Long.BYTES) != h + 1) {
                 break;
             }
             MemorySegment.copy(ring, (long) idx * WC_SIZE, dst, (long) n * WC_SIZE, WC_SIZE);
@@ -133,7 +142,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
                 MemorySegment.copy(tmRing, (long) idx * CompletionBatch.TM_INFO_SIZE, batch.tmInfoSegment(),
                         (long) n * CompletionBatch.TM_INFO_SIZE, CompletionBatch.TM_INFO_SIZE);
             }
-            sequence.setRelease(idx, h + capacity);
+            SEQUENCE.setRelease(sequence, (long) idx * Long.BYTES, h + capacity);
             h++;
             n++;
         }
@@ -215,7 +224,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
         for (;;) {
             t = tail.get();
             idx = (int) (t & mask);
-            long dif = sequence.getAcquire(idx) - t;
+            long dif = (long) SEQUENCE.getAcquire(sequence, (long) idx * Long.BYTES) - t;
             if (dif == 0) {
                 if (tail.compareAndSet(t, t + 1)) {
                     break;
@@ -246,7 +255,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
         }
         // volatile store then volatile load (not release/plain): with the consumer's arm-then-recheck this is a
         // Dekker handshake, and a StoreLoad reordering here would lose the wake-up of a poller sleeping on the channel
-        sequence.set(idx, t + 1);
+        SEQUENCE.setVolatile(sequence, (long) idx * Long.BYTES, t + 1);
         int a = armed.get();
         if (a != DISARMED && (a == ARMED_ANY || solicited || status != 0) && armed.compareAndSet(a, DISARMED)
                 && channel != null) {

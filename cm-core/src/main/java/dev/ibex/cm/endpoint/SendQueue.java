@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * windows (LOCAL_INV), keepalive probes, credit updates — so they never take a slot an operation was promised; when
  * they are all busy a window is deallocated instead, a probe waits for the next interval and an update for the next
  * completion.
- * Allocates nothing per operation. Loop-confined.
+ * Allocates nothing per operation; its per-slot arrays start at 16 slots and double the first time more operations
+ * are outstanding, up to {@code max_send_wr} (4 times for the default depth). Loop-confined.
  */
 final class SendQueue implements Flushable {
     private static final Logger LOG = LoggerFactory.getLogger(SendQueue.class);
@@ -95,15 +96,23 @@ final class SendQueue implements Flushable {
     private int fragmentsInUse;
     private final int maxInline;
     private final SendBatch batch;
-    private final Operation[] ops;
-    private final long[] attachments;
-    private final Buffer[] buffers;
+    /*
+     * Per slot, in arrays indexed by the operation's sequence number modulo their length (at(seq)), a power of two that
+     * starts at INITIAL_SLOTS and doubles while more operations are outstanding, up to max_send_wr: a connection holds
+     * the arrays its traffic needs, not max_send_wr's (about 220 slots by default, 4 KB per connection end). The slot
+     * a work request id carries is the sequence modulo max_send_wr, which does not change when the arrays grow.
+     */
+    private Operation[] ops;
+    private long[] attachments;
+    private Buffer[] buffers;
     /** Per slot, the exposure a BIND_MW or LOCAL_INV works on; made at the first (most connections never bind). */
     private Exposure[] exposures;
-    private final boolean[] fromReserve;
+    private boolean[] fromReserve;
     private final boolean[] inline;
     /** What an internal slot carries: 0 an application operation (or a bind), {@link #PROBE}, {@link #UPDATE}. */
-    private final byte[] internal;
+    private byte[] internal;
+    private int mask;
+    private static final int INITIAL_SLOTS = 16;
     private static final byte PROBE = 1;
     private static final byte UPDATE = 2;
     private static final byte FRAGMENT = 3;
@@ -135,12 +144,14 @@ final class SendQueue implements Flushable {
         this.fragmentCapacity = Math.max(0, capacity - userCapacity - reserve);
         this.maxInline = qp.cap().maxInlineData();
         this.batch = SendBatch.allocate(Arena.ofAuto(), Math.max(1, Math.min(signalInterval, capacity)), 1);
-        this.ops = new Operation[capacity];
-        this.attachments = new long[capacity];
-        this.buffers = new Buffer[capacity];
-        this.fromReserve = new boolean[capacity];
+        int slots = Math.max(1, Math.min(INITIAL_SLOTS, Integer.highestOneBit(capacity - 1) << 1));
+        this.ops = new Operation[slots];
+        this.attachments = new long[slots];
+        this.buffers = new Buffer[slots];
+        this.fromReserve = new boolean[slots];
+        this.internal = new byte[slots];
+        this.mask = slots - 1;
         this.inline = new boolean[batch.capacity()];
-        this.internal = new byte[capacity];
     }
 
     /** Slots the application may use. */
@@ -194,16 +205,16 @@ final class SendQueue implements Flushable {
         if (!lent) {
             buffer.lend();
         }
-        int slot = (int) (head % capacity);
-        internal[slot] = fragment ? FRAGMENT : 0;
+        int k = claim();
+        internal[k] = fragment ? FRAGMENT : 0;
         if (fragment) {
             fragmentsInUse++;
         }
-        ops[slot] = op;
-        attachments[slot] = attachment;
-        buffers[slot] = buffer;
+        ops[k] = op;
+        attachments[k] = attachment;
+        buffers[k] = buffer;
         int i = pending;
-        batch.wrId(i, WrId.encode(op.wrKind(), handle, slot)).opcode(i, op.opcode());
+        batch.wrId(i, WrId.encode(op.wrKind(), handle, slot())).opcode(i, op.opcode());
         return i;
     }
 
@@ -214,7 +225,7 @@ final class SendQueue implements Flushable {
      */
     int beginRead(Buffer buffer) {
         int i = begin(Operation.READ, buffer, 0, true, true);
-        internal[(int) ((head) % capacity)] = RENDEZVOUS_READ;
+        internal[at(head)] = RENDEZVOUS_READ;
         return i;
     }
 
@@ -239,16 +250,16 @@ final class SendQueue implements Flushable {
             throw new IllegalStateException("the send queue is full (" + (reserve ? "no slot left for LOCAL_INV"
                     : userCapacity + " operations outstanding") + "): wait for onWritabilityChanged(true)");
         }
-        int slot = (int) (head % capacity);
-        ops[slot] = op;
-        attachments[slot] = 0;
-        buffers[slot] = null;
+        int k = claim();
+        ops[k] = op;
+        attachments[k] = 0;
+        buffers[k] = null;
         if (exposures == null) {
-            exposures = new Exposure[capacity];
+            exposures = new Exposure[ops.length];
         }
-        exposures[slot] = e;
-        fromReserve[slot] = reserve;
-        internal[slot] = fragment ? FRAGMENT : 0;
+        exposures[k] = e;
+        fromReserve[k] = reserve;
+        internal[k] = fragment ? FRAGMENT : 0;
         if (reserve) {
             reserveInUse++;
         }
@@ -256,7 +267,7 @@ final class SendQueue implements Flushable {
             fragmentsInUse++;
         }
         int i = pending;
-        batch.wrId(i, WrId.encode(op.wrKind(), handle, slot)).opcode(i, op.opcode());
+        batch.wrId(i, WrId.encode(op.wrKind(), handle, slot())).opcode(i, op.opcode());
         return i;
     }
 
@@ -344,21 +355,72 @@ final class SendQueue implements Flushable {
         if (reserveInUse >= reserveCapacity || head - tail >= capacity) {
             return -1;
         }
-        int slot = (int) (head % capacity);
-        ops[slot] = op;
-        attachments[slot] = attachment;
-        buffers[slot] = null;
-        internal[slot] = kind;
-        fromReserve[slot] = true;
+        int k = claim();
+        ops[k] = op;
+        attachments[k] = attachment;
+        buffers[k] = null;
+        internal[k] = kind;
+        fromReserve[k] = true;
         reserveInUse++;
-        return slot;
+        return slot();
+    }
+
+    /** The array index of the operation with sequence number {@code seq}. */
+    private int at(long seq) {
+        return (int) seq & mask;
+    }
+
+    /** The slot the next operation's work request id carries: its sequence number modulo {@code max_send_wr}. */
+    private int slot() {
+        return (int) (head % capacity);
+    }
+
+    /**
+     * The array index for the next operation ({@code head}), after doubling the arrays when every index holds one
+     * outstanding. The caller has checked that fewer than {@code max_send_wr} are outstanding.
+     */
+    private int claim() {
+        if (head - tail > mask) {
+            grow();
+        }
+        return at(head);
+    }
+
+    private void grow() {
+        int slots = ops.length * 2;
+        Operation[] o = new Operation[slots];
+        long[] a = new long[slots];
+        Buffer[] b = new Buffer[slots];
+        Exposure[] e = exposures != null ? new Exposure[slots] : null;
+        boolean[] r = new boolean[slots];
+        byte[] in = new byte[slots];
+        int m = slots - 1;
+        for (long seq = tail; seq < head; seq++) {
+            int from = at(seq);
+            int to = (int) seq & m;
+            o[to] = ops[from];
+            a[to] = attachments[from];
+            b[to] = buffers[from];
+            if (e != null) {
+                e[to] = exposures[from];
+            }
+            r[to] = fromReserve[from];
+            in[to] = internal[from];
+        }
+        ops = o;
+        attachments = a;
+        buffers = b;
+        exposures = e;
+        fromReserve = r;
+        internal = in;
+        mask = m;
     }
 
     /** Adds the data range and queues the batch for posting at the end of the turn (or now, when it is full). */
     void commit(int i, Operation op, Buffer buffer, int offset, int length) {
         boolean in = op.mayInline() && length <= maxInline;
         inline[i] = in;
-        if (op == Operation.SEND && length > 0 && internal[(int) (head % capacity)] == 0) {
+        if (op == Operation.SEND && length > 0 && internal[at(head)] == 0) {
             rideable = i;
         }
         batch.single(i, buffer.address() + offset, length, buffer.lkey()).flags(i, in ? SendFlags.INLINE : 0);
@@ -420,10 +482,10 @@ final class SendQueue implements Flushable {
         }
         long first = head - n;
         for (int i = 0; i < posted; i++) {
-            int slot = (int) ((first + i) % capacity);
-            if (inline[i] && buffers[slot] != null) { // the data was copied into the WR: the buffer is free at once
-                Buffer b = buffers[slot];
-                buffers[slot] = null;
+            int k = at(first + i);
+            if (inline[i] && buffers[k] != null) { // the data was copied into the WR: the buffer is free at once
+                Buffer b = buffers[k];
+                buffers[k] = null;
                 b.reclaim();
                 b.release();
             }
@@ -431,8 +493,7 @@ final class SendQueue implements Flushable {
         if (error != null) {
             // the newest slots never reached the QP: fail them now and give their slots back
             for (int i = posted; i < n; i++) {
-                int slot = (int) ((first + i) % capacity);
-                finish(slot, error);
+                finish(at(first + i), error);
             }
             head = first + posted;
             owner.postFailed(error);
@@ -450,12 +511,12 @@ final class SendQueue implements Flushable {
             return;
         }
         long seq = tail + Math.floorMod(slot - (int) (tail % capacity), capacity);
-        if (seq >= retired || ops[slot] == null || ops[slot].wrKind() != kind) {
+        if (seq >= retired || ops[at(seq)] == null || ops[at(seq)].wrKind() != kind) {
             LOG.warn("completion for send slot {} (kind {}) does not match the send queue; dropped", slot, kind);
             return;
         }
         while (tail <= seq) {
-            int k = (int) (tail % capacity);
+            int k = at(tail);
             tail++;
             if (tail - 1 < seq || status == WcStatus.SUCCESS) {
                 finish(k, null);
@@ -474,26 +535,27 @@ final class SendQueue implements Flushable {
         pending = 0;
         rideable = -1;
         while (tail < head) {
-            int k = (int) (tail % capacity);
+            int k = at(tail);
             tail++;
             finish(k, new WorkCompletionException(ops[k], WcStatus.WR_FLUSH_ERR, 0));
         }
     }
 
-    private void finish(int slot, RdmaException error) {
-        Operation op = ops[slot];
-        Buffer b = buffers[slot];
-        long attachment = attachments[slot];
-        byte kind = internal[slot];
-        Exposure e = exposures != null ? exposures[slot] : null;
-        ops[slot] = null;
-        buffers[slot] = null;
-        internal[slot] = 0;
+    /** Retires the operation at array index {@code k}. */
+    private void finish(int k, RdmaException error) {
+        Operation op = ops[k];
+        Buffer b = buffers[k];
+        long attachment = attachments[k];
+        byte kind = internal[k];
+        Exposure e = exposures != null ? exposures[k] : null;
+        ops[k] = null;
+        buffers[k] = null;
+        internal[k] = 0;
         if (e != null) {
-            exposures[slot] = null;
+            exposures[k] = null;
         }
-        if (fromReserve[slot]) {
-            fromReserve[slot] = false;
+        if (fromReserve[k]) {
+            fromReserve[k] = false;
             reserveInUse--;
         }
         if (kind == PROBE) {

@@ -413,6 +413,44 @@ class ConnectionLoopbackTest {
         assertThat(fabric.violations()).as("never past max_send_wr or max_recv_wr").isEmpty();
     }
 
+    /**
+     * The send queue's per-slot arrays start at 16 slots and double as more operations are outstanding (SendQueue):
+     * 100 sends held in flight by a receiver that posts no receives take them to 128 while every earlier work request
+     * is posted and uncompleted; each then completes once, in order, with its own attachment.
+     */
+    @Test
+    void operationsOutstandingBeyondTheQueuesFirstArraysCompleteInOrderWithTheirAttachments() throws Exception {
+        start();
+        int window = 4;
+        int depth = 100;
+        ConnectionOptions windowed = ConnectionOptions.DEFAULT.withReceiveMode(ReceiveMode.WINDOW);
+        listen(windowed.withReceiveWindow(window), true);
+        Recorder client = new Recorder();
+        Connection c = connect(client, null, windowed.withSendQueueDepth(depth));
+        server.established.get(5, TimeUnit.SECONDS);
+        client.established.get(5, TimeUnit.SECONDS);
+        server.hold = true;
+        int total = window + depth;
+        for (int i = 0; i < total; i++) {
+            send(c, "m" + i, i);
+        }
+        FakeQp clientQp = (FakeQp) c.qp();
+        await().until(() -> clientQp.blockedSends() == depth);
+        assertThat(on(c.loop(), c::writableSlots)).isZero();
+
+        List<Buffer> held = List.copyOf(server.held);
+        server.held.clear();
+        server.hold = false;
+        held.forEach(Buffer::release);
+        await().until(() -> server.messages.size() == total && client.completed.size() == total);
+        assertThat(server.messages).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, total).mapToObj(i -> "m" + i).toList());
+        assertThat(client.completed).containsExactlyElementsOf(
+                java.util.stream.LongStream.range(0, total).boxed().toList());
+        assertThat(on(c.loop(), c::writableSlots)).isEqualTo(depth);
+        assertThat(fabric.violations()).as("never past max_send_wr or max_recv_wr").isEmpty();
+    }
+
     @Test
     void closingWithTrafficInFlightFlushesEveryOperationAndReleasesEverything() throws Exception {
         start();

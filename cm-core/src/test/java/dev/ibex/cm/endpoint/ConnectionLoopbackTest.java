@@ -399,10 +399,7 @@ class ConnectionLoopbackTest {
                 .hasMessageContaining("send queue is full");
 
         // releasing (here off the loop) re-posts receives; the waiting sends go through in order
-        List<Buffer> held = List.copyOf(server.held);
-        server.held.clear();
-        server.hold = false;
-        held.forEach(Buffer::release);
+        server.releaseHeld();
         await().until(() -> server.messages.size() == total && client.completed.size() == total);
         assertThat(server.messages).containsExactlyElementsOf(
                 java.util.stream.IntStream.range(0, total).mapToObj(i -> "m" + i).toList());
@@ -438,10 +435,7 @@ class ConnectionLoopbackTest {
         await().until(() -> clientQp.blockedSends() == depth);
         assertThat(on(c.loop(), c::writableSlots)).isZero();
 
-        List<Buffer> held = List.copyOf(server.held);
-        server.held.clear();
-        server.hold = false;
-        held.forEach(Buffer::release);
+        server.releaseHeld();
         await().until(() -> server.messages.size() == total && client.completed.size() == total);
         assertThat(server.messages).containsExactlyElementsOf(
                 java.util.stream.IntStream.range(0, total).mapToObj(i -> "m" + i).toList());

@@ -39,6 +39,14 @@ class Recorder implements ConnectionHandler {
         return new ArrayList<>(events);
     }
 
+    /** Stops holding messages and releases (on the calling thread) those held, which re-posts their receives. */
+    void releaseHeld() {
+        List<Buffer> h = List.copyOf(held);
+        held.clear();
+        hold = false;
+        h.forEach(Buffer::release);
+    }
+
     @Override
     public void onEstablished(Connection c) {
         seen("established");

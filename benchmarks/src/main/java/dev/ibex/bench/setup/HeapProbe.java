@@ -133,7 +133,8 @@ public final class HeapProbe implements Callable<Integer> {
             long openPause = youngPauseMillis(); // before the histogram's full collection moves them to the old gen
             Map<String, long[]> after = histogram();
             report(before, after);
-            out.printf("young collection: %d ms with them open and new, %d ms before they were%n", openPause, quietPause);
+            out.printf("young collection: %d ms with them open and new, %d ms before they were%n", openPause,
+                    quietPause);
             CountDownLatch closed = new CountDownLatch(1);
             loops.client().execute(() -> {
                 open.forEach(Connection::close);

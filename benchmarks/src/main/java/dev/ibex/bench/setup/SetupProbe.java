@@ -3,6 +3,7 @@ package dev.ibex.bench.setup;
 import dev.ibex.bench.callback.LoopbackHosts;
 import dev.ibex.bench.report.Cli;
 import dev.ibex.bench.report.ProbeRuns;
+import dev.ibex.cm.spi.IdleSpin;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -97,6 +98,8 @@ public final class SetupProbe implements Callable<Integer> {
             }
             out.printf("%s median %.1f cpu/conn median %.1f (min %.1f)%n", sequential ? "p50" : "rate",
                     ProbeRuns.median(figure), ProbeRuns.median(cpu), ProbeRuns.min(cpu));
+            out.printf("loop threads moved off a shared CPU: %d (IdleSpin.sharedCpuMoves, the whole JVM)%n",
+                    IdleSpin.sharedCpuMoves());
         }
         return Cli.OK;
     }

@@ -1,5 +1,10 @@
 package dev.ibex.cm.spi;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * How long a {@link Poller} spins (polls without blocking) before it blocks, for the one thread that polls.
  *
@@ -17,7 +22,8 @@ package dev.ibex.cm.spi;
  *       between messages, and one whose traffic is sparse spins at most the few windows it takes to shrink.
  * </ul>
  *
- * <p>Threading: confined to the polling thread; allocates nothing.
+ * <p>Threading: confined to the polling thread, but {@link #release} (any thread); allocates nothing after its first
+ * idle polls.
  */
 public final class IdleSpin {
     /** The first window an adaptive spin opens: a fraction of a wake-up, so a useless spin costs little. */
@@ -26,6 +32,30 @@ public final class IdleSpin {
     private final long max;
     private final boolean adaptive;
     private long window;
+    /** This poller's seat in {@link PollerCpus}: -2 none yet (taken at the first idle poll), -1 none, -3 released. */
+    private volatile int seat = -2;
+    /** The affinity and the affinity without the shared CPU, for a move; made at the first. */
+    private MemorySegment[] cpuSets;
+    /** {@link #cpuToSpare}'s last reading, when it was made, and the buffer it reads into (made at the first). */
+    private boolean spare;
+    private long spareReadAt = System.nanoTime() - 2_000_000L;
+    private MemorySegment loadBuffer;
+    /** When this poller's thread last moved off a shared CPU ({@link #spinNanos}). */
+    private long lastMove = System.nanoTime() - MOVE_INTERVAL_NANOS;
+    /** System property: {@code false} keeps a poller's thread on a shared CPU (it still does not spin there). */
+    public static final String MOVE_PROPERTY = "ibex.poller.moveOffSharedCpu";
+    private static final boolean MOVE = Boolean.parseBoolean(System.getProperty(MOVE_PROPERTY, "true"));
+    /** The least time between two moves of one poller's thread: a pair Linux keeps putting together is parted again. */
+    private static final long MOVE_INTERVAL_NANOS = 10_000_000L;
+    private static final VarHandle SEAT;
+
+    static {
+        try {
+            SEAT = MethodHandles.lookup().findVarHandle(IdleSpin.class, "seat", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private IdleSpin(long max, boolean adaptive) {
         if (max < 0) {
@@ -66,6 +96,87 @@ public final class IdleSpin {
     /** {@return how long the next idle poll spins before it blocks, in nanoseconds (0: it blocks at once)} */
     public long window() {
         return window;
+    }
+
+    /**
+     * How long this idle poll spins before it blocks: the {@link #window}, or 0 (block at once) for an adaptive spin
+     * while another poller of this JVM whose spin adapts last went idle on the calling thread's CPU. That poller is
+     * not running there now; what this loop sends may wake it, and Linux may put it on this CPU expecting this thread
+     * to sleep: a spin here would keep it waiting until the spin ends (docs/benchmarks.md, "Two loops on one CPU"). Of
+     * two such pollers the later also moves its thread to another CPU, at most once per 10 ms ({@link
+     * PollerCpus#moveOff}; {@value #MOVE_PROPERTY}{@code =false}: never). Only a poller idle within the last
+     * millisecond counts, and both rules apply only while the machine has about a CPU to spare ({@link #cpuToSpare});
+     * under load the spin is as before. A fixed spin always spins: its owner traded a core for it. Called by the
+     * polling thread at each idle poll.
+     *
+     * @return nanoseconds to spin (0: block at once)
+     */
+    public long spinNanos() {
+        long w = window;
+        if (!adaptive || max == 0) {
+            return w;
+        }
+        int s = seat;
+        if (s == -2) {
+            s = PollerCpus.take();
+            if (!SEAT.compareAndSet(this, -2, s)) { // released meanwhile
+                PollerCpus.leave(s);
+                return w;
+            }
+        }
+        if (s < 0) {
+            return w;
+        }
+        int cpu = PollerCpus.currentCpu();
+        PollerCpus.idleOn(s, cpu);
+        int other = PollerCpus.sharer(s, cpu);
+        if (other < 0 || !cpuToSpare()) {
+            return w; // all CPUs taken: sharing one is the rule, not the fault, and the spin keeps what it gains there
+        }
+        if (MOVE && other < s) {
+            long now = System.nanoTime();
+            if (now - lastMove > MOVE_INTERVAL_NANOS) {
+                lastMove = now;
+                if (cpuSets == null) {
+                    Arena memory = Arena.ofAuto();
+                    cpuSets = new MemorySegment[] {PollerCpus.cpuSet(memory), PollerCpus.cpuSet(memory)};
+                }
+                PollerCpus.moveOff(cpu, cpuSets[0], cpuSets[1]);
+            }
+        }
+        return 0;
+    }
+
+    /** {@return how many times the thread of an adaptive spin of this JVM moved off a CPU another poller shared} */
+    public static long sharedCpuMoves() {
+        return PollerCpus.moves();
+    }
+
+    /**
+     * Whether the machine has about a CPU to spare (no more threads running or waiting for a CPU than this JVM's
+     * processors, plus one: the pair on one CPU and a passing JIT, GC or timer thread), read from {@code /proc/loadavg}
+     * at most once a millisecond. Under load, loops share CPUs with everything else, and moving or not spinning there
+     * made the RSocket TCK's {@code requestChannel256} slower (docs/benchmarks.md, "Two loops on one CPU").
+     */
+    private boolean cpuToSpare() {
+        long now = System.nanoTime();
+        if (now - spareReadAt > 1_000_000L) {
+            spareReadAt = now;
+            if (loadBuffer == null) {
+                loadBuffer = PollerCpus.cpuSet(Arena.ofAuto());
+            }
+            int runnable = PollerCpus.runnable(loadBuffer);
+            spare = runnable >= 0 && runnable <= Runtime.getRuntime().availableProcessors() + 1;
+        }
+        return spare;
+    }
+
+    /** The poller is closed: its seat is freed for another (any thread). */
+    public void release() {
+        int s = (int) SEAT.getAndSet(this, -3);
+        if (s >= 0) {
+            PollerCpus.leave(s);
+        }
     }
 
     /** {@return whether the window adapts to the waits} */

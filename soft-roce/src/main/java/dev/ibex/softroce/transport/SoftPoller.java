@@ -171,7 +171,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
             return n;
         }
         long start = System.nanoTime();
-        long spinNanos = spin.window();
+        long spinNanos = spin.spinNanos();
         if (spinNanos > 0) {
             long spinEnd = start + (timeoutNanos > 0 ? Math.min(spinNanos, timeoutNanos) : spinNanos);
             do {
@@ -337,6 +337,7 @@ public final class SoftPoller implements Poller, ResourceTracker.Tracked {
                 return;
             }
             closed = true;
+            spin.release();
             s = sources;
             sources = NO_SOURCES;
             attachments = NO_ATTACHMENTS;

@@ -196,7 +196,7 @@ final class EpollPoller extends NativeResource implements Poller {
                 return dispatch(waitFor(toMillis(timeoutNanos)), handler);
             }
             long start = System.nanoTime();
-            long window = spin.window();
+            long window = spin.spinNanos();
             if (window > 0) {
                 long limit = timeoutNanos > 0 ? Math.min(window, timeoutNanos) : window;
                 do {
@@ -329,6 +329,7 @@ final class EpollPoller extends NativeResource implements Poller {
     }
 
     private void closeDescriptors() {
+        spin.release();
         while (wakersInFlight.get() != 0) {
             Thread.yield(); // a non-blocking eventfd write: microseconds, unless the waker was descheduled
         }

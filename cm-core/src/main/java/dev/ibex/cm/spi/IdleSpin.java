@@ -47,6 +47,8 @@ public final class IdleSpin {
     private static final boolean MOVE = Boolean.parseBoolean(System.getProperty(MOVE_PROPERTY, "true"));
     /** The least time between two moves of one poller's thread: a pair Linux keeps putting together is parted again. */
     private static final long MOVE_INTERVAL_NANOS = 10_000_000L;
+    /** This JVM's processors, read once ({@code availableProcessors} asks the kernel for the affinity each time). */
+    private static final int PROCESSORS = Runtime.getRuntime().availableProcessors();
     private static final VarHandle SEAT;
 
     static {
@@ -128,13 +130,13 @@ public final class IdleSpin {
             return w;
         }
         int cpu = PollerCpus.currentCpu();
-        PollerCpus.idleOn(s, cpu);
-        int other = PollerCpus.sharer(s, cpu);
-        if (other < 0 || !cpuToSpare()) {
+        long now = System.nanoTime();
+        PollerCpus.idleOn(s, cpu, now);
+        int other = PollerCpus.sharer(s, cpu, now);
+        if (other < 0 || !cpuToSpare(now)) {
             return w; // all CPUs taken: sharing one is the rule, not the fault, and the spin keeps what it gains there
         }
         if (MOVE && other < s) {
-            long now = System.nanoTime();
             if (now - lastMove > MOVE_INTERVAL_NANOS) {
                 lastMove = now;
                 if (cpuSets == null) {
@@ -158,15 +160,14 @@ public final class IdleSpin {
      * at most once a millisecond. Under load, loops share CPUs with everything else, and moving or not spinning there
      * made the RSocket TCK's {@code requestChannel256} slower (docs/benchmarks.md, "Two loops on one CPU").
      */
-    private boolean cpuToSpare() {
-        long now = System.nanoTime();
+    private boolean cpuToSpare(long now) {
         if (now - spareReadAt > 1_000_000L) {
             spareReadAt = now;
             if (loadBuffer == null) {
                 loadBuffer = PollerCpus.cpuSet(Arena.ofAuto());
             }
             int runnable = PollerCpus.runnable(loadBuffer);
-            spare = runnable >= 0 && runnable <= Runtime.getRuntime().availableProcessors() + 1;
+            spare = runnable >= 0 && runnable <= PROCESSORS + 1;
         }
         return spare;
     }

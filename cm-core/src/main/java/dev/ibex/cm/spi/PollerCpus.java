@@ -165,35 +165,29 @@ final class PollerCpus {
     }
 
     /**
-     * Notes that the poller on {@code seat} goes idle on {@code cpu}, now (a negative seat is ignored). A seat
-     * {@link #leave} freed meanwhile (a close from another thread) stays free.
+     * Notes that the poller on {@code seat} goes idle on {@code cpu} at {@code now} ({@link System#nanoTime}; a
+     * negative seat is ignored). A seat {@link #leave} freed meanwhile (a close from another thread) stays free.
      */
-    static void idleOn(int seat, int cpu) {
+    static void idleOn(int seat, int cpu, long now) {
         if (seat >= 0) {
-            IDLE_AT.set(seat, System.nanoTime());
+            IDLE_AT.set(seat, now);
             long s = STATE.get(seat);
-            long now = TAKEN | cpu + 1;
-            if (s != 0 && s != now) {
-                STATE.compareAndSet(seat, s, now);
+            long there = TAKEN | cpu + 1;
+            if (s != 0 && s != there) {
+                STATE.compareAndSet(seat, s, there);
             }
         }
     }
 
-    /** {@return whether a poller other than the one on {@code seat} last went idle on {@code cpu}, recently} */
-    static boolean sharedWith(int seat, int cpu) {
-        return sharer(seat, cpu) >= 0;
-    }
-
     /**
      * {@return the seat of a poller other than the one on {@code seat} that last went idle on {@code cpu}, within the
-     * last {@link #RECENT_NANOS}, or -1}
+     * last {@link #RECENT_NANOS} before {@code now}, or -1}
      */
-    static int sharer(int seat, int cpu) {
+    static int sharer(int seat, int cpu, long now) {
         if (cpu < 0) {
             return -1;
         }
         long there = TAKEN | cpu + 1;
-        long now = System.nanoTime();
         for (int i = 0, n = HIGH.get(); i < n; i++) {
             if (i != seat && STATE.get(i) == there && now - IDLE_AT.get(i) < RECENT_NANOS) {
                 return i;

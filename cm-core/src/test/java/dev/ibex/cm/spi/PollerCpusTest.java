@@ -23,18 +23,20 @@ class PollerCpusTest {
         int b = PollerCpus.take();
         try {
             assumeTrue(a >= 0 && b >= 0, "no free seats (pollers of other tests hold them)");
-            assertThat(PollerCpus.sharedWith(b, 1)).as("a seat that never went idle is on no CPU").isFalse();
-            PollerCpus.idleOn(a, 1);
-            assertThat(PollerCpus.sharedWith(b, 1)).as("another seat on its CPU sees it").isTrue();
-            assertThat(PollerCpus.sharedWith(a, 1)).as("a poller does not see itself").isFalse();
-            assertThat(PollerCpus.sharedWith(b, 0)).as("another CPU does not").isFalse();
-            assertThat(PollerCpus.sharedWith(b, -1)).as("an unknown CPU does not").isFalse();
-            PollerCpus.idleOn(a, 0);
-            assertThat(PollerCpus.sharedWith(b, 1)).as("it moved on").isFalse();
+            assertThat(PollerCpus.sharer(b, 1, System.nanoTime()) >= 0).as("a seat that never went idle is on no CPU")
+                    .isFalse();
+            PollerCpus.idleOn(a, 1, System.nanoTime());
+            assertThat(PollerCpus.sharer(b, 1, System.nanoTime()) >= 0).as("another seat on its CPU sees it").isTrue();
+            assertThat(PollerCpus.sharer(a, 1, System.nanoTime()) >= 0).as("a poller does not see itself").isFalse();
+            assertThat(PollerCpus.sharer(b, 0, System.nanoTime()) >= 0).as("another CPU does not").isFalse();
+            assertThat(PollerCpus.sharer(b, -1, System.nanoTime()) >= 0).as("an unknown CPU does not").isFalse();
+            PollerCpus.idleOn(a, 0, System.nanoTime());
+            assertThat(PollerCpus.sharer(b, 1, System.nanoTime()) >= 0).as("it moved on").isFalse();
             PollerCpus.leave(a);
-            assertThat(PollerCpus.sharedWith(b, 0)).as("a freed seat is on no CPU").isFalse();
-            PollerCpus.idleOn(a, 0);
-            assertThat(PollerCpus.sharedWith(b, 0)).as("a late note on a freed seat leaves it free").isFalse();
+            assertThat(PollerCpus.sharer(b, 0, System.nanoTime()) >= 0).as("a freed seat is on no CPU").isFalse();
+            PollerCpus.idleOn(a, 0, System.nanoTime());
+            assertThat(PollerCpus.sharer(b, 0, System.nanoTime()) >= 0).as("a late note on a freed seat leaves it free")
+                    .isFalse();
         } finally {
             PollerCpus.leave(a);
             PollerCpus.leave(b);

@@ -21,7 +21,7 @@ import java.util.List;
  * @param pollerAdaptiveSpinNanos without a fixed spin, the longest a poller's spin grows to as its waits show that
  *     work comes soon after it blocks ({@link IdleSpin#adaptive}; 0: block at once)
  * @param pollerAckHoldNanos how long a spinning loop may hold the ACK of a request it answered, so that one ACK
- *     covers the next requests too (0, the default: never; no effect without a fixed spin)
+ *     covers the next requests too (0: never; 50 µs by default; no effect without a fixed spin)
  * @param pcap when set, every datagram sent and received is written to this pcap file
  * @param faults fault-injection settings handed to the network layer, as {@code key=value} text (empty: none)
  * @param maxMulticastGroups groups a device may join ({@code max_mcast_grp}); each holds one socket
@@ -51,11 +51,13 @@ public record SoftRoceConfig(int udpPort, List<DeviceConfig> devices, double tim
     public static final long DEFAULT_POLLER_ADAPTIVE_SPIN_NANOS = 64_000;
     public static final String POLLER_ACK_HOLD_NANOS = PREFIX + "poller.ackHoldNanos";
     /**
-     * {@link #pollerAckHoldNanos()} by default: off. A hold delays the completion of a SEND whose peer answers it in the
-     * same turn, and an application that waits for that completion before it reads the answer would wait the hold on
-     * each such request; docs/benchmarks.md, "ACKs held across turns", measured 50 µs.
+     * {@link #pollerAckHoldNanos()} by default: 50 µs, which only a fixed spin ({@link #POLLER_SPIN_NANOS}) uses. A
+     * hold delays the completion of a SEND whose peer answers it in the same turn; a requester that waits for each
+     * such completion before it sends again stalls on a hold once, after which its responder holds no ACK of its
+     * next requests for a while (docs/architecture.md, ACK coalescing). docs/benchmarks.md, "ACKs held across turns"
+     * and "Held ACKs by default when spinning", measured it.
      */
-    public static final long DEFAULT_POLLER_ACK_HOLD_NANOS = 0;
+    public static final long DEFAULT_POLLER_ACK_HOLD_NANOS = 50_000;
     public static final String PCAP = PREFIX + "pcap";
     public static final String MAX_MULTICAST_GROUPS = PREFIX + "maxMulticastGroups";
     public static final String RECEIVE_ON_LOOP = PREFIX + "receiveOnLoop";

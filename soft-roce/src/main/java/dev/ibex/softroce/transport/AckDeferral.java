@@ -12,12 +12,14 @@ import java.util.Arrays;
  * retransmission timeout.
  *
  * <p><b>Holding across turns.</b> A loop that spins ({@code poller.spinNanos}) may also hold an ACK across its turns
- * for up to {@code holdNanos} ({@code poller.ackHoldNanos}, off by default), while the responder
+ * for up to {@code holdNanos} ({@code poller.ackHoldNanos}, 50 µs by default), while the responder
  * {@linkplain Responder#mayHoldAck allows it}: its QP sent a request since the ACK was noted (the application answers, so the peer's next request
  * comes soon and one ACK covers both), the ACK covers SENDs only (a WRITE's requester has nothing else to wait for)
  * and fewer than {@link #MAX_HELD_REQUESTS} of them. In a ping-pong this halves the datagrams per round trip or
  * better; a requester waits at most {@code holdNanos} longer for a SEND's completion. Before the loop blocks, every
- * noted ACK leaves.
+ * noted ACK leaves. A requester that waits for each SEND's completion before it sends again would wait the hold on
+ * every request, so when the hold time is up on an ACK whose requester sent nothing for most of it, that responder
+ * stops holding for its next requests, a pause that doubles at each such stall ({@link NotedAck}).
  *
  * <p><b>One ACK for a burst.</b> A reception that reads one datagram at a time stops at the first that completes a
  * message for the application ({@link InlineReception#receiveNow}), so a message of several sent in one call (an
@@ -41,6 +43,8 @@ public final class AckDeferral {
     private boolean reading;
     /** When the oldest pending ACK was noted (only read while {@link #holdNanos} is positive). */
     private long oldestAt;
+    /** The clock as this deferral last read it (only kept while {@link #holdNanos} is positive): see {@link #clock}. */
+    private long now;
 
     /**
      * A deferral that may hold ACKs across turns.
@@ -83,9 +87,18 @@ public final class AckDeferral {
             pending = Arrays.copyOf(pending, count * 2); // grows with the connections of one batch, then stays
         }
         if (count == 0 && holdNanos > 0) {
-            oldestAt = System.nanoTime();
+            oldestAt = now = System.nanoTime();
         }
         pending[count++] = r;
+    }
+
+    /**
+     * The time a request is noted at, for {@link NotedAck}'s stalls: the clock as this deferral last read it,
+     * at most a turn of the loop old while an ACK is pending (it reads the clock at each poll then), so noting a
+     * request costs no clock read of its own.
+     */
+    long clock() {
+        return now;
     }
 
     /**
@@ -103,8 +116,16 @@ public final class AckDeferral {
         if (n == 0) {
             return;
         }
-        boolean holding = holdNanos > 0 && System.nanoTime() - oldestAt < holdNanos;
-        if (!holding && !burstBehind) {
+        boolean holding = false;
+        if (holdNanos > 0) {
+            long t = System.nanoTime();
+            now = t;
+            holding = t - oldestAt < holdNanos;
+            if (!holding && !burstBehind) {
+                flushAfterHold(t);
+                return;
+            }
+        } else if (!burstBehind) {
             flush();
             return;
         }
@@ -115,13 +136,30 @@ public final class AckDeferral {
             if ((burstBehind && r.awaitsBurst()) || (holding && r.mayHoldAck())) {
                 pending[kept++] = r;
             } else {
-                r.sendDeferredAck();
+                r.sendDeferredAck(false);
             }
         }
         count = kept;
     }
 
-    /** Sends every noted ACK, in the order noted (before the loop blocks, and when the hold time is up). */
+    /**
+     * The hold time is up: sends every noted ACK, in the order noted, and tells each responder whose ACK was held
+     * while its requester sent nothing for seven eighths of the hold ({@link NotedAck}): that
+     * requester may be waiting for this very ACK before it sends again, and holding its next ACKs would stall it each
+     * time. (A ping-pong's requests come every few µs; the host's disturbances leave gaps of 20-50 µs between some,
+     * which half the hold took for stalls.)
+     */
+    private void flushAfterHold(long t) {
+        int n = count;
+        count = 0;
+        for (int i = 0; i < n; i++) {
+            Responder r = pending[i];
+            pending[i] = null;
+            r.sendDeferredAck(r.mayHoldAck() && t - r.lastNotedAt() >= holdNanos - holdNanos / 8);
+        }
+    }
+
+    /** Sends every noted ACK, in the order noted (before the loop blocks). */
     void flush() {
         int n = count;
         if (n == 0) {
@@ -131,7 +169,7 @@ public final class AckDeferral {
         for (int i = 0; i < n; i++) {
             Responder r = pending[i];
             pending[i] = null;
-            r.sendDeferredAck();
+            r.sendDeferredAck(false);
         }
     }
 }

@@ -54,14 +54,8 @@ public final class Responder {
 
     /** Next expected PSN. */
     private int psn;
-    /** The polling thread's {@link AckDeferral} an ACK was noted in and not sent yet, or null (task-confined). */
-    private AckDeferral ackDeferred;
-    /** Requests the noted ACK covers (task-confined; read racily by {@link #mayHoldAck}). */
-    private int ackNoted;
-    /** Whether the noted ACK covers SENDs only. */
-    private boolean ackHoldable;
-    /** The requester's packet count when the ACK was noted: a change means this side answered. */
-    private long sentWhenNoted;
+    /** The ACK noted in the polling thread's {@link AckDeferral} and not sent yet. */
+    private final NotedAck noted = new NotedAck();
     /** PSN after the last request acknowledged (duplicates of SEND/WRITE are acked with ackPsn - 1). */
     private int ackPsn;
     private int msn;
@@ -436,16 +430,9 @@ public final class Responder {
         if (pkt.ackReq()) {
             AckDeferral d = AckDeferral.whileReading();
             if (d != null) {
-                if (ackDeferred != d) { // (a deferral of a poller that closed before sending is replaced)
-                    ackDeferred = d; // one ACK, sent by the loop after its handlers, covers the whole batch
-                    ackNoted = 0;
-                    ackHoldable = true;
-                    sentWhenNoted = qp.sender().requester.packetsSent;
+                // one ACK, sent by the loop after its handlers, covers the whole batch
+                if (noted.note(d, pkt.opcode().operation() == Operation.SEND, qp.sender().requester.packetsSent)) {
                     d.add(this);
-                }
-                ackNoted++;
-                if (pkt.opcode().operation() != Operation.SEND) {
-                    ackHoldable = false;
                 }
                 return;
             }
@@ -453,42 +440,34 @@ public final class Responder {
         }
     }
 
-    /**
-     * Whether a spinning loop may hold this responder's noted ACK across another turn ({@link AckDeferral}): it covers
-     * SENDs only, fewer than {@link AckDeferral#MAX_HELD_REQUESTS}, and this QP sent a request since (the application
-     * answered, so the peer's next request is coming). Called by the polling thread outside the QP's task: a stale
-     * read only lets the ACK leave a turn earlier or later, never past the hold time.
-     */
+    /** {@link NotedAck#mayHold}: whether a spinning loop may hold the noted ACK across another turn (polling thread). */
     boolean mayHoldAck() {
-        return ackHoldable && ackNoted < AckDeferral.MAX_HELD_REQUESTS && answeredSinceNoted();
+        return noted.mayHold(qp.sender().requester.packetsSent);
     }
 
-    /**
-     * Whether the noted ACK may wait for the rest of a burst ({@link AckDeferral}, "one ACK for a burst"): this QP
-     * sent nothing since it was noted (the application has not answered) and it covers fewer than
-     * {@link AckDeferral#MAX_HELD_REQUESTS} requests. Polling thread; reads task-confined state racily, as
-     * {@link #mayHoldAck} does.
-     */
+    /** {@link NotedAck#lastNotedAt} (polling thread, racy). */
+    long lastNotedAt() {
+        return noted.lastNotedAt();
+    }
+
+    /** {@link NotedAck#awaitsBurst}: whether the noted ACK may wait for the rest of a burst (polling thread). */
     boolean awaitsBurst() {
-        return ackNoted < AckDeferral.MAX_HELD_REQUESTS && !answeredSinceNoted();
-    }
-
-    /** Whether this QP sent a packet since its ACK was noted: the application answered what the ACK covers. */
-    private boolean answeredSinceNoted() {
-        return qp.sender().requester.packetsSent != sentWhenNoted;
+        return noted.awaitsBurst(qp.sender().requester.packetsSent);
     }
 
     /**
      * Sends the ACK {@link AckDeferral} noted for this responder: it acknowledges every request executed so far (the
      * PSN before the next expected one). Called by the polling thread after its handlers ran; enters the QP's task.
+     *
+     * @param requesterStalled whether the hold ran out while its requester sent nothing for most of it
+     *     ({@link NotedAck}: holding then pauses)
      */
-    void sendDeferredAck() {
+    void sendDeferredAck(boolean requesterStalled) {
         while (!task.tryEnter()) {
             Thread.onSpinWait(); // the body never waits for anything: bounded by one drain elsewhere
         }
         try {
-            if (ackDeferred != null) {
-                ackDeferred = null;
+            if (noted.take(requesterStalled)) {
                 if (isReceiving(qp.stateCode())) {
                     sendAck(ACK_UNLIMITED, Psn.add(ackPsn, -1));
                 }
@@ -579,6 +558,11 @@ public final class Responder {
     /** Requests that arrived again (a retransmission of what was already executed; racy snapshot). */
     public long duplicates() {
         return duplicates;
+    }
+
+    /** How often a requester stalled on an ACK this responder held, which paused its holding (racy snapshot). */
+    public long ackHoldStalls() {
+        return noted.stalls();
     }
 
     /** UD datagrams dropped on arrival, by reason (racy snapshot). */

@@ -155,10 +155,47 @@ class AckHoldTest {
         }
     }
 
+    /**
+     * A requester that waits for each SEND's completion before it sends the next (here x) would wait the hold on every
+     * request its peer answers. It waits it rarely: the hold ran out while x sent nothing for most of it, so y's
+     * responder acknowledges x's next 8 requests at the next poll, and after the next such stall the next 16: 2 waits
+     * in 26 round trips (without the rule, 26).
+     */
     @Test
-    void theHoldIsOffByDefaultAndANegativeOneIsRefusedByName() {
+    void aRequesterThatWaitsForEachCompletionWaitsTheHoldEverMoreRarely() throws Exception {
+        long hold = 100_000_000L;
+        int rounds = 1 + NotedAck.FIRST_HOLD_PAUSE + 1 + 2 * NotedAck.FIRST_HOLD_PAUSE;
+        try (Harness h = harness(hold, null)) {
+            Harness.Side x = h.side(h.a, 1 << 16);
+            Harness.Side y = connectedPeer(h, x);
+            try (Poller poller = h.fabric.createLoopPoller()) {
+                postReceives(h, y, rounds, 0);
+                postReceives(h, x, rounds, 4096);
+                java.util.List<Integer> held = new java.util.ArrayList<>();
+                for (int i = 0; i < rounds; i++) {
+                    long start = System.nanoTime();
+                    send(h, x, i, 8192);
+                    spinUntil(poller, y.rcq, y, 1);
+                    send(h, y, 100 + i, 8192); // y answers at once: its ACK of x's SEND may be held
+                    spinUntil(poller, x.scq, x, 1); // x waits for its SEND's completion before the next
+                    spinUntil(poller, x.rcq, x, 1);
+                    successes(y.scq, y);
+                    if (System.nanoTime() - start >= hold / 2) {
+                        held.add(i + 1);
+                    }
+                }
+                assertThat(held).as("the rounds whose ACK was held (the hold is 100 ms)")
+                        .containsExactly(1, 2 + NotedAck.FIRST_HOLD_PAUSE);
+                assertThat(((SoftQueuePair) y.qp).responder().ackHoldStalls()).as("stalls seen by y's responder")
+                        .isEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void theHoldIs50MicrosecondsByDefaultAndANegativeOneIsRefusedByName() {
         assertThat(SoftRoceConfig.from(dev.ibex.cm.spi.ProviderConfig.of(Map.of())).pollerAckHoldNanos())
-                .isEqualTo(SoftRoceConfig.DEFAULT_POLLER_ACK_HOLD_NANOS).isZero();
+                .isEqualTo(SoftRoceConfig.DEFAULT_POLLER_ACK_HOLD_NANOS).isEqualTo(50_000);
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> SoftRoceConfig.from(dev.ibex.cm.spi.ProviderConfig.of(
                         Map.of(SoftRoceConfig.POLLER_ACK_HOLD_NANOS, "-1"))))

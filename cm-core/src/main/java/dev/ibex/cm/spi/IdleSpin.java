@@ -102,7 +102,8 @@ public final class IdleSpin {
 
     /**
      * How long this idle poll spins before it blocks: the {@link #window}, or 0 (block at once) for an adaptive spin
-     * while another poller of this JVM whose spin adapts last went idle on the calling thread's CPU. That poller is
+     * while another poller whose spin adapts (of this JVM or another of this user's, {@link PollerSeats}) last went
+     * idle on the calling thread's CPU. That poller is
      * not running there now; what this loop sends may wake it, and Linux may put it on this CPU expecting this thread
      * to sleep: a spin here would keep it waiting until the spin ends (docs/benchmarks.md, "Two loops on one CPU"). Of
      * two such pollers the later also moves its thread to another CPU, at most once per 10 ms ({@link

@@ -7,38 +7,33 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The CPU each poller of this JVM whose spin adapts last went idle on ({@link IdleSpin#spinNanos}). Two loops that
+ * The CPU each poller whose spin adapts last went idle on — this JVM's and, through {@link PollerSeats}' shared table,
+ * those of this user's other JVMs on the machine ({@link IdleSpin#spinNanos}). Two loops that
  * share a CPU must not spin: a datagram or completion wakes a sleeping thread with a synchronous wake-up, Linux may put
  * it on the waker's CPU expecting the waker to sleep next, and a waker that spins instead keeps it waiting in that
  * CPU's run queue until the spin ends (docs/benchmarks.md, "Two loops on one CPU"). A thread running on a CPU another
  * poller last went idle on knows that poller is not running there now: it sleeps, waits for this CPU, or moved. Such
  * a pair is also parted ({@link #moveOff}).
  *
- * <p>A fixed table of {@value #SEATS} seats; a poller beyond them, or a JVM where {@code sched_getcpu} cannot be called
- * (not Linux, native access not enabled for this module), sees no other poller and spins as before.
+ * <p>A fixed table of {@value #SEATS} seats ({@link PollerSeats}); a poller beyond them, or a JVM where
+ * {@code sched_getcpu} cannot be called (not Linux, native access not enabled for this module), sees no other poller and
+ * spins as before.
  *
  * <p>Threading: a seat is written by its poller's thread, and freed by {@link #leave} from any thread; any thread
  * reads; nothing allocates.
  */
 final class PollerCpus {
-    static final int SEATS = 64;
-    /** A seat's state: 0 free; else {@code TAKEN | cpu + 1} (cpu -1 until the first idle poll). */
-    private static final AtomicLongArray STATE = new AtomicLongArray(SEATS);
-    private static final long TAKEN = 1L << 62;
-    /** Per seat, when its poller last went idle ({@link System#nanoTime}). */
-    private static final AtomicLongArray IDLE_AT = new AtomicLongArray(SEATS);
+    static final int SEATS = PollerSeats.SEATS;
     /**
      * A poller that went idle longer ago than this is not what this loop's next message wakes: a loop of the group with
      * no traffic sleeps for seconds, and counting it would stop every spin where loops outnumber CPUs.
      */
     static final long RECENT_NANOS = 1_000_000;
-    /** One past the highest seat ever taken: the scan's end. */
-    private static final AtomicInteger HIGH = new AtomicInteger();
+    /** System property: {@code false} keeps the seats in this JVM, unseen by other processes ({@link PollerSeats}). */
+    static final String SHARED_PROPERTY = "ibex.poller.seatsAcrossProcesses";
     private static final MethodHandle SCHED_GETCPU = lookup();
     /** {@code sched_getaffinity}, {@code sched_setaffinity} ({@code pid 0}: the calling thread). */
     private static final MethodHandle GETAFF = affinityCall("sched_getaffinity");
@@ -49,6 +44,10 @@ final class PollerCpus {
     private static final MethodHandle PREAD = libcCall("pread", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
             ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
     private static final int LOADAVG = openLoadavg();
+    /** The seats: shared with this user's other JVMs where {@code /dev/shm} allows; null without {@code sched_getcpu}. */
+    private static final PollerSeats TABLE = SCHED_GETCPU == null ? null
+            : "false".equalsIgnoreCase(System.getProperty(SHARED_PROPERTY)) ? PollerSeats.local()
+            : PollerSeats.open(PollerSeats.defaultFile());
     /** {@code sizeof(cpu_set_t)}: 1,024 CPUs. */
     private static final long CPU_SET_BYTES = 128;
     private static final AtomicLong MOVES = new AtomicLong();
@@ -145,22 +144,13 @@ final class PollerCpus {
 
     /** {@return a free seat, now taken, or -1 when all are taken or the CPU cannot be told} */
     static int take() {
-        if (SCHED_GETCPU == null) {
-            return -1;
-        }
-        for (int i = 0; i < SEATS; i++) {
-            if (STATE.get(i) == 0 && STATE.compareAndSet(i, 0, TAKEN)) {
-                HIGH.accumulateAndGet(i + 1, Math::max);
-                return i;
-            }
-        }
-        return -1;
+        return TABLE == null ? -1 : TABLE.take();
     }
 
     /** Frees {@code seat} (from {@link #take}; a negative one is ignored). */
     static void leave(int seat) {
-        if (seat >= 0) {
-            STATE.set(seat, 0);
+        if (TABLE != null) {
+            TABLE.leave(seat);
         }
     }
 
@@ -169,31 +159,23 @@ final class PollerCpus {
      * negative seat is ignored). A seat {@link #leave} freed meanwhile (a close from another thread) stays free.
      */
     static void idleOn(int seat, int cpu, long now) {
-        if (seat >= 0) {
-            IDLE_AT.set(seat, now);
-            long s = STATE.get(seat);
-            long there = TAKEN | cpu + 1;
-            if (s != 0 && s != there) {
-                STATE.compareAndSet(seat, s, there);
-            }
+        if (TABLE != null) {
+            TABLE.idleOn(seat, cpu, now);
         }
     }
 
     /**
-     * {@return the seat of a poller other than the one on {@code seat} that last went idle on {@code cpu}, within the
-     * last {@link #RECENT_NANOS} before {@code now}, or -1}
+     * {@return the seat of a poller other than the one on {@code seat} — of this JVM or, where the seats are shared,
+     * of another process of this user — that last went idle on {@code cpu}, within the last {@link #RECENT_NANOS}
+     * before {@code now}, or -1}
      */
     static int sharer(int seat, int cpu, long now) {
-        if (cpu < 0) {
-            return -1;
-        }
-        long there = TAKEN | cpu + 1;
-        for (int i = 0, n = HIGH.get(); i < n; i++) {
-            if (i != seat && STATE.get(i) == there && now - IDLE_AT.get(i) < RECENT_NANOS) {
-                return i;
-            }
-        }
-        return -1;
+        return TABLE == null ? -1 : TABLE.sharer(seat, cpu, now, RECENT_NANOS);
+    }
+
+    /** {@return whether other processes see this JVM's seats} */
+    static boolean seatsShared() {
+        return TABLE != null && TABLE.shared();
     }
 
     /** {@return how many times a poller thread of this JVM moved off a shared CPU} */

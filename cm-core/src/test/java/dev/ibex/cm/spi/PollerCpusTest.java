@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,25 +56,6 @@ class PollerCpusTest {
         assertThat(PollerCpus.affinity(set)).as("the affinity is as it was").isEqualTo(mask);
         assertThat(PollerCpus.moves()).isEqualTo(moves + 1);
         assertThat(PollerCpus.moveOff(-1, set, others)).as("no CPU to move off").isFalse();
-    }
-
-    @Test
-    void seatsAreBoundedAndReusedOnceFreed() {
-        assumeTrue(PollerCpus.available(), "sched_getcpu cannot be called here");
-        List<Integer> taken = new ArrayList<>();
-        try {
-            for (int s; (s = PollerCpus.take()) >= 0; ) {
-                taken.add(s);
-            }
-            assertThat(taken).hasSizeLessThanOrEqualTo(PollerCpus.SEATS).doesNotHaveDuplicates();
-            assumeTrue(!taken.isEmpty(), "no free seats (pollers of other tests hold them)");
-            int freed = taken.remove(0);
-            PollerCpus.leave(freed);
-            assertThat(PollerCpus.take()).as("the freed seat, the only one").isEqualTo(freed);
-            taken.add(freed);
-        } finally {
-            taken.forEach(PollerCpus::leave);
-        }
     }
 
     @Test

@@ -173,11 +173,6 @@ final class PollerCpus {
         return TABLE == null ? -1 : TABLE.sharer(seat, cpu, now, RECENT_NANOS);
     }
 
-    /** {@return whether other processes see this JVM's seats} */
-    static boolean seatsShared() {
-        return TABLE != null && TABLE.shared();
-    }
-
     /** {@return how many times a poller thread of this JVM moved off a shared CPU} */
     static long moves() {
         return MOVES.get();

@@ -66,6 +66,11 @@ public final class IdleSpin {
         this.max = max;
         this.adaptive = adaptive;
         this.window = adaptive ? 0 : max;
+        if (adaptive && max > 0) {
+            // loads PollerCpus now, on the thread that makes the poller: its seat table opens and maps a file, which
+            // the loop thread's first idle poll must not do
+            PollerCpus.available();
+        }
     }
 
     /** {@return a poller's spin that never spins: it blocks at once} */

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * poller last went idle on knows that poller is not running there now: it sleeps, waits for this CPU, or moved. Such
  * a pair is also parted ({@link #moveOff}).
  *
- * <p>A fixed table of {@value #SEATS} seats ({@link PollerSeats}); a poller beyond them, or a JVM where
+ * <p>A fixed table of {@value PollerSeats#SEATS} seats ({@link PollerSeats}); a poller beyond them, or a JVM where
  * {@code sched_getcpu} cannot be called (not Linux, native access not enabled for this module), sees no other poller and
  * spins as before.
  *
@@ -26,7 +26,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * reads; nothing allocates.
  */
 final class PollerCpus {
-    static final int SEATS = PollerSeats.SEATS;
     /**
      * A poller that went idle longer ago than this is not what this loop's next message wakes: a loop of the group with
      * no traffic sleeps for seconds, and counting it would stop every spin where loops outnumber CPUs.

@@ -111,7 +111,7 @@ final class PollerSeats {
         for (int i = 0; i < SEATS; i++) {
             long at = state(i);
             long s = (long) LONG.getVolatile(table, at);
-            if ((s == 0 || shared && s != (TAKEN | pidBits | (s & CPU_BITS)) && gone(s))
+            if ((s == 0 || shared && (s & PID_BITS) != pidBits && gone(s)) // another process's, and it is gone
                     && LONG.compareAndSet(table, at, s, TAKEN | pidBits)) {
                 LONG.setVolatile(table, at + 8, 0L);
                 long high;

@@ -122,7 +122,7 @@ public final class AckDeferral {
             now = t;
             holding = t - oldestAt < holdNanos;
             if (!holding && !burstBehind) {
-                flushAfterHold(t);
+                sendAll(true, t);
                 return;
             }
         } else if (!burstBehind) {
@@ -142,34 +142,25 @@ public final class AckDeferral {
         count = kept;
     }
 
-    /**
-     * The hold time is up: sends every noted ACK, in the order noted, and tells each responder whose ACK was held
-     * while its requester sent nothing for seven eighths of the hold ({@link NotedAck}): that
-     * requester may be waiting for this very ACK before it sends again, and holding its next ACKs would stall it each
-     * time. (A ping-pong's requests come every few µs; the host's disturbances leave gaps of 20-50 µs between some,
-     * which half the hold took for stalls.)
-     */
-    private void flushAfterHold(long t) {
-        int n = count;
-        count = 0;
-        for (int i = 0; i < n; i++) {
-            Responder r = pending[i];
-            pending[i] = null;
-            r.sendDeferredAck(r.mayHoldAck() && t - r.lastNotedAt() >= holdNanos - holdNanos / 8);
-        }
-    }
-
     /** Sends every noted ACK, in the order noted (before the loop blocks). */
     void flush() {
+        sendAll(false, 0);
+    }
+
+    /**
+     * Sends every noted ACK, in the order noted. When {@code holdRanOut} (the hold time is up at {@code t}), it also
+     * tells each responder whose ACK was held while its requester sent nothing for seven eighths of the hold
+     * ({@link NotedAck}): that requester may be waiting for this very ACK before it sends again, and holding its next
+     * ACKs would stall it each time. (A ping-pong's requests come every few µs; the host's disturbances leave gaps of
+     * 20-50 µs between some, which half the hold took for stalls.)
+     */
+    private void sendAll(boolean holdRanOut, long t) {
         int n = count;
-        if (n == 0) {
-            return;
-        }
         count = 0;
         for (int i = 0; i < n; i++) {
             Responder r = pending[i];
             pending[i] = null;
-            r.sendDeferredAck(false);
+            r.sendDeferredAck(holdRanOut && r.mayHoldAck() && t - r.lastNotedAt() >= holdNanos - holdNanos / 8);
         }
     }
 }
